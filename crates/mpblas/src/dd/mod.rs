@@ -1,0 +1,210 @@
+//! Double-double arithmetic: a value is the unevaluated sum of two `f64`s, `hi + lo`,
+//! giving a 106-bit significand with the exponent range of `f64`.
+//!
+//! # Invariant
+//!
+//! Every `Dd` produced by this crate is *normalised*: `hi == fl(hi + lo)` (round to nearest),
+//! hence `|lo| ≤ ulp(hi)/2`. Special values keep `lo == 0`: ±Inf and NaN live in `hi`, and the
+//! sign of zero is the sign of `hi`. The fields are public so that device layouts and FFI can
+//! read them; build values with [`Dd::new`] (which normalises) or the conversions.
+//!
+//! # Accuracy
+//!
+//! Error bounds are stated in units of `u² = 2^-106` and hold for operands and results in the
+//! normal range (magnitudes between [`Dd::MIN_POSITIVE`] ≈ 2.0e-292 and `f64::MAX`). Below that,
+//! the low word becomes subnormal and precision fades gradually, as for `f64` subnormals: the
+//! absolute error stays below about 2^-1074 per operation. The arithmetic algorithms and their
+//! proven bounds are from Joldes, Muller, Popescu, "Tight and rigorous error bounds for basic
+//! building blocks of double-word arithmetic", ACM TOMS 44(2), 2017 (JMP below).
+//!
+//! | operation | algorithm | relative error bound |
+//! |---|---|---|
+//! | `Dd + Dd` (default, [`Dd::add_accurate`]) | JMP Alg. 6 (AccurateDWPlusDW) | 3u² + 13u³ |
+//! | [`Dd::add_sloppy`] | JMP Alg. 5 (SloppyDWPlusDW) | none under cancellation (absolute 2u·\|a\|+\|b\|·u²) |
+//! | `Dd + f64` | JMP Alg. 4 (DWPlusFP) | 2u² |
+//! | `Dd × Dd` | JMP Alg. 12 (DWTimesDW3, FMA) | 5u² |
+//! | `Dd × f64` | JMP Alg. 9 (DWTimesFP3, FMA) | 2u² |
+//! | `Dd ÷ Dd` | JMP Alg. 17 (DWDivDW3) | 9.8u² |
+//! | `Dd ÷ f64` | JMP Alg. 15 (DWDivFP3) | 3u² |
+//! | [`Dd::sqrt`] | Lefèvre, Louvet, Muller, Picot, Rideau 2023 (SQRTDWtoDW) | 25/8 u² |
+//!
+//! Each bound is also a constant in [`bounds`] and the MPFR tests (`tests/dd_vs_mpfr.rs`) check
+//! against exactly those constants.
+
+mod arith;
+pub mod bounds;
+
+/// A double-double number: the unevaluated sum `hi + lo` (see the [module docs](self)).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Dd {
+    /// The leading word: the value rounded to the nearest `f64`.
+    pub hi: f64,
+    /// The trailing word: the rounding error of `hi`, `|lo| ≤ ulp(hi)/2`.
+    pub lo: f64,
+}
+
+impl Dd {
+    /// Zero.
+    pub const ZERO: Dd = Dd { hi: 0.0, lo: 0.0 };
+    /// One.
+    pub const ONE: Dd = Dd { hi: 1.0, lo: 0.0 };
+    /// Not a number.
+    pub const NAN: Dd = Dd {
+        hi: f64::NAN,
+        lo: 0.0,
+    };
+    /// Positive infinity.
+    pub const INFINITY: Dd = Dd {
+        hi: f64::INFINITY,
+        lo: 0.0,
+    };
+    /// Negative infinity.
+    pub const NEG_INFINITY: Dd = Dd {
+        hi: f64::NEG_INFINITY,
+        lo: 0.0,
+    };
+    /// The gap between 1 and the next double-double with a full 106-bit significand,
+    /// 2^-104 (the QD library's convention; the unit roundoff is `EPSILON / 4 = 2^-106`).
+    pub const EPSILON: Dd = Dd {
+        hi: 4.930_380_657_631_324e-32,
+        lo: 0.0,
+    };
+    /// Unit roundoff, 2^-106: the unit in which every error bound of this module is stated.
+    pub const UNIT_ROUNDOFF: f64 = 1.232_595_164_407_831e-32;
+    /// The largest finite double-double: `f64::MAX + 2^969·(1 − 2^-53)`.
+    pub const MAX: Dd = Dd {
+        hi: f64::MAX,
+        lo: 9.979_201_547_673_598e291,
+    };
+    /// The most negative finite double-double.
+    pub const MIN: Dd = Dd {
+        hi: -f64::MAX,
+        lo: -9.979_201_547_673_598e291,
+    };
+    /// The smallest positive value at which the full 106-bit precision is still available,
+    /// 2^-969 (below it `lo` would be subnormal). Smaller values exist, down to 2^-1074,
+    /// with gradually less precision.
+    pub const MIN_POSITIVE: Dd = Dd {
+        hi: 2.004_168_360_008_972_8e-292,
+        lo: 0.0,
+    };
+
+    /// `hi + lo` normalised (exact: TwoSum), for any two finite `f64`s.
+    #[inline]
+    pub fn new(hi: f64, lo: f64) -> Dd {
+        let (s, e) = crate::eft::two_sum(hi, lo);
+        if s.is_finite() {
+            Dd { hi: s, lo: e }
+        } else {
+            Dd { hi: s, lo: 0.0 }
+        }
+    }
+
+    /// The double-double equal to `x` (exact).
+    #[inline]
+    pub const fn from_f64(x: f64) -> Dd {
+        Dd { hi: x, lo: 0.0 }
+    }
+
+    /// The nearest `f64` (the leading word).
+    #[inline]
+    pub const fn to_f64(self) -> f64 {
+        self.hi
+    }
+
+    /// The exact product `a × b` of two `f64`s as a double-double (TwoProd), when it neither
+    /// overflows nor underflows.
+    #[inline]
+    pub fn mul_f64_f64(a: f64, b: f64) -> Dd {
+        let (p, e) = crate::eft::two_prod(a, b);
+        if p.is_finite() {
+            Dd { hi: p, lo: e }
+        } else {
+            Dd { hi: p, lo: 0.0 }
+        }
+    }
+
+    /// The exact sum `a + b` of two `f64`s as a double-double (TwoSum).
+    #[inline]
+    pub fn add_f64_f64(a: f64, b: f64) -> Dd {
+        Dd::new(a, b)
+    }
+
+    /// True if NaN.
+    #[inline]
+    pub fn is_nan(self) -> bool {
+        self.hi.is_nan()
+    }
+    /// True if ±Inf.
+    #[inline]
+    pub fn is_infinite(self) -> bool {
+        self.hi.is_infinite()
+    }
+    /// True if neither infinite nor NaN.
+    #[inline]
+    pub fn is_finite(self) -> bool {
+        self.hi.is_finite()
+    }
+    /// True if ±0.
+    #[inline]
+    pub fn is_zero(self) -> bool {
+        self.hi == 0.0
+    }
+    /// True for +0, positive values and +Inf (and NaNs with the sign bit clear), as `f64`.
+    #[inline]
+    pub fn is_sign_positive(self) -> bool {
+        self.hi.is_sign_positive()
+    }
+    /// True for −0, negative values and −Inf (and NaNs with the sign bit set), as `f64`.
+    #[inline]
+    pub fn is_sign_negative(self) -> bool {
+        self.hi.is_sign_negative()
+    }
+}
+
+impl crate::Scalar for Dd {
+    const NAME: &'static str = "dd";
+    const WORDS: usize = 2;
+    const UNIT_ROUNDOFF: f64 = Dd::UNIT_ROUNDOFF;
+    const ARITH_ERROR_BOUND: f64 = bounds::MUL * Dd::UNIT_ROUNDOFF;
+    const ZERO: Self = Dd::ZERO;
+    const ONE: Self = Dd::ONE;
+
+    #[inline]
+    fn from_f64(x: f64) -> Self {
+        Dd::from_f64(x)
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self.hi
+    }
+    #[inline]
+    fn words(self) -> [f64; 4] {
+        [self.hi, self.lo, 0.0, 0.0]
+    }
+    #[inline]
+    fn abs(self) -> Self {
+        Dd::abs(self)
+    }
+    #[inline]
+    fn sqrt(self) -> Self {
+        Dd::sqrt(self)
+    }
+    #[inline]
+    fn mul_f64(self, b: f64) -> Self {
+        self * b
+    }
+    #[inline]
+    fn add_f64(self, b: f64) -> Self {
+        self + b
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        Dd::is_finite(self)
+    }
+    #[inline]
+    fn is_nan(self) -> bool {
+        Dd::is_nan(self)
+    }
+}

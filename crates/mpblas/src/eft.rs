@@ -1,0 +1,162 @@
+//! Error-free transformations (EFTs): the exact building blocks of double-double and
+//! quad-double arithmetic.
+//!
+//! Each function returns a pair `(s, e)` with `s = fl(op)` and `e` the exact rounding error,
+//! so that `s + e` equals the exact result, provided no overflow occurs. They rely on IEEE-754
+//! binary64 arithmetic in round-to-nearest-even (Rust's only mode) and, for [`two_prod`], on a
+//! correctly rounded fused multiply-add (`f64::mul_add`, which is exact FMA on every target Rust
+//! supports; on targets without a hardware FMA it is a correct software FMA).
+//!
+//! References: Knuth, TAOCP vol. 2 (TwoSum); Dekker 1971 (FastTwoSum, Split);
+//! Hida, Li, Bailey, "Algorithms for quad-double precision floating point arithmetic", ARITH 2001
+//! (ThreeSum and the renormalisations built on these).
+//!
+//! The CUDA twins (a later issue) keep the same names and must stay bit-identical.
+
+/// TwoSum (Knuth): `s = fl(a + b)`, `e = (a + b) - s` exactly, for any finite `a`, `b`.
+///
+/// Branch-free; 6 flops. If `a + b` overflows, `s` is ±Inf and `e` is NaN.
+#[inline(always)]
+pub fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    let e = (a - (s - bb)) + (b - bb);
+    (s, e)
+}
+
+/// FastTwoSum (Dekker): `s = fl(a + b)`, `e = (a + b) - s` exactly, **provided `|a| ≥ |b|`**
+/// (or `a == 0`, or more generally the exponent of `a` is at least that of `b`).
+///
+/// 3 flops. The caller is responsible for the precondition; it is not checked.
+#[inline(always)]
+pub fn fast_two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let e = b - (s - a);
+    (s, e)
+}
+
+/// TwoDiff: `s = fl(a - b)`, `e = (a - b) - s` exactly (TwoSum of `a` and `-b`).
+#[inline(always)]
+pub fn two_diff(a: f64, b: f64) -> (f64, f64) {
+    let s = a - b;
+    let bb = s - a;
+    let e = (a - (s - bb)) - (b + bb);
+    (s, e)
+}
+
+/// TwoProd with FMA: `p = fl(a * b)`, `e = a * b - p` exactly, provided `a * b` neither
+/// overflows nor underflows (the error of a product in the subnormal range is not representable).
+#[inline(always)]
+pub fn two_prod(a: f64, b: f64) -> (f64, f64) {
+    let p = a * b;
+    let e = a.mul_add(b, -p);
+    (p, e)
+}
+
+/// Square with FMA: `p = fl(a²)`, `e = a² - p` exactly (same conditions as [`two_prod`]).
+#[inline(always)]
+pub fn two_sqr(a: f64) -> (f64, f64) {
+    let p = a * a;
+    let e = a.mul_add(a, -p);
+    (p, e)
+}
+
+/// Splitting constant for Dekker's split of binary64: 2^27 + 1.
+const SPLITTER: f64 = 134_217_729.0;
+/// Above this magnitude `SPLITTER * a` could overflow; split a scaled copy instead.
+const SPLIT_THRESHOLD: f64 = 6.696_928_794_914_17e299; // 2^996
+
+/// Dekker's Split (Veltkamp): `a = hi + lo` exactly, with `hi` and `lo` each fitting in 26 bits
+/// of significand (the sign of `lo` absorbs the 27th), so that products of halves are exact.
+///
+/// Not needed for [`two_prod`] (which uses FMA) but kept for FMA-free algorithms, for the
+/// Ozaki-scheme splitting and for tests. Values above 2^996 are scaled to avoid overflow; the
+/// few within a rounding of `f64::MAX` (where rounding `hi` up would overflow) are split by
+/// truncation instead, which leaves 27 bits in `lo`.
+#[inline]
+pub fn split(a: f64) -> (f64, f64) {
+    if a.abs() > SPLIT_THRESHOLD {
+        let scaled = a * 3.725_290_298_461_914e-9; // 2^-28
+        let t = SPLITTER * scaled;
+        let hi = (t - (t - scaled)) * 268_435_456.0; // 2^28
+        if hi.is_finite() {
+            (hi, a - hi)
+        } else {
+            let hi = f64::from_bits(a.to_bits() & !((1u64 << 27) - 1));
+            (hi, a - hi)
+        }
+    } else {
+        let t = SPLITTER * a;
+        let hi = t - (t - a);
+        let lo = a - hi;
+        (hi, lo)
+    }
+}
+
+/// ThreeSum (Hida-Li-Bailey): `(s, e1, e2)` with `a + b + c = s + e1 + e2` exactly
+/// (three TwoSums). `s = fl(fl(a + b) + c)` is the leading term only when no cancellation
+/// occurs: `three_sum(1, 1e-17, -1)` gives `(0, 1e-17, 0)`. Callers renormalise afterwards.
+#[inline(always)]
+pub fn three_sum(a: f64, b: f64, c: f64) -> (f64, f64, f64) {
+    let (t1, t2) = two_sum(a, b);
+    let (s, t3) = two_sum(c, t1);
+    let (e1, e2) = two_sum(t2, t3);
+    (s, e1, e2)
+}
+
+/// ThreeSum2 (Hida-Li-Bailey): `s = fl(fl(a + b) + c)` and a single error term
+/// `e ≈ a + b + c - s`, with the two low-order errors added in floating point (not exact).
+#[inline(always)]
+pub fn three_sum2(a: f64, b: f64, c: f64) -> (f64, f64) {
+    let (t1, t2) = two_sum(a, b);
+    let (s, t3) = two_sum(c, t1);
+    (s, t2 + t3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Exactness is checked against MPFR in tests/eft_vs_mpfr.rs; these are quick sanity checks
+    // on the cases where each EFT's error term is known in closed form.
+    #[test]
+    fn two_sum_recovers_lost_bits() {
+        let (s, e) = two_sum(1.0, 1e-20);
+        assert_eq!(s, 1.0);
+        assert_eq!(e, 1e-20);
+        let (s, e) = two_sum(1e-20, 1.0);
+        assert_eq!((s, e), (1.0, 1e-20));
+    }
+
+    #[test]
+    fn two_prod_is_exact_for_known_square() {
+        // (1 + 2^-30)^2 = 1 + 2^-29 + 2^-60: the last term is the rounding error.
+        let a = 1.0 + 2f64.powi(-30);
+        let (p, e) = two_prod(a, a);
+        assert_eq!(p, 1.0 + 2f64.powi(-29));
+        assert_eq!(e, 2f64.powi(-60));
+        assert_eq!(two_sqr(a), (p, e));
+    }
+
+    #[test]
+    fn split_halves_fit_26_bits_and_sum_exactly() {
+        for &a in &[1.0 / 3.0, -std::f64::consts::PI, 1e300, f64::MAX, 5e-324] {
+            let (hi, lo) = split(a);
+            assert_eq!(hi + lo, a, "split({a:e})");
+            // Each half times itself must be exact: its TwoProd error is zero.
+            if hi != 0.0 && hi.abs() < 1e150 {
+                assert_eq!(two_prod(hi, hi).1, 0.0, "hi of {a:e} has more than 26 bits");
+                assert_eq!(two_prod(lo, lo).1, 0.0, "lo of {a:e} has more than 26 bits");
+            }
+        }
+    }
+
+    #[test]
+    fn three_sum_is_exact_on_cancelling_terms() {
+        let (s, e1, e2) = three_sum(1.0, 1e-17, -1.0);
+        assert_eq!((s, e1, e2), (0.0, 1e-17, 0.0));
+        let (s, e1, e2) = three_sum(1.0, 2f64.powi(-53), 2f64.powi(-80));
+        assert_eq!(s, 1.0);
+        assert_eq!(e1 + e2, 2f64.powi(-53) + 2f64.powi(-80));
+    }
+}

@@ -1,0 +1,63 @@
+//! The one error type of mpblas. Every public fallible function returns `Result<_, Error>`;
+//! nothing at a public boundary panics.
+
+/// Why a decimal string could not be read as a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// The string is empty (after trimming surrounding whitespace).
+    Empty,
+    /// A character that cannot appear in a number at that position.
+    InvalidDigit,
+    /// The exponent after `e`/`E` is missing or not an integer.
+    InvalidExponent,
+}
+
+impl std::fmt::Display for ParseErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ParseErrorKind::Empty => "empty string",
+            ParseErrorKind::InvalidDigit => "invalid character",
+            ParseErrorKind::InvalidExponent => "invalid exponent",
+        })
+    }
+}
+
+/// A decimal string that is not a number of the requested format.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot parse {format} from {input:?}: {kind}")]
+pub struct ParseError {
+    /// The format that was asked for (`"dd"`, `"qd"`, …).
+    pub format: &'static str,
+    /// The input, truncated to 64 characters.
+    pub input: String,
+    /// What was wrong.
+    pub kind: ParseErrorKind,
+}
+
+impl ParseError {
+    /// A parse error for `input`, kept short enough to print.
+    pub fn new(format: &'static str, input: &str, kind: ParseErrorKind) -> Self {
+        let input: String = input.chars().take(64).collect();
+        ParseError {
+            format,
+            input,
+            kind,
+        }
+    }
+}
+
+/// Everything that can go wrong in mpblas.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A decimal string could not be parsed.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// The CUDA backend was not compiled in.
+    #[error("CUDA support is not built into this mpblas (build with the `cuda` feature)")]
+    CudaNotBuilt,
+}
+
+/// `Result` with mpblas's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,44 @@
+//! # mpblas: multiple- and extended-precision linear algebra
+//!
+//! Scientists whose problems break double precision (ill-conditioned systems, long sums,
+//! semidefinite programming, orbit and quantum simulation, verified computing) get one library
+//! of accurate number formats and the linear algebra on top of them.
+//!
+//! ## Formats
+//!
+//! | type | significand | unit roundoff `u` | what it is |
+//! |---|---|---|---|
+//! | `f64` | 53 bits | 2^-53 | IEEE binary64 |
+//! | [`Dd`] | 106 bits | 2^-106 | double-double: unevaluated sum of two `f64` |
+//! | [`Qd`] | 212 bits | 2^-212 | quad-double: unevaluated sum of four `f64` |
+//!
+//! Every format implements [`Scalar`], the one trait the linear algebra is generic over.
+//! Every arithmetic routine documents its error bound in units of `u`; the bounds live in
+//! code ([`dd::bounds`]) and the MPFR-checked tests assert exactly those constants.
+//!
+//! ```
+//! use mpblas::Dd;
+//! // 0.1 + 0.2 in double-double carries the rounding errors of the two f64 inputs exactly.
+//! let s = Dd::from(0.1) + Dd::from(0.2);
+//! assert_eq!(s.hi, 0.30000000000000004);
+//! assert!(s.lo != 0.0);
+//! ```
+//!
+//! ## Module floors
+//!
+//! Imports point down only: `eft`, `scalar`, `error` (floor 0) ← `dd`, `qd` (floor 1) ← later
+//! `bounds`, `blas`, `lapack`, `ozaki`, `cuda`.
+
+#![warn(missing_docs)]
+
+mod convert;
+pub mod dd;
+pub mod eft;
+pub mod error;
+pub mod qd;
+pub mod scalar;
+
+pub use dd::Dd;
+pub use error::{Error, ParseError, ParseErrorKind, Result};
+pub use qd::Qd;
+pub use scalar::Scalar;
