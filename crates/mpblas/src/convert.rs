@@ -10,3 +10,13 @@ impl fmt::Display for Dd {
         write!(f, "{:e} + {:e}", self.hi, self.lo)
     }
 }
+
+impl fmt::Display for crate::Qd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:e} + {:e} + {:e} + {:e}",
+            self.c[0], self.c[1], self.c[2], self.c[3]
+        )
+    }
+}
