@@ -1,1 +1,151 @@
-fn main() {}
+//! `mpblas`: the command-line tool of the mpblas library.
+//!
+//! - `mpblas info`: version, number formats, machine.
+//! - `mpblas reproduce qd`: the QD paper's operation-rate tables, ours beside the paper's.
+//! - `mpblas bench`: one format and operation, one line.
+//!
+//! Errors print a message on stderr and exit with status 1 (usage errors: 2, from clap).
+
+mod bench;
+mod elem;
+mod info;
+mod measure;
+mod paper;
+mod reproduce;
+mod rng;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use elem::Op;
+use measure::Setup;
+use std::process::ExitCode;
+
+/// Multiple-precision arithmetic and linear algebra: information and benchmarks.
+#[derive(Parser, Debug)]
+#[command(name = "mpblas", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Show the version, the number formats (words, bits, unit roundoff) and the machine.
+    Info {
+        /// Print one JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-run a paper's measurements and print its tables with our numbers beside the paper's.
+    Reproduce {
+        /// Which paper.
+        #[arg(value_enum)]
+        paper: Paper,
+        #[command(flatten)]
+        opts: MeasureOpts,
+        /// Threads for the parallel runs [default: all logical CPUs]; 1 skips them.
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Time one element-wise operation in one format and print one line.
+    Bench {
+        /// Number format.
+        #[arg(long, value_enum, default_value = "dd")]
+        format: bench::Format,
+        /// Operation (element-wise over the arrays).
+        #[arg(long, value_enum, default_value = "mul")]
+        op: Op,
+        #[command(flatten)]
+        opts: MeasureOpts,
+        /// Threads [default: 1].
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
+}
+
+/// Papers `reproduce` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Paper {
+    /// QD library on CUDA (Sivkova et al.): rates of + − × ÷ √ exp log sin, Tables 3.6-1, 5.1-3, 5.2.5-1.
+    Qd,
+}
+
+#[derive(clap::Args, Debug)]
+struct MeasureOpts {
+    /// Elements per array (random, every word of full precision).
+    #[arg(long, default_value_t = 1 << 20)]
+    n: usize,
+    /// Timed passes per case; the median is reported (after one untimed warm-up pass).
+    #[arg(long, default_value_t = 11)]
+    reps: usize,
+    /// Seed of the input generator.
+    #[arg(long, default_value_t = 2011)]
+    seed: u64,
+    /// Print one JSON document on stdout instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+impl MeasureOpts {
+    fn setup(&self) -> Result<Setup, String> {
+        if self.n == 0 {
+            return Err("--n must be at least 1".to_string());
+        }
+        if self.reps == 0 {
+            return Err("--reps must be at least 1".to_string());
+        }
+        Ok(Setup {
+            n: self.n,
+            reps: self.reps,
+            seed: self.seed,
+        })
+    }
+}
+
+fn threads_or_all(threads: Option<usize>) -> Result<usize, String> {
+    match threads {
+        Some(0) => Err("--threads must be at least 1".to_string()),
+        Some(t) => Ok(t),
+        None => Ok(std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)),
+    }
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Command::Info { json } => {
+            info::run(json);
+            Ok(())
+        }
+        Command::Reproduce {
+            paper: Paper::Qd,
+            opts,
+            threads,
+        } => {
+            let plan = reproduce::Plan {
+                setup: opts.setup()?,
+                threads: threads_or_all(threads)?,
+            };
+            reproduce::run(&plan, opts.json)
+        }
+        Command::Bench {
+            format,
+            op,
+            opts,
+            threads,
+        } => {
+            let threads = threads_or_all(Some(threads))?;
+            bench::run(format, op, &opts.setup()?, threads, opts.json)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("mpblas: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! `mpblas info`: version, formats, machine.
+
+use mpblas::{Dd, Qd, Scalar};
+use serde_json::{Value, json};
+
+/// The machine the numbers come from.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    /// CPU model from /proc/cpuinfo, or "unknown".
+    pub cpu: String,
+    /// Logical CPUs the OS reports.
+    pub logical_cpus: usize,
+    /// Threads of rayon's global pool (RAYON_NUM_THREADS or the logical CPUs).
+    pub rayon_threads: usize,
+    /// 1, 5 and 15 minute load averages when /proc/loadavg exists.
+    pub load_avg: Option<[f64; 3]>,
+}
+
+impl Machine {
+    /// Read what the OS tells.
+    pub fn detect() -> Machine {
+        Machine {
+            cpu: cpu_model().unwrap_or_else(|| "unknown".to_string()),
+            logical_cpus: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            rayon_threads: rayon::current_num_threads(),
+            load_avg: load_avg(),
+        }
+    }
+
+    /// The load average as text ("0.52 0.61 0.40" or "unknown").
+    pub fn load_text(&self) -> String {
+        match self.load_avg {
+            Some([a, b, c]) => format!("{a:.2} {b:.2} {c:.2}"),
+            None => "unknown".to_string(),
+        }
+    }
+
+    /// JSON form.
+    pub fn json(&self) -> Value {
+        json!({
+            "cpu": self.cpu,
+            "logical_cpus": self.logical_cpus,
+            "rayon_threads": self.rayon_threads,
+            "load_avg": self.load_avg,
+        })
+    }
+}
+
+/// The CPU model line of /proc/cpuinfo ("model name" on x86, "Model"/"Hardware" on ARM).
+fn cpu_model() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    ["model name", "Model", "Hardware", "cpu model"]
+        .iter()
+        .find_map(|key| {
+            text.lines().find_map(|line| {
+                let (k, v) = line.split_once(':')?;
+                (k.trim() == *key && !v.trim().is_empty()).then(|| v.trim().to_string())
+            })
+        })
+}
+
+/// The three load averages of /proc/loadavg.
+fn load_avg() -> Option<[f64; 3]> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let mut it = text.split_whitespace().map(|s| s.parse::<f64>().ok());
+    Some([it.next()??, it.next()??, it.next()??])
+}
+
+/// One format's description.
+struct Format {
+    name: &'static str,
+    words: usize,
+    unit_roundoff: f64,
+    what: &'static str,
+}
+
+impl Format {
+    fn bits(&self) -> u32 {
+        // u = 2^-p, so p = −log2(u); the constants are exact powers of two.
+        (-self.unit_roundoff.log2()).round() as u32
+    }
+}
+
+fn formats() -> [Format; 3] {
+    [
+        Format {
+            name: <f64 as Scalar>::NAME,
+            words: <f64 as Scalar>::WORDS,
+            unit_roundoff: <f64 as Scalar>::UNIT_ROUNDOFF,
+            what: "IEEE binary64",
+        },
+        Format {
+            name: <Dd as Scalar>::NAME,
+            words: <Dd as Scalar>::WORDS,
+            unit_roundoff: <Dd as Scalar>::UNIT_ROUNDOFF,
+            what: "double-double",
+        },
+        Format {
+            // Qd does not implement `Scalar` yet (branch `qd`); its constants are inherent.
+            name: "qd",
+            words: 4,
+            unit_roundoff: Qd::UNIT_ROUNDOFF,
+            what: "quad-double",
+        },
+    ]
+}
+
+/// The CUDA line: the backend is not part of this build.
+pub const CUDA: &str = "not built (arrives with the CUDA backend)";
+
+/// Print `mpblas info`.
+pub fn run(as_json: bool) {
+    let machine = Machine::detect();
+    let formats = formats();
+    if as_json {
+        let fmts: Vec<Value> = formats
+            .iter()
+            .map(|f| {
+                json!({
+                    "name": f.name,
+                    "words": f.words,
+                    "precision_bits": f.bits(),
+                    "unit_roundoff": f.unit_roundoff,
+                    "description": f.what,
+                })
+            })
+            .collect();
+        let doc = json!({
+            "version": env!("CARGO_PKG_VERSION"),
+            "formats": fmts,
+            "machine": machine.json(),
+            "cuda": CUDA,
+        });
+        println!("{doc:#}");
+        return;
+    }
+    println!("mpblas {}", env!("CARGO_PKG_VERSION"));
+    println!();
+    println!("Formats:");
+    println!(
+        "  {:<5} {:>5} {:>5}  {:<12}  description",
+        "name", "words", "bits", "unit roundoff"
+    );
+    for f in &formats {
+        println!(
+            "  {:<5} {:>5} {:>5}  2^-{:<3} {:.3e}  {}",
+            f.name,
+            f.words,
+            f.bits(),
+            f.bits(),
+            f.unit_roundoff,
+            f.what
+        );
+    }
+    println!();
+    println!("CPU:     {}", machine.cpu);
+    println!(
+        "Threads: {} (rayon), {} logical CPUs",
+        machine.rayon_threads, machine.logical_cpus
+    );
+    println!("CUDA:    {CUDA}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precision_bits() {
+        let bits: Vec<u32> = formats().iter().map(|f| f.bits()).collect();
+        assert_eq!(bits, [53, 106, 212]);
+    }
+}
