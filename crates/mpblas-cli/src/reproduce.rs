@@ -194,7 +194,7 @@ fn paper_cell(per_ms: Option<f64>) -> String {
         .unwrap_or_else(|| "—".to_string())
 }
 
-fn find<'a>(cases: &'a [Case], column: usize, op: Op) -> Option<&'a Case> {
+fn find(cases: &[Case], column: usize, op: Op) -> Option<&Case> {
     cases.iter().find(|c| c.column == column && c.op == op)
 }
 
@@ -227,8 +227,11 @@ fn print_tables(cases: &[Case], plan: &Plan, machine: &Machine) {
         "All rates in millions of operations per second (M op/s); the paper's per-ms figures / 1000."
     );
     println!(
-        "Ours: {} on {} ({} logical CPUs), 1 thread and {} threads (rayon)",
-        "mpblas", machine.cpu, machine.logical_cpus, nt
+        "Ours: mpblas {} on {} ({} logical CPUs), 1 thread and {} threads (rayon)",
+        env!("CARGO_PKG_VERSION"),
+        machine.cpu,
+        machine.logical_cpus,
+        nt
     );
     println!(
         "      n = {} elements per array, median of {} passes after 1 warm-up, seed {}; load average at start {}",
