@@ -21,7 +21,14 @@ use std::process::ExitCode;
 
 /// Multiple-precision arithmetic and linear algebra: information and benchmarks.
 #[derive(Parser, Debug)]
-#[command(name = "mpblas", version, about, long_about = None)]
+#[command(
+    name = "mpblas",
+    version,
+    about,
+    long_about = None,
+    after_help = "Examples:\n  mpblas info --json\n  mpblas reproduce qd --threads 4 > qd.txt\n  \
+                  mpblas bench --format dd --op mul --n 1000000"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -36,6 +43,10 @@ enum Command {
         json: bool,
     },
     /// Re-run a paper's measurements and print its tables with our numbers beside the paper's.
+    ///
+    /// Tables (or the JSON document) go to stdout, a progress bar to stderr. Every case is
+    /// timed on one thread and on a pool of `--threads` threads; each reported rate is the
+    /// median of `--reps` passes over arrays of `--n` random full-precision elements.
     Reproduce {
         /// Which paper.
         #[arg(value_enum)]
@@ -56,7 +67,7 @@ enum Command {
         op: Op,
         #[command(flatten)]
         opts: MeasureOpts,
-        /// Threads [default: 1].
+        /// Threads: 1 runs on the calling thread, more on a rayon pool.
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },
