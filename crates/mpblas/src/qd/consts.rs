@@ -1,0 +1,1 @@
+//! Mathematical constants as quad-doubles.

@@ -1,0 +1,1 @@
+//! Elementary functions of quad-doubles.
