@@ -34,6 +34,14 @@
 mod arith;
 pub mod bounds;
 
+/// 2^e for a normal exponent `e`, exactly, in const context.
+pub(crate) const fn pow2(e: i32) -> f64 {
+    f64::from_bits(((e + 1023) as u64) << 52)
+}
+
+/// 2^969·(1 − 2^-53): the largest `lo` with `fl(f64::MAX + lo) == f64::MAX`.
+const MAX_LO: f64 = f64::from_bits((((969 + 1023) as u64) << 52) - 1);
+
 /// A double-double number: the unevaluated sum `hi + lo` (see the [module docs](self)).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -67,26 +75,26 @@ impl Dd {
     /// The gap between 1 and the next double-double with a full 106-bit significand,
     /// 2^-104 (the QD library's convention; the unit roundoff is `EPSILON / 4 = 2^-106`).
     pub const EPSILON: Dd = Dd {
-        hi: 4.930_380_657_631_324e-32,
+        hi: pow2(-104),
         lo: 0.0,
     };
     /// Unit roundoff, 2^-106: the unit in which every error bound of this module is stated.
-    pub const UNIT_ROUNDOFF: f64 = 1.232_595_164_407_831e-32;
+    pub const UNIT_ROUNDOFF: f64 = pow2(-106);
     /// The largest finite double-double: `f64::MAX + 2^969·(1 − 2^-53)`.
     pub const MAX: Dd = Dd {
         hi: f64::MAX,
-        lo: 9.979_201_547_673_598e291,
+        lo: MAX_LO,
     };
     /// The most negative finite double-double.
     pub const MIN: Dd = Dd {
         hi: -f64::MAX,
-        lo: -9.979_201_547_673_598e291,
+        lo: -MAX_LO,
     };
     /// The smallest positive value at which the full 106-bit precision is still available,
     /// 2^-969 (below it `lo` would be subnormal). Smaller values exist, down to 2^-1074,
     /// with gradually less precision.
     pub const MIN_POSITIVE: Dd = Dd {
-        hi: 2.004_168_360_008_972_8e-292,
+        hi: pow2(-969),
         lo: 0.0,
     };
 

@@ -24,7 +24,7 @@ impl Qd {
         c: [1.0, 0.0, 0.0, 0.0],
     };
     /// Unit roundoff, 2^-212: the unit in which every error bound of this module is stated.
-    pub const UNIT_ROUNDOFF: f64 = 1.519_290_839_321_567e-64;
+    pub const UNIT_ROUNDOFF: f64 = crate::dd::pow2(-212);
 
     /// The quad-double equal to `x` (exact).
     #[inline]

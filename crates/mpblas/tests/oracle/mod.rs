@@ -52,36 +52,50 @@ pub fn runner(cases: u32) -> TestRunner {
 }
 
 /// Tracks the largest error seen and where, so a failure message shows the worst case and
-/// a passing run can print how close to the bound it came.
+/// a passing run can print how close to the bound it came. `record` takes `&self` (interior
+/// mutability) because proptest's `run` wants an `Fn` closure.
 pub struct Worst {
     pub name: String,
     pub bound: f64,
-    pub max: f64,
-    pub arg: String,
-    pub cases: u64,
+    state: std::cell::RefCell<(f64, String, u64)>,
 }
 
 impl Worst {
     pub fn new(name: &str, bound: f64) -> Self {
-        Worst { name: name.into(), bound, max: 0.0, arg: String::new(), cases: 0 }
-    }
-    /// Records one case; returns Err with a message if it breaks the bound.
-    pub fn record(&mut self, err: f64, arg: impl FnOnce() -> String) -> Result<(), String> {
-        self.cases += 1;
-        if !(err <= self.bound) {
-            return Err(format!("{}: error {err} > bound {} at {}", self.name, self.bound, arg()));
+        Worst {
+            name: name.into(),
+            bound,
+            state: Default::default(),
         }
-        if err > self.max {
-            self.max = err;
-            self.arg = arg();
+    }
+    /// Records one case; returns Err with a message if it breaks the bound (or is NaN).
+    pub fn record(&self, err: f64, arg: impl FnOnce() -> String) -> Result<(), String> {
+        let mut st = self.state.borrow_mut();
+        st.2 += 1;
+        if err.is_nan() || err > self.bound {
+            return Err(format!(
+                "{}: error {err} > bound {} at {}",
+                self.name,
+                self.bound,
+                arg()
+            ));
+        }
+        if err > st.0 {
+            st.0 = err;
+            st.1 = arg();
         }
         Ok(())
     }
+    /// The largest error recorded so far.
+    pub fn max(&self) -> f64 {
+        self.state.borrow().0
+    }
     /// Prints the summary line (visible with `--nocapture`, and in failure output).
     pub fn report(&self) {
+        let st = self.state.borrow();
         println!(
             "{:<28} cases {:>7}  max err {:>8.3} units  bound {:>7.3}  worst at {}",
-            self.name, self.cases, self.max, self.bound, self.arg
+            self.name, st.2, st.0, self.bound, st.1
         );
     }
 }
