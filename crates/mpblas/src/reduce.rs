@@ -589,7 +589,7 @@ mod tests {
             1e22,
             1e300,
             2f64.powi(1023),
-            0.785_398_163_397_448_3,
+            std::f64::consts::FRAC_PI_4,
         ] {
             check(&[x]);
             check(&[x, 0.0]);
@@ -598,7 +598,7 @@ mod tests {
         check(&[1e300, 1e-300]);
         check(&[3.0, 5e-324]);
         check(&[f64::MAX, 9.9e291, 1e275, -1e258]);
-        check(&[0.785_398_163_397_448_3, 3.061_616_997_868_383e-17]);
+        check(&[std::f64::consts::FRAC_PI_4, 3.061_616_997_868_383e-17]);
         assert_eq!(rem_pio2(&[]), (0, [0.0; 4]));
         assert!(rem_pio2(&[f64::NAN]).1[0].is_nan());
         assert!(rem_pio2(&[f64::INFINITY, 0.0]).1[0].is_nan());
