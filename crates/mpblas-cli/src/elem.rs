@@ -254,6 +254,10 @@ impl Elem for Dd {
 
 // ---- quad-double -----------------------------------------------------------------------------
 
+fn qd_sqrt(a: &[Qd], _: &[Qd], out: &mut [Qd]) {
+    unary(a, out, Qd::sqrt)
+}
+
 impl Elem for Qd {
     const NAME: &'static str = "qd";
     const UNIT_ROUNDOFF: f64 = Qd::UNIT_ROUNDOFF;
@@ -268,9 +272,13 @@ impl Elem for Qd {
         }
     }
 
-    fn kernel(_op: Op) -> Option<Kernel<Self>> {
-        // Quad-double arithmetic and functions: being written on branch `qd`.
-        None
+    fn kernel(op: Op) -> Option<Kernel<Self>> {
+        match op {
+            Op::Sqrt => Some(qd_sqrt),
+            // exp, ln, sin: being written on branch `qd` (qd/func.rs).
+            Op::Exp | Op::Ln | Op::Sin => None,
+            _ => arith_kernel::<Qd>(op),
+        }
     }
 
     fn lead(self) -> f64 {

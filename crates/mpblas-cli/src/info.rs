@@ -98,10 +98,9 @@ fn formats() -> [Format; 3] {
             what: "double-double",
         },
         Format {
-            // Qd does not implement `Scalar` yet (branch `qd`); its constants are inherent.
-            name: "qd",
-            words: 4,
-            unit_roundoff: Qd::UNIT_ROUNDOFF,
+            name: <Qd as Scalar>::NAME,
+            words: <Qd as Scalar>::WORDS,
+            unit_roundoff: <Qd as Scalar>::UNIT_ROUNDOFF,
             what: "quad-double",
         },
     ]

@@ -1,5 +1,5 @@
 //! Element-wise `+ × ÷ √` over vectors in f64, double-double (`Dd`), twofloat's `TwoFloat`
-//! and (once its arithmetic lands) quad-double: `cargo bench -p mpblas --bench formats`.
+//! and quad-double (`Qd`): `cargo bench -p mpblas --bench formats`.
 //!
 //! Benchmark ids are `<op>/<format>/<n>` (`add/dd/4096`), throughput in elements.
 //! n = 4096 keeps the three arrays in L1/L2 (dd: 96 KiB), so it shows the arithmetic;
@@ -14,7 +14,7 @@
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group};
-use mpblas::Dd;
+use mpblas::{Dd, Qd};
 use rug::Float;
 use std::hint::black_box;
 use twofloat::TwoFloat;
@@ -87,6 +87,15 @@ impl Format for Dd {
     }
     fn to_words(self) -> [f64; 4] {
         [self.hi, self.lo, 0.0, 0.0]
+    }
+}
+
+impl Format for Qd {
+    fn from_words(w: [f64; 4]) -> Self {
+        Qd { c: w }
+    }
+    fn to_words(self) -> [f64; 4] {
+        self.c
     }
 }
 
@@ -208,6 +217,7 @@ macro_rules! for_each_format {
                 $run!(f64, "f64", |x: f64, y: f64| x + y);
                 $run!(Dd, "dd", |x: Dd, y: Dd| x + y);
                 $run!(TwoFloat, "twofloat", |x: TwoFloat, y: TwoFloat| x + y);
+                $run!(Qd, "qd", |x: Qd, y: Qd| x + y);
                 // The sloppy addition (no bound under cancellation), to show what accuracy costs.
                 $run!(Dd, "dd_sloppy", Dd::add_sloppy);
             }
@@ -215,16 +225,19 @@ macro_rules! for_each_format {
                 $run!(f64, "f64", |x: f64, y: f64| x * y);
                 $run!(Dd, "dd", |x: Dd, y: Dd| x * y);
                 $run!(TwoFloat, "twofloat", |x: TwoFloat, y: TwoFloat| x * y);
+                $run!(Qd, "qd", |x: Qd, y: Qd| x * y);
             }
             Op::Div => {
                 $run!(f64, "f64", |x: f64, y: f64| x / y);
                 $run!(Dd, "dd", |x: Dd, y: Dd| x / y);
                 $run!(TwoFloat, "twofloat", |x: TwoFloat, y: TwoFloat| x / y);
+                $run!(Qd, "qd", |x: Qd, y: Qd| x / y);
             }
             Op::Sqrt => {
                 $run!(f64, "f64", |x: f64, _: f64| x.sqrt());
                 $run!(Dd, "dd", |x: Dd, _: Dd| x.sqrt());
                 $run!(TwoFloat, "twofloat", |x: TwoFloat, _: TwoFloat| x.sqrt());
+                $run!(Qd, "qd", |x: Qd, _: Qd| x.sqrt());
             }
         }
     };
@@ -236,17 +249,17 @@ const OPS: [Op; 4] = [Op::Add, Op::Mul, Op::Div, Op::Sqrt];
 fn accuracy(_: &mut Criterion) {
     eprintln!(
         "accuracy: max relative error against MPFR ({REF_PREC} bits), {ERR_SAMPLES} random \
-         full-precision inputs; in units of 2^-53 (f64) or 2^-106 (dd, twofloat)"
+         full-precision inputs; in units of 2^-53 (f64), 2^-106 (dd, twofloat), 2^-212 (qd)"
     );
     for op in OPS {
         let mut line = format!("accuracy {:<5}", op.name());
         macro_rules! err {
             ($t:ty, $name:expr, $f:expr) => {{
                 let e = max_rel_error::<$t>(op, $f);
-                let unit = if $name == "f64" {
-                    f64::EPSILON / 2.0
-                } else {
-                    Dd::UNIT_ROUNDOFF
+                let unit = match $name {
+                    "f64" => f64::EPSILON / 2.0,
+                    "qd" => Qd::UNIT_ROUNDOFF,
+                    _ => Dd::UNIT_ROUNDOFF,
                 };
                 line.push_str(&format!("  {}: {:.3} u ({:.2e})", $name, e / unit, e));
             }};
