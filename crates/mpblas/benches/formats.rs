@@ -261,7 +261,13 @@ fn accuracy(_: &mut Criterion) {
                     "qd" => Qd::UNIT_ROUNDOFF,
                     _ => Dd::UNIT_ROUNDOFF,
                 };
-                line.push_str(&format!("  {}: {:.3} u ({:.2e})", $name, e / unit, e));
+                let in_u = e / unit;
+                let in_u = if in_u < 1e4 {
+                    format!("{in_u:.3}")
+                } else {
+                    format!("{in_u:.2e}")
+                };
+                line.push_str(&format!("  {}: {in_u} u ({e:.2e})", $name));
             }};
         }
         for_each_format!(op, err);
