@@ -28,9 +28,9 @@ fn time_one<T: Elem>(op: Op, setup: &Setup, threads: usize) -> Result<Option<Tim
     bar.set_message(format!("{} {}, {threads} thread(s)", T::NAME, op.name()));
     let timing = if threads > 1 {
         let pool = reproduce::pool(threads)?;
-        measure::time(kernel, &mut arrays, Some(&pool), setup.reps, &bar)
+        measure::time(kernel, &mut arrays, Some(&pool), setup, &bar)
     } else {
-        measure::time(kernel, &mut arrays, None, setup.reps, &bar)
+        measure::time(kernel, &mut arrays, None, setup, &bar)
     };
     bar.finish_and_clear();
     Ok(Some(timing))
@@ -70,7 +70,7 @@ pub fn run(
             "op": op.name(),
             "n": setup.n,
             "threads": threads,
-            "reps": setup.reps,
+            "reps": t.reps,
             "mops": t.ops_per_s / 1e6,
             "median_s": t.median_s,
             "min_s": t.min_s,
@@ -95,7 +95,7 @@ pub fn run(
             op.name(),
             setup.n,
             reproduce::fmt_m(t.ops_per_s / 1e6),
-            setup.reps,
+            t.reps,
             t.median_s * 1e3,
             machine.cpu
         );

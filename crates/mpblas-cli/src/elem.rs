@@ -257,6 +257,15 @@ impl Elem for Dd {
 fn qd_sqrt(a: &[Qd], _: &[Qd], out: &mut [Qd]) {
     unary(a, out, Qd::sqrt)
 }
+fn qd_exp(a: &[Qd], _: &[Qd], out: &mut [Qd]) {
+    unary(a, out, Qd::exp)
+}
+fn qd_ln(a: &[Qd], _: &[Qd], out: &mut [Qd]) {
+    unary(a, out, Qd::ln)
+}
+fn qd_sin(a: &[Qd], _: &[Qd], out: &mut [Qd]) {
+    unary(a, out, Qd::sin)
+}
 
 impl Elem for Qd {
     const NAME: &'static str = "qd";
@@ -275,8 +284,9 @@ impl Elem for Qd {
     fn kernel(op: Op) -> Option<Kernel<Self>> {
         match op {
             Op::Sqrt => Some(qd_sqrt),
-            // exp, ln, sin: being written on branch `qd` (qd/func.rs).
-            Op::Exp | Op::Ln | Op::Sin => None,
+            Op::Exp => Some(qd_exp),
+            Op::Ln => Some(qd_ln),
+            Op::Sin => Some(qd_sin),
             _ => arith_kernel::<Qd>(op),
         }
     }

@@ -85,9 +85,12 @@ struct MeasureOpts {
     /// Elements per array (random, every word of full precision).
     #[arg(long, default_value_t = 1 << 20)]
     n: usize,
-    /// Timed passes per case; the median is reported (after one untimed warm-up pass).
+    /// Timed passes per case at most; the median is reported (after one untimed warm-up pass).
     #[arg(long, default_value_t = 11)]
     reps: usize,
+    /// Time budget per case in seconds: slow operations get fewer passes (at least 3).
+    #[arg(long, default_value_t = 2.0)]
+    max_seconds: f64,
     /// Seed of the input generator.
     #[arg(long, default_value_t = 2011)]
     seed: u64,
@@ -104,9 +107,13 @@ impl MeasureOpts {
         if self.reps == 0 {
             return Err("--reps must be at least 1".to_string());
         }
+        if self.max_seconds.is_nan() || self.max_seconds <= 0.0 {
+            return Err("--max-seconds must be positive".to_string());
+        }
         Ok(Setup {
             n: self.n,
             reps: self.reps,
+            max_seconds: self.max_seconds,
             seed: self.seed,
         })
     }

@@ -13,11 +13,17 @@ use std::time::Instant;
 pub struct Setup {
     /// Elements per array.
     pub n: usize,
-    /// Timed repetitions (one untimed warm-up run precedes them).
+    /// Timed repetitions at most (one untimed warm-up run precedes them).
     pub reps: usize,
+    /// Time budget per case in seconds: slow operations get fewer passes, but at least
+    /// [`MIN_REPS`].
+    pub max_seconds: f64,
     /// Seed of the input generator.
     pub seed: u64,
 }
+
+/// The fewest timed passes a case gets, however slow.
+pub const MIN_REPS: usize = 3;
 
 /// The result of timing one (format, op, threads) case.
 #[derive(Clone, Debug)]
@@ -28,6 +34,8 @@ pub struct Timing {
     pub min_s: f64,
     /// Operations per second (elements per median pass).
     pub ops_per_s: f64,
+    /// Timed passes the median was taken over.
+    pub reps: usize,
 }
 
 /// Inputs and output of one case, allocated once and reused for the 1-thread and the
@@ -92,16 +100,25 @@ fn pass<T: Elem>(
     start.elapsed().as_secs_f64()
 }
 
-/// Time `kernel`: one warm-up pass, then `reps` timed passes; median and minimum.
+/// Time `kernel`: one warm-up pass, then up to `setup.reps` timed passes (fewer, but at
+/// least [`MIN_REPS`], when the warm-up pass shows they would exceed `setup.max_seconds`);
+/// median and minimum. Each timed pass advances `progress` by one, and passes left out are
+/// taken off its length.
 pub fn time<T: Elem>(
     kernel: Kernel<T>,
     arrays: &mut Arrays<T>,
     pool: Option<&rayon::ThreadPool>,
-    reps: usize,
+    setup: &Setup,
     progress: &ProgressBar,
 ) -> Timing {
-    pass(kernel, arrays, pool);
-    let mut times: Vec<f64> = (0..reps.max(1))
+    let warm = pass(kernel, arrays, pool);
+    let wanted = setup.reps.max(1);
+    let affordable = (setup.max_seconds / warm.max(1e-9)).floor() as usize;
+    let reps = affordable.clamp(MIN_REPS.min(wanted), wanted);
+    if let Some(len) = progress.length() {
+        progress.set_length(len.saturating_sub((wanted - reps) as u64));
+    }
+    let mut times: Vec<f64> = (0..reps)
         .map(|_| {
             let t = pass(kernel, arrays, pool);
             progress.inc(1);
@@ -115,6 +132,7 @@ pub fn time<T: Elem>(
         median_s,
         min_s: times.first().copied().unwrap_or(f64::NAN),
         ops_per_s: n / median_s,
+        reps,
     }
 }
 
@@ -215,6 +233,7 @@ mod tests {
         let setup = Setup {
             n: 100_000,
             reps: 1,
+            max_seconds: 1.0,
             seed: 3,
         };
         let mut arr = Arrays::<Dd>::new(Op::Mul, &setup);

@@ -84,7 +84,7 @@ pub fn measure_format<T: Elem>(
                     bar.set_message(format!("{} {} (generating)", T::NAME, op.name()));
                     let mut arrays = Arrays::<T>::new(op, &plan.setup);
                     bar.set_message(format!("{} {}, 1 thread", T::NAME, op.name()));
-                    let one = measure::time(kernel, &mut arrays, None, plan.setup.reps, bar);
+                    let one = measure::time(kernel, &mut arrays, None, &plan.setup, bar);
                     let all = (plan.threads > 1).then(|| {
                         bar.set_message(format!(
                             "{} {}, {} threads",
@@ -92,7 +92,7 @@ pub fn measure_format<T: Elem>(
                             op.name(),
                             plan.threads
                         ));
-                        measure::time(kernel, &mut arrays, Some(pool), plan.setup.reps, bar)
+                        measure::time(kernel, &mut arrays, Some(pool), &plan.setup, bar)
                     });
                     (Some(one), all)
                 }
@@ -236,9 +236,11 @@ fn print_tables(cases: &[Case], plan: &Plan, machine: &Machine) {
         nt
     );
     println!(
-        "      n = {} elements per array, median of {} passes after 1 warm-up, seed {}; load average at start {}",
+        "      n = {} elements per array; median of {} passes after 1 warm-up (at least {} when a case\n      would exceed {} s); seed {}; load average at start {}",
         plan.setup.n,
         plan.setup.reps,
+        measure::MIN_REPS,
+        plan.setup.max_seconds,
         plan.setup.seed,
         machine.load_text()
     );
@@ -357,6 +359,7 @@ fn timing_json(t: &Option<Timing>) -> Value {
             "mops": t.ops_per_s / 1e6,
             "median_s": t.median_s,
             "min_s": t.min_s,
+            "reps": t.reps,
         }),
         None => Value::Null,
     }
@@ -412,7 +415,9 @@ pub fn to_json(cases: &[Case], plan: &Plan, machine: &Machine) -> Value {
         "machine": machine.json(),
         "setup": {
             "n": plan.setup.n,
-            "reps": plan.setup.reps,
+            "max_reps": plan.setup.reps,
+            "min_reps": measure::MIN_REPS,
+            "max_seconds_per_case": plan.setup.max_seconds,
             "warmup_passes": 1,
             "statistic": "median",
             "threads": plan.threads,
@@ -433,6 +438,7 @@ mod tests {
             setup: Setup {
                 n: 5000,
                 reps: 1,
+                max_seconds: 1.0,
                 seed: 1,
             },
             threads: 2,
