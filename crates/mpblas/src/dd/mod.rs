@@ -39,8 +39,9 @@ pub(crate) const fn pow2(e: i32) -> f64 {
     f64::from_bits(((e + 1023) as u64) << 52)
 }
 
-/// 2^969·(1 − 2^-53): the largest `lo` with `fl(f64::MAX + lo) == f64::MAX`.
-const MAX_LO: f64 = f64::from_bits((((969 + 1023) as u64) << 52) - 1);
+/// 2^970·(1 − 2^-53): the largest `lo` with `fl(f64::MAX + lo) == f64::MAX` (half an ulp of
+/// `f64::MAX` is 2^970; a tie would round up to infinity).
+const MAX_LO: f64 = f64::from_bits((((970 + 1023) as u64) << 52) - 1);
 
 /// A double-double number: the unevaluated sum `hi + lo` (see the [module docs](self)).
 #[repr(C)]
@@ -80,7 +81,7 @@ impl Dd {
     };
     /// Unit roundoff, 2^-106: the unit in which every error bound of this module is stated.
     pub const UNIT_ROUNDOFF: f64 = pow2(-106);
-    /// The largest finite double-double: `f64::MAX + 2^969·(1 − 2^-53)`.
+    /// The largest finite double-double: `f64::MAX + 2^970·(1 − 2^-53)`.
     pub const MAX: Dd = Dd {
         hi: f64::MAX,
         lo: MAX_LO,
