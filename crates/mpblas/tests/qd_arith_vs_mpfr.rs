@@ -1,0 +1,540 @@
+//! Quad-double arithmetic against MPFR (2200 bits): every operation's relative error is
+//! asserted against its constant in `mpblas::qd::bounds`, over 10,000 seeded random cases per
+//! operation (uniform and log-uniform magnitudes, random valid lower words, random signs) plus
+//! adversarial families (cancellation, extreme exponents) and every special value against the
+//! `f64` operation. Run with `--nocapture` to see the `report()` lines.
+
+// The shared oracle helpers predate the current clippy lint set.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+mod oracle;
+
+use mpblas::qd::bounds;
+use mpblas::{Dd, Qd};
+use oracle::{Worst, exact, rel_err_units, runner};
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use rug::Float;
+use rug::ops::Pow;
+use std::cell::RefCell;
+
+const U: f64 = Qd::UNIT_ROUNDOFF;
+const CASES: u32 = 10_000;
+const P: u32 = oracle::REF_PREC;
+
+// ---- seeded input generation -----------------------------------------------------------------
+
+/// SplitMix64, seeded by proptest's deterministic runner.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 * 2f64.powi(-53)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn sign(&mut self) -> f64 {
+        if self.next() & 1 == 0 { 1.0 } else { -1.0 }
+    }
+    /// Uniform magnitude in (-1, 1).
+    fn uniform(&mut self) -> f64 {
+        2.0 * self.unit() - 1.0
+    }
+    /// Log-uniform magnitude 2^e·m, e in [lo, hi), random sign.
+    fn log_uniform(&mut self, lo: i32, hi: i32) -> f64 {
+        let e = lo + self.below((hi - lo) as u64) as i32;
+        self.sign() * (1.0 + self.unit()) * 2f64.powi(e)
+    }
+    /// A valid normalised quad-double with leading word `c0`: each lower word is random in
+    /// (−ulp/2, ulp/2) of the one above, sometimes with a gap of zero bits or zero.
+    fn qd_with(&mut self, c0: f64) -> Qd {
+        let mut c = [c0, 0.0, 0.0, 0.0];
+        for i in 1..4 {
+            let h = ulp(c[i - 1]);
+            c[i] = match self.below(10) {
+                0 => 0.0,
+                1 => h * (self.unit() - 0.5) * 2f64.powi(-(self.below(60) as i32)),
+                _ => h * (self.unit() - 0.5) * (1.0 - 2f64.powi(-20)),
+            };
+            if c[i] == 0.0 {
+                break;
+            }
+        }
+        Qd { c }
+    }
+    /// A valid quad-double of magnitude in [2^e, 2^(e+1)), random sign.
+    fn qd_at(&mut self, e: i32) -> Qd {
+        let c0 = self.sign() * (1.0 + self.unit()) * 2f64.powi(e);
+        self.qd_with(c0)
+    }
+    /// Uniform (|x| < 2^4) or log-uniform (2^-300..2^300) leading word, half each.
+    fn qd(&mut self) -> Qd {
+        let c0 = if self.next() & 1 == 0 {
+            self.uniform() * 16.0
+        } else {
+            self.log_uniform(-300, 300)
+        };
+        self.qd_with(c0)
+    }
+}
+
+/// The spacing of doubles at `x` (2^(e−52)); 0 for 0.
+fn ulp(x: f64) -> f64 {
+    if x == 0.0 {
+        return 0.0;
+    }
+    let e = ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    2f64.powi(e - 52)
+}
+
+/// The normalisation invariant of the module docs: `c[i] == fl(c[i] + c[i+1])`, zeros last.
+fn check_normalised(x: &Qd) -> Result<(), TestCaseError> {
+    if !x.is_finite() {
+        return Ok(());
+    }
+    for i in 0..3 {
+        let (a, b) = (x.c[i], x.c[i + 1]);
+        if (a == 0.0 && b != 0.0) || a + b != a {
+            return Err(TestCaseError::fail(format!("not normalised: {:?}", x.c)));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `CASES` seeded cases of one operation; `f` returns the inputs (for the message), the
+/// computed result and the MPFR reference, or `None` to skip a case outside the domain.
+fn check<F>(name: &str, bound: f64, f: F)
+where
+    F: Fn(&mut Rng) -> Option<(Vec<Qd>, Qd, Float)>,
+{
+    check_n(name, bound, CASES, f)
+}
+
+fn check_n<F>(name: &str, bound: f64, cases: u32, f: F)
+where
+    F: Fn(&mut Rng) -> Option<(Vec<Qd>, Qd, Float)>,
+{
+    let worst = RefCell::new(Worst::new(name, bound));
+    let res = runner(cases).run(&any::<u64>(), |seed| {
+        let mut rng = Rng(seed);
+        if let Some((args, got, want)) = f(&mut rng) {
+            check_normalised(&got)?;
+            let err = rel_err_units(&got.c, &want, U);
+            worst
+                .borrow_mut()
+                .record(err, || format!("{:?} -> {:?}", args, got.c))
+                .map_err(TestCaseError::fail)?;
+        }
+        Ok(())
+    });
+    worst.borrow().report();
+    if let Err(e) = res {
+        panic!("{name}: {e}");
+    }
+}
+
+fn ex(x: &Qd) -> Float {
+    exact(&x.c)
+}
+
+// ---- random cases per operation --------------------------------------------------------------
+
+#[test]
+fn add_sub() {
+    check("qd + qd", bounds::ADD, |r| {
+        let (a, b) = (r.qd(), r.qd());
+        Some((vec![a, b], a + b, Float::with_val(P, ex(&a) + ex(&b))))
+    });
+    check("qd - qd", bounds::ADD, |r| {
+        let (a, b) = (r.qd(), r.qd());
+        Some((vec![a, b], a - b, Float::with_val(P, ex(&a) - ex(&b))))
+    });
+    // Operands of close magnitude: heavy, partial cancellation.
+    check("qd + qd (close exponents)", bounds::ADD, |r| {
+        let a = r.qd();
+        let c0 = -a.c[0] * (1.0 + r.uniform() * 2f64.powi(-(r.below(53) as i32)));
+        let b = r.qd_with(c0);
+        Some((vec![a, b], a + b, Float::with_val(P, ex(&a) + ex(&b))))
+    });
+}
+
+#[test]
+fn add_catastrophic_cancellation() {
+    // a + (−a + tiny): b shares a's leading k words negated, its lower words are random.
+    check("qd + qd (cancellation)", bounds::ADD, |r| {
+        let a = r.qd();
+        let k = 1 + r.below(3) as usize;
+        let mut b = r.qd_with(-a.c[0]);
+        b.c[..k].copy_from_slice(&(-a).c[..k]);
+        if k < 3 && b.c[k] == 0.0 {
+            b.c[k] = ulp(b.c[k - 1]) * (r.unit() - 0.5) * 0.99;
+        }
+        let b = Qd::new(b.c[0], b.c[1], b.c[2], b.c[3]);
+        Some((vec![a, b], a + b, Float::with_val(P, ex(&a) + ex(&b))))
+    });
+    // Integers and halves: exact results expected.
+    let a = Qd::new(1.0, 2f64.powi(-60), 2f64.powi(-120), 2f64.powi(-180));
+    let b = Qd::new(-1.0, -2f64.powi(-60), -2f64.powi(-120), 0.0);
+    assert_eq!((a + b).c, [2f64.powi(-180), 0.0, 0.0, 0.0]);
+}
+
+#[test]
+fn add_sloppy_same_sign() {
+    check(
+        "qd add_sloppy (same sign)",
+        bounds::ADD_SLOPPY_SAME_SIGN,
+        |r| {
+            let a = r.qd();
+            let b = r.qd().copysign(a);
+            Some((
+                vec![a, b],
+                a.add_sloppy(b),
+                Float::with_val(P, ex(&a) + ex(&b)),
+            ))
+        },
+    );
+}
+
+#[test]
+fn add_mixed() {
+    check("qd + f64", bounds::ADD_F64, |r| {
+        let a = r.qd();
+        let b = if r.next() & 1 == 0 {
+            -a.c[0] * (1.0 + r.uniform() * 1e-10)
+        } else {
+            r.qd().c[0]
+        };
+        Some((vec![a, Qd::from(b)], a + b, Float::with_val(P, ex(&a) + b)))
+    });
+    check("f64 - qd", bounds::ADD_F64, |r| {
+        let (a, b) = (r.qd(), r.qd().c[0]);
+        Some((vec![Qd::from(b), a], b - a, Float::with_val(P, b - ex(&a))))
+    });
+    check("qd + dd", bounds::ADD, |r| {
+        let a = r.qd();
+        let bq = r.qd();
+        let b = Dd::new(bq.c[0], bq.c[1]);
+        let want = Float::with_val(P, ex(&a) + exact(&[b.hi, b.lo]));
+        Some((vec![a, Qd::from(b)], a + b, want))
+    });
+    check("dd - qd", bounds::ADD, |r| {
+        let a = r.qd();
+        let bq = r.qd();
+        let b = Dd::new(bq.c[0], bq.c[1]);
+        let want = Float::with_val(P, exact(&[b.hi, b.lo]) - ex(&a));
+        Some((vec![Qd::from(b), a], b - a, want))
+    });
+}
+
+#[test]
+fn mul() {
+    check("qd * qd", bounds::MUL, |r| {
+        let (a, b) = (r.qd(), r.qd());
+        Some((vec![a, b], a * b, Float::with_val(P, ex(&a) * ex(&b))))
+    });
+    check("qd sqr", bounds::MUL, |r| {
+        let a = r.qd();
+        Some((vec![a], a.sqr(), Float::with_val(P, ex(&a).square())))
+    });
+    check("qd * f64", bounds::MUL_F64, |r| {
+        let (a, b) = (r.qd(), r.qd().c[0]);
+        Some((vec![a, Qd::from(b)], a * b, Float::with_val(P, ex(&a) * b)))
+    });
+    check("f64 * qd", bounds::MUL_F64, |r| {
+        let (a, b) = (r.qd(), r.qd().c[0]);
+        Some((vec![a, Qd::from(b)], b * a, Float::with_val(P, ex(&a) * b)))
+    });
+    check("qd * dd", bounds::MUL, |r| {
+        let a = r.qd();
+        let bq = r.qd();
+        let b = Dd::new(bq.c[0], bq.c[1]);
+        let want = Float::with_val(P, ex(&a) * exact(&[b.hi, b.lo]));
+        Some((vec![a, Qd::from(b)], a * b, want))
+    });
+}
+
+#[test]
+fn div() {
+    check("qd / qd", bounds::DIV, |r| {
+        let (a, b) = (r.qd(), r.qd());
+        Some((vec![a, b], a / b, Float::with_val(P, ex(&a) / ex(&b))))
+    });
+    check("qd recip", bounds::DIV, |r| {
+        let a = r.qd();
+        Some((vec![a], a.recip(), Float::with_val(P, ex(&a).recip())))
+    });
+    check("qd / f64", bounds::DIV_F64, |r| {
+        let (a, b) = (r.qd(), r.qd().c[0]);
+        Some((vec![a, Qd::from(b)], a / b, Float::with_val(P, ex(&a) / b)))
+    });
+    check("f64 / qd", bounds::DIV, |r| {
+        let (a, b) = (r.qd(), r.qd().c[0]);
+        Some((vec![Qd::from(b), a], b / a, Float::with_val(P, b / ex(&a))))
+    });
+    check("qd / dd", bounds::DIV, |r| {
+        let a = r.qd();
+        let bq = r.qd();
+        let b = Dd::new(bq.c[0], bq.c[1]);
+        let want = Float::with_val(P, ex(&a) / exact(&[b.hi, b.lo]));
+        Some((vec![a, Qd::from(b)], a / b, want))
+    });
+}
+
+#[test]
+fn sqrt() {
+    check("qd sqrt", bounds::SQRT, |r| {
+        let a = r.qd().abs();
+        Some((vec![a], a.sqrt(), Float::with_val(P, ex(&a).sqrt())))
+    });
+    check("qd sqrt (wide exponents)", bounds::SQRT, |r| {
+        let c0 = r.log_uniform(-860, 1023).abs();
+        let a = r.qd_with(c0);
+        Some((vec![a], a.sqrt(), Float::with_val(P, ex(&a).sqrt())))
+    });
+}
+
+// ---- extreme exponents -----------------------------------------------------------------------
+
+#[test]
+fn near_overflow_and_underflow() {
+    // Operands near 2^±1000 whose results stay in the normal range.
+    check_n("qd * qd (near 2^±1000)", bounds::MUL, 2000, |r| {
+        let e = 990 + r.below(30) as i32;
+        let a = r.qd_at(e);
+        let eb = -e + r.below(20) as i32 - 10;
+        let b = r.qd_at(eb);
+        Some((vec![a, b], a * b, Float::with_val(P, ex(&a) * ex(&b))))
+    });
+    check_n("qd / qd (near 2^±1000)", bounds::DIV, 2000, |r| {
+        let e = 990 + r.below(30) as i32;
+        let a = r.qd_at(e);
+        let eb = e - r.below(40) as i32;
+        let b = r.qd_at(eb);
+        Some((vec![a, b], a / b, Float::with_val(P, ex(&a) / ex(&b))))
+    });
+    check_n("qd + qd (near 2^1020)", bounds::ADD, 2000, |r| {
+        let a = r.qd_at(1020);
+        let eb = 1020 - r.below(100) as i32;
+        let b = r.qd_at(eb);
+        Some((vec![a, b], a + b, Float::with_val(P, ex(&a) + ex(&b))))
+    });
+    check_n("qd + qd (near 2^-860)", bounds::ADD, 2000, |r| {
+        let a = r.qd_at(-800);
+        let eb = -800 - r.below(50) as i32;
+        let b = r.qd_at(eb);
+        let s = a + b;
+        (s.abs() >= Qd::MIN_POSITIVE).then(|| (vec![a, b], s, Float::with_val(P, ex(&a) + ex(&b))))
+    });
+    // Overflow goes to ±Inf, underflow to (signed) zero or subnormal words, never NaN.
+    assert_eq!((Qd::MAX * 2.0).c[0], f64::INFINITY);
+    assert_eq!((Qd::MAX + Qd::MAX).c[0], f64::INFINITY);
+    assert_eq!((-Qd::MAX - Qd::MAX).c[0], f64::NEG_INFINITY);
+    assert_eq!((Qd::MAX / Qd::from(0.25)).c[0], f64::INFINITY);
+    assert_eq!((Qd::MAX.sqr()).c[0], f64::INFINITY);
+    let tiny = Qd::from(1e-300);
+    let z = tiny * tiny;
+    assert_eq!(z.c, [0.0; 4]);
+    let z = -tiny * tiny;
+    assert!(z.c[0] == 0.0 && z.c[0].is_sign_negative());
+    let z = tiny * Qd::from(1e-10);
+    assert!(z.is_finite() && z.c[0] > 0.0);
+    assert!((Qd::MAX - Qd::MAX).c[0] == 0.0);
+    // MAX is normalised and finite, MAX + ulp overflows.
+    assert!(Qd::MAX.is_finite());
+    check_normalised(&Qd::MAX).unwrap();
+    check_normalised(&Qd::MIN).unwrap();
+    let m = Float::with_val(P, ex(&Qd::MAX) - Float::with_val(P, 2).pow(1024));
+    assert!(m < 0);
+    assert_eq!(Qd::from(f64::MAX).sqrt().sqr().c[0], f64::MAX);
+    assert_eq!((Qd::from(f64::MAX) / 1.5).c[0], f64::MAX / 1.5);
+    assert_eq!((Qd::from(f64::MAX) / Qd::from(1.5)).c[0], f64::MAX / 1.5);
+    assert_eq!((Qd::from(f64::MAX) * 0.75).c[0], f64::MAX * 0.75);
+    assert_eq!((Qd::from(f64::MAX) - Qd::from(1.0)).c[0], f64::MAX);
+}
+
+// ---- special values --------------------------------------------------------------------------
+
+const SPECIALS: [f64; 9] = [
+    0.0,
+    -0.0,
+    1.5,
+    -2.0,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+    f64::MAX,
+    f64::MIN_POSITIVE,
+];
+
+/// `got` is the special value `want` bit for bit (lower words zero), or, for a finite
+/// non-zero `want`, the same number to within the rounding of `want` (the quad-double is the
+/// more accurate one: `sqrt(f64::MAX)` differs from the `f64` result in its last bit).
+fn same(got: Qd, want: f64) -> bool {
+    if want == 0.0 || !want.is_finite() {
+        let first = got.c[0].to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+        first && got.c[1..] == [0.0; 3]
+    } else {
+        let d = Float::with_val(P, ex(&got) - want) / want;
+        got.is_finite() && d.abs().to_f64() <= 2f64.powi(-52)
+    }
+}
+
+#[test]
+fn special_values_follow_f64() {
+    for &a in &SPECIALS {
+        for &b in &SPECIALS {
+            let (x, y) = (Qd::from(a), Qd::from(b));
+            let d = Dd::from(b);
+            let cases: [(&str, Qd, f64); 13] = [
+                ("+", x + y, a + b),
+                ("-", x - y, a - b),
+                ("*", x * y, a * b),
+                ("/", x / y, a / b),
+                ("+f64", x + b, a + b),
+                ("f64-", b - x, b - a),
+                ("*f64", x * b, a * b),
+                ("/f64", x / b, a / b),
+                ("f64/", b / x, b / a),
+                ("+dd", x + d, a + b),
+                ("*dd", x * d, a * b),
+                ("/dd", x / d, a / b),
+                ("sloppy", x.add_sloppy(y), a + b),
+            ];
+            for (op, got, want) in cases {
+                // f64::MAX ± f64::MAX etc. are exact in f64 too, so bitwise equality applies to
+                // all of these; the products near MIN_POSITIVE underflow identically.
+                assert!(
+                    same(got, want),
+                    "{a} {op} {b}: got {:?}, f64 gives {want}",
+                    got.c
+                );
+            }
+            if !(a == 0.0 && b == 0.0) {
+                // f64::min/max may return either zero for ±0 pairs; skip those.
+                assert!(same(x.min(y), a.min(b)), "min({a}, {b})");
+                assert!(same(x.max(y), a.max(b)), "max({a}, {b})");
+            }
+            assert!(same(x.copysign(y), a.copysign(b)), "copysign({a}, {b})");
+            assert_eq!(x.partial_cmp(&y), a.partial_cmp(&b), "cmp({a}, {b})");
+            assert_eq!(x == y, a == b);
+            assert_eq!(x < b, a < b);
+            assert_eq!(a < y, a < b);
+            assert_eq!(x.total_cmp(&y), a.total_cmp(&b), "total_cmp({a}, {b})");
+        }
+        let x = Qd::from(a);
+        for (op, got, want) in [
+            ("sqrt", x.sqrt(), a.sqrt()),
+            ("recip", x.recip(), 1.0 / a),
+            ("abs", x.abs(), a.abs()),
+            ("neg", -x, -a),
+            ("signum", x.signum(), a.signum()),
+            ("sqr", x.sqr(), a * a),
+            ("ldexp", x.ldexp(3), a * 8.0),
+        ] {
+            assert!(
+                same(got, want),
+                "{op}({a}): got {:?}, f64 gives {want}",
+                got.c
+            );
+        }
+        assert_eq!(x.is_nan(), a.is_nan());
+        assert_eq!(x.is_finite(), a.is_finite());
+        assert_eq!(x.is_infinite(), a.is_infinite());
+        assert_eq!(x.is_sign_negative(), a.is_sign_negative());
+    }
+    // x − x = +0 and −0 + −0 = −0 with non-trivial lower words.
+    let a = Qd::new(1.0, 1e-20, 1e-40, 1e-60);
+    assert!(same(a - a, 0.0));
+    assert!(same(a + (-a), 0.0));
+    assert!(same(Qd::from(-0.0) + Qd::from(-0.0), -0.0));
+    assert!(same(Qd::from(-0.0) * Qd::from(5.0), -0.0));
+}
+
+// ---- helpers, conversions, ordering ----------------------------------------------------------
+
+#[test]
+fn conversions_are_exact() {
+    for x in [i64::MAX, i64::MIN, i64::MIN + 1, (1 << 53) + 1, -12345, 0] {
+        let q = Qd::from(x);
+        assert_eq!(ex(&q), Float::with_val(P, x), "{x}");
+        check_normalised(&q).unwrap();
+    }
+    for x in [u64::MAX, u64::MAX - 1, (1 << 63) + 1, 0] {
+        assert_eq!(ex(&Qd::from(x)), Float::with_val(P, x), "{x}");
+    }
+    assert_eq!(Qd::from(i32::MIN).c[0], i32::MIN as f64);
+    assert_eq!(Qd::from(u32::MAX).c[0], u32::MAX as f64);
+    assert_eq!(Qd::from(0.1f32).c[0], 0.1f32 as f64);
+    let d = Dd::new(1.0, 1e-20);
+    assert_eq!(Qd::from(d).c, [1.0, 1e-20, 0.0, 0.0]);
+    assert_eq!(Qd::from(d).to_dd(), d);
+    // to_dd rounds to 106 bits (within a tie): error below 2^-106 relative.
+    let worst = RefCell::new(Worst::new("qd to_dd (units 2^-106)", 1.0));
+    runner(CASES)
+        .run(&any::<u64>(), |seed| {
+            let q = Rng(seed).qd();
+            let d = q.to_dd();
+            let err = rel_err_units(&[d.hi, d.lo], &ex(&q), Dd::UNIT_ROUNDOFF);
+            worst
+                .borrow_mut()
+                .record(err, || format!("{:?}", q.c))
+                .map_err(TestCaseError::fail)
+        })
+        .unwrap();
+    worst.borrow().report();
+    // Qd::new normalises words given in any order, exactly when the sum fits.
+    let q = Qd::new(2f64.powi(-180), 1.0, 2f64.powi(-60), 2f64.powi(-120));
+    assert_eq!(q.c, [1.0, 2f64.powi(-60), 2f64.powi(-120), 2f64.powi(-180)]);
+    assert!(Qd::new(f64::MAX, f64::MAX, 0.0, 0.0).is_infinite());
+    assert!(Qd::new(f64::NAN, 1.0, 0.0, 0.0).is_nan());
+}
+
+#[test]
+fn ordering_and_helpers() {
+    let a = Qd::new(1.0, 1e-20, 0.0, 0.0);
+    let b = Qd::new(1.0, -1e-20, 0.0, 0.0);
+    assert!(b < a);
+    assert!(a != b);
+    assert!(a > 1.0);
+    assert!(b < 1.0);
+    assert!(1.0 < a);
+    assert_eq!(a.min(b), b);
+    assert_eq!(a.max(b), a);
+    assert_eq!(Qd::NAN.min(a), a);
+    assert_eq!(a.clamp(b, b), b);
+    assert_eq!(Qd::from(5.0).clamp(b, a), a);
+    assert!(Qd::NAN.clamp(b, a).is_nan());
+    assert_eq!(a.clamp(a, b), a); // inverted bounds: unchanged, no panic
+    assert_eq!(
+        Qd::from(-0.0).total_cmp(&Qd::from(0.0)),
+        std::cmp::Ordering::Less
+    );
+    assert_eq!((-a).abs(), a);
+    assert_eq!(a.copysign(Qd::from(-0.0)), -a);
+    let t = Qd::new(1.0, 2f64.powi(-60), 0.0, 0.0);
+    assert_eq!(t.ldexp(-1010).ldexp(1010), t);
+    assert_eq!(Qd::from(2f64.powi(-1074)).ldexp(2000).c[0], 2f64.powi(926));
+    assert_eq!(Qd::ONE.ldexp(i32::MIN).c[0], 0.0);
+    assert_eq!(Qd::ONE.ldexp(i32::MAX).c[0], f64::INFINITY);
+    assert_eq!(a.ldexp(10).c, [1024.0, 1024.0 * 1e-20, 0.0, 0.0]);
+    let v = [a, b, Qd::ONE];
+    assert_eq!(ex(&v.iter().sum::<Qd>()), Float::with_val(P, 3));
+    let p: Qd = v.iter().product();
+    assert_eq!(p, a * b);
+    let mut x = Qd::ONE;
+    x += 2.0;
+    x *= Dd::from(3.0);
+    x -= Qd::ONE;
+    x /= 4.0;
+    assert_eq!(x, 2.0);
+    assert_eq!(Qd::EPSILON.c[0], 2f64.powi(-209));
+    assert_eq!(Qd::UNIT_ROUNDOFF, 2f64.powi(-212));
+    assert_eq!(Qd::MIN_POSITIVE.c[0], 2f64.powi(-862));
+}
