@@ -10,11 +10,14 @@
 //! largest power `10^p` with a multiple in `J` (a monotone property of `p`, found by bisection)
 //! and, among those multiples, the one nearest the value (ties to even). No trial parsing.
 //!
-//! If the value does not lie in its own `J` (a quad-double whose words are non-overlapping but
-//! not the greedy expansion of their sum, e.g. a tie `c1 = ulp(c0)/2` followed by a `c2` of the
-//! same sign, or a hand-built non-normalised value), no string can parse back to those words;
-//! the exact decimal value is printed instead, which parses to the greedy expansion of the same
-//! number.
+//! `J` need not contain the value of the words itself: the greedy expansion of a decimal just
+//! below a midpoint `w0 + ulp(w0)/2` can end in `w1 = ulp(w0)/2` (the remainder rounds up to
+//! that power of two), and then `w0 + w1` is a tie that rounds away from an odd `w0`. Such words
+//! come out of parsing, so they must print back; the nearest decimal to the value inside `J` is
+//! used. If `J` is empty (a quad-double whose words are non-overlapping but are nobody's greedy
+//! expansion, e.g. `c1 = ulp(c0)/2` exactly followed by a `c2` of the same sign, or hand-built
+//! non-normalised words), no string parses back to those words; the exact decimal value is
+//! printed instead, which parses to the greedy expansion of the same number.
 
 use super::bigint::BigUint;
 use super::parse::GRID;
@@ -187,8 +190,8 @@ fn rounding_interval(w: f64) -> (SInt, SInt, bool) {
     }
 }
 
-/// The shortest decimal that parses back to `words`, or `None` if the value is not the greedy
-/// expansion of itself (see the module docs). `total` is the exact non-zero sum of `words`.
+/// The shortest decimal that parses back to `words` (the nearest to their sum among those), or
+/// `None` if no decimal does (see the module docs). `total` is the exact non-zero sum of `words`.
 fn shortest(words: &[f64], total: &SInt) -> Option<Decimal> {
     // Work with a positive value: rounding is symmetric, so J mirrors with the words.
     let flip = total.neg;
@@ -218,14 +221,8 @@ fn shortest(words: &[f64], total: &SInt) -> Option<Decimal> {
         sum = sum.add(&SInt::from_f64(w));
     }
     let ((lo, lo_closed), (hi, hi_closed)) = (lo?, hi?);
-    let x = SInt::from_big(false, total.mag.clone());
-    let inside =
-        |c: Ordering, closed: bool| c == Ordering::Less || (c == Ordering::Equal && closed);
-    if lo.neg
-        || lo.mag.is_zero()
-        || !inside(lo.cmp(&x), lo_closed)
-        || !inside(x.cmp(&hi), hi_closed)
-    {
+    if lo.neg || lo.mag.is_zero() {
+        // Only for words whose leading one disagrees in sign with their sum (not normalised).
         return None;
     }
     let j = Interval {
@@ -241,13 +238,16 @@ fn shortest(words: &[f64], total: &SInt) -> Option<Decimal> {
     let width = j.hi.checked_sub(&j.lo).unwrap_or_default();
     let est_lo = ((width.bit_len() as f64 - (GRID + 1) as f64) * LOG10_2).floor() as i64 - 1;
     let est_hi = ((j.hi.bit_len() as f64 - GRID as f64) * LOG10_2).ceil() as i64 + 1;
-    // Every grid integer is a multiple of 10^-GRID (2^-GRID = 5^GRID / 10^GRID) and J holds
-    // the value, so P_MIN always works; J lies below 2^1024 < 10^309, so P_MAX never does.
+    // Every grid integer is a multiple of 10^-GRID (2^-GRID = 5^GRID / 10^GRID), so P_MIN works
+    // for any non-empty J; J lies below 2^1024 < 10^309, so P_MAX never does.
     const P_MIN: i64 = -(GRID as i64);
     const P_MAX: i64 = 309;
     let mut p_ok = est_lo.clamp(P_MIN, P_MAX);
     if j.multiples(p_ok).is_none() {
+        // J's ends are multiples of 2^-1075, so a non-empty J holds a grid integer, which is a
+        // multiple of 10^-GRID: failing here means J is empty.
         p_ok = P_MIN;
+        j.multiples(p_ok)?;
     }
     let mut p_bad = est_hi.min(P_MAX).max(p_ok + 1);
     if p_bad < P_MAX && j.multiples(p_bad).is_some() {
@@ -263,7 +263,7 @@ fn shortest(words: &[f64], total: &SInt) -> Option<Decimal> {
     }
     let (m_min, m_max) = j.multiples(p_ok)?;
     // The multiple of 10^p nearest the value, ties to even, moved into J if it fell outside.
-    let (num, den) = over_pow10(&x.mag, p_ok);
+    let (num, den) = over_pow10(&total.mag, p_ok);
     let (mut m, r) = num.divrem(&den)?;
     match r.shl(1).cmp(&den) {
         Ordering::Greater => m.add_small(1),
