@@ -29,8 +29,19 @@ use std::str::FromStr;
 impl FromStr for Dd {
     type Err = ParseError;
 
-    /// The double-double nearest the decimal `s` in the greedy sense: `hi` is `s` correctly
-    /// rounded to `f64` and `lo` is the rest correctly rounded (see the [module docs](self)).
+    /// The double-double nearest the decimal `s` in the greedy sense: `hi` is the exact value
+    /// of `s` correctly rounded to `f64` (nearest-even, with subnormals; ±Inf on overflow, then
+    /// `lo = 0`) and `lo` is the exact rest correctly rounded. Accepts `f64::from_str`'s syntax
+    /// after trimming surrounding whitespace; a zero `lo` is `+0.0`.
+    ///
+    /// In a tie-adjacent case the result is not normalised: a decimal just below the midpoint
+    /// `hi + ulp(hi)/2`, with `hi` odd, gives `lo = ulp(hi)/2` (the rest rounds up to it), and
+    /// then `fl(hi + lo) ≠ hi`. It still prints back to itself.
+    ///
+    /// # Errors
+    ///
+    /// A [`ParseError`] whose [`kind`](ParseError::kind) says what was wrong, with
+    /// `format == "dd"`.
     ///
     /// ```
     /// use mpblas::Dd;
@@ -48,8 +59,15 @@ impl FromStr for Dd {
 impl FromStr for Qd {
     type Err = ParseError;
 
-    /// The quad-double nearest the decimal `s` in the greedy sense: each component is the
-    /// rest of the previous ones correctly rounded (see the [module docs](self)).
+    /// The quad-double nearest the decimal `s` in the greedy sense: `c[0]` is the exact value
+    /// of `s` correctly rounded to `f64`, and each further component the exact rest correctly
+    /// rounded (nearest-even, with subnormals; ±Inf and zeros on overflow). Syntax and zero
+    /// signs as for [`Dd`]'s `from_str`.
+    ///
+    /// # Errors
+    ///
+    /// A [`ParseError`] whose [`kind`](ParseError::kind) says what was wrong, with
+    /// `format == "qd"`.
     fn from_str(s: &str) -> Result<Qd, ParseError> {
         let c = parse::parse_words::<4>(s, "qd")?;
         Ok(Qd { c })
@@ -61,8 +79,17 @@ impl fmt::Display for Dd {
     ///
     /// ```
     /// use mpblas::Dd;
-    /// assert_eq!(Dd::from(0.1).to_string(), "0.1000000000000000055511151231257827");
+    /// // A decimal's own double-double prints back as that decimal…
+    /// let tenth: Dd = "0.1".parse().unwrap();
+    /// assert_eq!(tenth.to_string(), "0.1");
+    /// // …while the f64 nearest 0.1 (so lo = 0) needs every digit of its exact value.
+    /// assert_eq!(
+    ///     Dd::from(0.1).to_string(),
+    ///     "0.1000000000000000055511151231257827021181583404541015625"
+    /// );
     /// assert_eq!(format!("{:.3}", Dd::new(2.0, 1e-20)), "2.000");
+    /// assert_eq!(format!("{:+.5e}", tenth), "+1.00000e-1");
+    /// assert_eq!(format!("{:>8}", Dd::from(-2.5)), "    -2.5");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         print::fmt_words(&[self.hi, self.lo], f, Style::Plain)

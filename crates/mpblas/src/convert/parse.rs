@@ -113,7 +113,7 @@ pub(crate) fn parse_words<const N: usize>(
         }
         Some(_) => return Err(err(ParseErrorKind::InvalidDigit)),
     }
-    Ok(digits.to_words::<N>(neg, exp))
+    Ok(digits.into_words::<N>(neg, exp))
 }
 
 /// `[x, 0, 0, …]`: the expansion of a special value or of a value whose lower words vanish.
@@ -166,7 +166,7 @@ impl Digits {
     }
 
     /// The greedy expansion of `±int(kept)·10^(shift + exp)` (plus the sticky part).
-    fn to_words<const N: usize>(mut self, neg: bool, exp: i128) -> [f64; N] {
+    fn into_words<const N: usize>(mut self, neg: bool, exp: i128) -> [f64; N] {
         let signed = |x: f64| if neg { -x } else { x };
         let mut e10 = self.shift + exp;
         if !self.sticky {
@@ -182,7 +182,7 @@ impl Digits {
         }
         // v lies in [10^(e10+n-1), 10^(e10+n)).
         let n = self.kept.len() as i128;
-        if e10 + n - 1 >= 309 {
+        if e10 + n > 309 {
             // v ≥ 10^309 > f64::MAX + ulp/2: w0 overflows.
             return leading::<N>(signed(f64::INFINITY));
         }
