@@ -817,3 +817,60 @@ fn extreme_inputs_do_not_panic() {
     assert_eq!(format!("{:>1$}", Dd::ONE, 3), "  1");
     assert_eq!(format!("{:.1$e}", Qd::ONE, 3), "1.000e0");
 }
+
+/// Random strings over the characters numbers are made of: accepted exactly when `f64` accepts
+/// them (after trimming), with the leading word equal to `f64`'s value, bit for bit.
+#[test]
+fn grammar_and_leading_word_match_f64() {
+    let mut runner = oracle::runner(20_000);
+    runner
+        .run(&"[ +\\-0-9.eE_infatyINFATY]{0,24}", |s| {
+            let want = s.trim().parse::<f64>();
+            let dd = s.parse::<Dd>();
+            let qd = s.parse::<Qd>();
+            prop_assert_eq!(dd.is_ok(), want.is_ok(), "{:?}: {:?}", s, dd);
+            prop_assert_eq!(qd.is_ok(), want.is_ok(), "{:?}", s);
+            if let (Ok(w), Ok(d), Ok(q)) = (want, dd, qd) {
+                if !w.is_nan() {
+                    prop_assert_eq!(d.hi.to_bits(), w.to_bits(), "{:?}", s);
+                    prop_assert_eq!(q.c[0].to_bits(), w.to_bits(), "{:?}", s);
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// Arbitrary bit patterns as words (not normalised, mixed signs, NaN and Inf anywhere) under
+/// every layout: never a panic, and finite values print as something that parses.
+#[test]
+fn arbitrary_words_never_panic() {
+    let mut runner = oracle::runner(3_000);
+    runner
+        .run(&(any::<[u64; 4]>(), 0usize..50), |(v, prec)| {
+            let q = Qd {
+                c: v.map(f64::from_bits),
+            };
+            let d = Dd {
+                hi: q.c[0],
+                lo: q.c[1],
+            };
+            let outs = [
+                format!("{q}"),
+                format!("{q:e}"),
+                format!("{q:.prec$}"),
+                format!("{q:+.prec$E}"),
+                format!("{d}"),
+                format!("{d:>30e}"),
+                format!("{d:^+0.prec$}"),
+                format!("{d:.prec$e}"),
+            ];
+            if q.c.iter().all(|w| w.is_finite()) {
+                for s in &outs {
+                    prop_assert!(s.parse::<Qd>().is_ok(), "{}", s);
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
