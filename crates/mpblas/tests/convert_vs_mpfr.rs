@@ -830,11 +830,11 @@ fn grammar_and_leading_word_match_f64() {
             let qd = s.parse::<Qd>();
             prop_assert_eq!(dd.is_ok(), want.is_ok(), "{:?}: {:?}", s, dd);
             prop_assert_eq!(qd.is_ok(), want.is_ok(), "{:?}", s);
-            if let (Ok(w), Ok(d), Ok(q)) = (want, dd, qd) {
-                if !w.is_nan() {
-                    prop_assert_eq!(d.hi.to_bits(), w.to_bits(), "{:?}", s);
-                    prop_assert_eq!(q.c[0].to_bits(), w.to_bits(), "{:?}", s);
-                }
+            if let (Ok(w), Ok(d), Ok(q)) = (want, dd, qd)
+                && !w.is_nan()
+            {
+                prop_assert_eq!(d.hi.to_bits(), w.to_bits(), "{:?}", s);
+                prop_assert_eq!(q.c[0].to_bits(), w.to_bits(), "{:?}", s);
             }
             Ok(())
         })

@@ -63,24 +63,13 @@ pub struct Worst {
 
 impl Worst {
     pub fn new(name: &str, bound: f64) -> Self {
-        Worst {
-            name: name.into(),
-            bound,
-            max: 0.0,
-            arg: String::new(),
-            cases: 0,
-        }
+        Worst { name: name.into(), bound, max: 0.0, arg: String::new(), cases: 0 }
     }
     /// Records one case; returns Err with a message if it breaks the bound.
     pub fn record(&mut self, err: f64, arg: impl FnOnce() -> String) -> Result<(), String> {
         self.cases += 1;
         if !(err <= self.bound) {
-            return Err(format!(
-                "{}: error {err} > bound {} at {}",
-                self.name,
-                self.bound,
-                arg()
-            ));
+            return Err(format!("{}: error {err} > bound {} at {}", self.name, self.bound, arg()));
         }
         if err > self.max {
             self.max = err;
