@@ -11,6 +11,8 @@ pub enum ParseErrorKind {
     InvalidDigit,
     /// The exponent after `e`/`E` is missing or not an integer.
     InvalidExponent,
+    /// The significand has no digit (`"."`, `"+"`, `"e5"`, `"-.e1"`).
+    NoDigits,
 }
 
 impl std::fmt::Display for ParseErrorKind {
@@ -19,6 +21,7 @@ impl std::fmt::Display for ParseErrorKind {
             ParseErrorKind::Empty => "empty string",
             ParseErrorKind::InvalidDigit => "invalid character",
             ParseErrorKind::InvalidExponent => "invalid exponent",
+            ParseErrorKind::NoDigits => "no digits in the significand",
         })
     }
 }
