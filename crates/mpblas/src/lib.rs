@@ -36,7 +36,6 @@ pub mod dd;
 pub mod eft;
 pub mod error;
 pub mod qd;
-#[allow(dead_code)] // first user: dd::func (next commit)
 mod reduce;
 pub mod scalar;
 
