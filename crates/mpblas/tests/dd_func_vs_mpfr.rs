@@ -323,6 +323,25 @@ fn remainder_exact_or_within_bound() {
         let want = Float::with_val(REF_PREC, f(x) % f(y));
         assert!(exact(&w(z)) == want, "{x:?} % {y:?} = {z:?}");
     }
+    // Remainders wider than 106 bits (a gap between the dividend's words): rounded once.
+    for (x, y) in [
+        (Dd::new(1.0, 2f64.powi(-200)), Dd::from(0.1)),
+        (Dd::new(1e10, 1e-80), Dd::new(0.3, 1e-18)),
+        (
+            Dd::new(-7.0, -2f64.powi(-300)),
+            Dd::from(std::f64::consts::PI),
+        ),
+    ] {
+        let z = x % y;
+        let want = Float::with_val(REF_PREC, f(x) % f(y));
+        let e = rel_err_units(&w(z), &want, U);
+        worst
+            .record(e, || format!("x={x:?} y={y:?} z={z:?}"))
+            .unwrap();
+        assert_eq!(z.hi.is_sign_negative(), x.hi.is_sign_negative());
+    }
+    assert!(Dd::from(1e300).pow(Dd::from(1e308)).is_infinite());
+    assert_eq!(Dd::from(-1e300).pow(Dd::from(-1e308)), Dd::ZERO);
     worst.report();
 }
 

@@ -333,6 +333,16 @@ impl Dd {
         }
         let a = self.abs();
         let ln_a = log_expansion(&[a.hi, a.lo], &ONE_3, &LN2_3).to_td();
+        // Far outside the exponent range y·ln|x| could overflow the products: decide early.
+        let approx = y.hi * ln_a[0];
+        if approx.abs() > 1e4 {
+            let r = if approx > 0.0 { Dd::INFINITY } else { Dd::ZERO };
+            return if negative && parity == Some(true) {
+                -r
+            } else {
+                r
+            };
+        }
         let mut z = Expansion::new();
         z.add_mul(&[y.hi, y.lo], &ln_a);
         let r = exp_expansion(z);

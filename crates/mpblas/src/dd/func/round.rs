@@ -126,8 +126,8 @@ impl Dd {
     /// `f64`): `self − n·b`, `n = trunc(self / b)`, by exact long division on an expansion
     /// (about 50 quotient bits per step). The exact remainder can need the combined bit span
     /// of both operands; it is returned rounded to a double-double, so it is **exact whenever
-    /// it is representable** (always when `|self / b| < 2^53` and `b` is an `f64`, for
-    /// instance) and otherwise within [`bounds::REM`](crate::dd::bounds::REM)·u relative,
+    /// it is representable** as one and otherwise within
+    /// [`bounds::REM`](crate::dd::bounds::REM)·u relative,
     /// provided no partial product underflows (low words above about `2^-960`).
     /// `x % ±0` and `±Inf % y` are NaN, `x % ±Inf = x`, NaN propagates, as for `f64`.
     pub fn fmod(self, b: Dd) -> Dd {
