@@ -601,7 +601,7 @@ fn inverse_trigonometric() {
         uni_dd(-1.0, 1.0),
         log_dd(-60, 0, true),
         log_dd(-100, -1, true)
-            .prop_map(|d| if d.hi > 0.0 { 1.0 - d } else { d - 1.0 })
+            .prop_map(|d| if d.hi > 0.0 { 1.0 - d } else { -1.0 - d })
             .boxed(),
     ]);
     check_unary("asin", bounds::ASIN, unit.clone(), Dd::asin, |x| {
@@ -702,7 +702,7 @@ fn hyperbolic() {
             uni_dd(-0.999, 0.999),
             log_dd(-80, 0, true),
             log_dd(-100, -1, true)
-                .prop_map(|d| if d.hi > 0.0 { 1.0 - d } else { d - 1.0 })
+                .prop_map(|d| if d.hi > 0.0 { 1.0 - d } else { -1.0 - d })
                 .boxed(),
         ]),
         Dd::atanh,
