@@ -83,10 +83,10 @@ macro_rules! impl_num_traits {
 
         impl FromPrimitive for $t {
             fn from_i64(n: i64) -> Option<Self> {
-                Some($t::from(n))
+                Some(<$t as From<_>>::from(n))
             }
             fn from_u64(n: u64) -> Option<Self> {
-                Some($t::from(n))
+                Some(<$t as From<_>>::from(n))
             }
             fn from_f64(n: f64) -> Option<Self> {
                 Some($t::from_f64(n))
@@ -103,10 +103,10 @@ macro_rules! impl_num_traits {
                 let f = n.to_f64()?;
                 if f.fract() == 0.0 {
                     if let Some(i) = n.to_i64() {
-                        return Some($t::from(i));
+                        return Some(<$t as From<i64>>::from(i));
                     }
                     if let Some(u) = n.to_u64() {
-                        return Some($t::from(u));
+                        return Some(<$t as From<u64>>::from(u));
                     }
                 }
                 Some($t::from_f64(f))

@@ -12,7 +12,6 @@
 //! subtraction would carry the sign of a tiny negative remainder into a zero word).
 
 // The shared oracle writes `!(err <= bound)` on purpose, so that a NaN error fails.
-#[allow(clippy::neg_cmp_op_on_partial_ord)]
 mod oracle;
 
 use mpblas::{Dd, ParseErrorKind, Qd};

@@ -6,7 +6,6 @@
 //! method. Run with `--nocapture` to see the `report()` lines.
 
 // The shared oracle helpers predate the current clippy lint set.
-#[allow(clippy::neg_cmp_op_on_partial_ord)]
 mod oracle;
 
 use mpblas::Qd;
