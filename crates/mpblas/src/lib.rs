@@ -36,6 +36,7 @@ pub mod dd;
 pub mod eft;
 pub mod error;
 pub mod qd;
+pub mod rns;
 pub mod scalar;
 
 pub use dd::Dd;

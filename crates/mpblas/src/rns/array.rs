@@ -1,0 +1,3 @@
+//! MpArray (later).
+/// Placeholder.
+pub struct MpArray;

@@ -1,0 +1,1 @@
+//! Decimal strings (later).

@@ -1,0 +1,1 @@
+//! Division and square root (later).
