@@ -57,6 +57,12 @@ fn value(p: u32, seed: u64, e: i32, neg: bool) -> Float {
 /// Relative error of `got` versus the exact `want`, in units of u = 2^-p: `(|δ|/u, |δ| < u)`,
 /// the comparison done exactly (the f64 report rounds u/(1+u) up to 1).
 fn delta_units(got: &Float, want: &Float, p: u32) -> (f64, bool) {
+    if !want.is_finite() {
+        return (
+            0.0,
+            got.is_nan() == want.is_nan() && got == want || got.is_nan() && want.is_nan(),
+        );
+    }
     if want.is_zero() {
         return if got.is_zero() {
             (0.0, true)
@@ -97,6 +103,8 @@ enum OpKind {
     Sub,
     Mul,
     Fma,
+    Div,
+    Sqrt,
 }
 
 /// Checks one operation: bitwise equal to MPFR RNDN at p, and |δ| < u against a wide reference.
@@ -108,6 +116,8 @@ fn check_op(ctx: &Ctx, op: OpKind, a: &Float, b: &Float, c: &Float) -> Result<f6
         OpKind::Sub => x.sub(&y),
         OpKind::Mul => x.mul(&y),
         OpKind::Fma => x.fma(&y, &z),
+        OpKind::Div => x.div(&y),
+        OpKind::Sqrt => x.abs().sqrt(),
     }
     .map_err(|e| e.to_string())?
     .to_rug();
@@ -124,6 +134,14 @@ fn check_op(ctx: &Ctx, op: OpKind, a: &Float, b: &Float, c: &Float) -> Result<f6
             let e = Float::with_val(wide, a.mul_add_ref(b, c));
             let r = Float::with_val(p, a.mul_add_ref(b, c));
             (e, r)
+        }
+        OpKind::Div => (Float::with_val(wide, a / b), Float::with_val(p, a / b)),
+        OpKind::Sqrt => {
+            let aa = Float::with_val(a.prec(), a.abs_ref());
+            (
+                Float::with_val(wide, aa.sqrt_ref()),
+                Float::with_val(p, aa.sqrt_ref()),
+            )
         }
     };
     if got != rn || got.is_sign_negative() != rn.is_sign_negative() {
@@ -179,7 +197,14 @@ fn cases_for(req: u32) -> u32 {
 #[test]
 fn add_sub_mul_fma_random_all_precisions() {
     for req in PRECISIONS {
-        for op in [OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Fma] {
+        for op in [
+            OpKind::Add,
+            OpKind::Sub,
+            OpKind::Mul,
+            OpKind::Fma,
+            OpKind::Div,
+            OpKind::Sqrt,
+        ] {
             let w = random_cases(req, op, cases_for(req), 80);
             println!("p≥{req:>4} {op:?}: max |δ|/u = {w:.4}");
         }
@@ -196,7 +221,13 @@ fn far_exponents_and_cancellation() {
             let a = value(p, splitmix(&mut s), 5000, i % 2 == 0);
             let b = value(p, splitmix(&mut s), -5000, i % 3 == 0);
             let c = value(p, splitmix(&mut s), 0, i % 5 == 0);
-            for op in [OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Fma] {
+            for op in [
+                OpKind::Add,
+                OpKind::Sub,
+                OpKind::Mul,
+                OpKind::Fma,
+                OpKind::Div,
+            ] {
                 check_op(&ctx, op, &a, &b, &c).unwrap();
                 check_op(&ctx, op, &b, &a, &c).unwrap();
                 check_op(&ctx, op, &c, &b, &a).unwrap();
