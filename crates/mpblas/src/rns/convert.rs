@@ -239,9 +239,9 @@ impl MpFloat {
         }
         let mut x = self.res.clone();
         let k = p - target;
-        let (round, sticky) = shift_right(b, &mut x, k);
+        let (round, sticky, odd) = shift_right(b, &mut x, k);
         let q = MpFloat::low_word_of(b, &x);
-        let up = round && (sticky || q & 1 == 1);
+        let up = round && (sticky || odd);
         (q + up as u64, self.exp + k as i64)
     }
 

@@ -241,7 +241,7 @@ impl MpFloat {
             exp -= (p - bits) as i64;
         } else {
             let k = bits - p;
-            let (round, sticky, odd) = shift_right_odd(b, &mut s, k);
+            let (round, sticky, odd) = shift_right(b, &mut s, k);
             let up = match tail {
                 Tail::Zero => round && (sticky || odd),
                 Tail::Above => round,
@@ -553,13 +553,6 @@ pub(crate) fn scale_up(b: &Basis, x: &mut [u32], d: u64) {
     }
 }
 
-/// [`shift_right`] plus the parity of the quotient (for ties to even).
-fn shift_right_odd(b: &Basis, x: &mut [u32], k: u64) -> (bool, bool, bool) {
-    let (round, sticky) = shift_right(b, x, k);
-    let odd = crt_pass(b, x, &b.w).low_word(b) & 1 == 1;
-    (round, sticky, odd)
-}
-
 /// The addition core: `a + b` for exact operands of at most `2p` bits, rounded once.
 ///
 /// Alignment (the papers' ALIGNMENT, made exact): with `t = e + bits` the top positions and
@@ -597,7 +590,7 @@ pub(crate) fn add_core(basis: &Arc<Basis>, a: Op<'_>, b: Op<'_>) -> MpFloat {
             vec![0u32; n]
         } else {
             let mut y = small.res.into_owned();
-            let (round, sticky) = shift_right(bs, &mut y, s);
+            let (round, sticky, _) = shift_right(bs, &mut y, s);
             truncated = round || sticky;
             y
         }
@@ -605,12 +598,13 @@ pub(crate) fn add_core(basis: &Arc<Basis>, a: Op<'_>, b: Op<'_>) -> MpFloat {
     if !sub {
         let z: Vec<u32> = (0..n).map(|i| add_mod(x[i], y[i], bs.m[i])).collect();
         let tail = if truncated { Tail::Above } else { Tail::Zero };
-        return MpFloat::finish(basis, big.neg, z, e0, tail, l as u64 + 1);
+        // tight bound (S < 2^(t_max − e0 + 1)): the evaluation then needs a single pass
+        return MpFloat::finish(basis, big.neg, z, e0, tail, (tbig - e0 + 1) as u64);
     }
     let mut z: Vec<u32> = (0..n).map(|i| sub_mod(x[i], y[i], bs.m[i])).collect();
     let mut neg = big.neg;
     if truncated {
-        return MpFloat::finish(basis, neg, z, e0, Tail::Below, l as u64);
+        return MpFloat::finish(basis, neg, z, e0, Tail::Below, (tbig - e0) as u64);
     }
     if tbig == tsmall {
         // Same binade: |X' − Y'| < 2^(t − e0 − 1); its sign decides, exactly.
@@ -625,7 +619,7 @@ pub(crate) fn add_core(basis: &Arc<Basis>, a: Op<'_>, b: Op<'_>) -> MpFloat {
             Ordering::Greater => {}
         }
     }
-    MpFloat::finish(basis, neg, z, e0, Tail::Zero, l as u64)
+    MpFloat::finish(basis, neg, z, e0, Tail::Zero, (tbig - e0) as u64)
 }
 
 impl std::fmt::Debug for MpFloat {

@@ -221,26 +221,25 @@ pub(crate) enum Tail {
     Below,
 }
 
-/// `⌊X / 2^k⌋` for `X < M/2`, exactly, in steps of at most 64 bits (each step reads
-/// `X mod 2^64` and divides exactly by the power of two). Returns the quotient's residues, the
-/// round bit (bit `k−1` of `X`) and the sticky bit (any of bits `0..k−1`).
+/// `⌊X / 2^k⌋` for `X < M/2`, exactly, in steps of at most 63 bits (each step reads
+/// `X mod 2^64` and divides exactly by the power of two). Returns the quotient's residues (in
+/// place), the round bit (bit `k−1` of `X`), the sticky bit (any of bits `0..k−1`) and the
+/// quotient's parity (bit `k`, read from the same low word: steps stop at 63 bits for this).
 ///
 /// This is the papers' power-of-two scaling made exact: cost `⌈k/64⌉` CRT passes.
-pub(crate) fn shift_right(b: &Basis, x: &mut [u32], mut k: u64) -> (bool, bool) {
+pub(crate) fn shift_right(b: &Basis, x: &mut [u32], mut k: u64) -> (bool, bool, bool) {
     let n = b.len();
     let mut sticky = false;
     let mut round = false;
+    let mut odd = false;
     let mut rres = vec![0u32; n];
     while k > 0 {
-        let s = k.min(64);
+        let s = k.min(63);
         let pass = crt_pass(b, x, &b.w);
         let low = pass.low_word(b);
-        let r = if s == 64 {
-            low
-        } else {
-            low & ((1u64 << s) - 1)
-        };
+        let r = low & ((1u64 << s) - 1);
         if k == s {
+            odd = (low >> s) & 1 == 1;
             round = (r >> (s - 1)) & 1 == 1;
             sticky |= r & ((1u64 << (s - 1)) - 1) != 0;
         } else {
@@ -257,7 +256,7 @@ pub(crate) fn shift_right(b: &Basis, x: &mut [u32], mut k: u64) -> (bool, bool) 
         }
         k -= s;
     }
-    (round, sticky)
+    (round, sticky, odd)
 }
 
 /// The interval evaluation `I(X/M) = [lo, hi]` of an arbitrary RNS integer `X ∈ [0, M)` given
