@@ -12,7 +12,7 @@
 //!   32-bit lanes (8 per AVX2 register, the lane width the GPU backend will use);
 //! - Barrett reduction with the constant `μ = ⌊2^62/m⌋` then needs only 32×32→64-bit products
 //!   (`(t >> 30)` and `μ` both fit 32 bits because `m > 2^30`), which x86 vectorises as
-//!   `vpmuludq`, and its quotient is off by at most 2 (proof at [`mul_mod`]);
+//!   `vpmuludq`, and its quotient is off by at most 2 (proof at `mul_mod`);
 //! - the fixed-point reciprocals `⌊2^94/m⌋` of the interval evaluation fit a `u64`.
 //!
 //! The price is about 3 % more moduli than with 32-bit ones.
@@ -387,13 +387,13 @@ pub(crate) fn is_prime_u32(n: u32) -> bool {
         return false;
     }
     for p in [2u32, 3, 5, 7, 11, 13, 61] {
-        if n % p == 0 {
+        if n.is_multiple_of(p) {
             return n == p;
         }
     }
     let n64 = n as u64;
     let (mut d, mut s) = (n64 - 1, 0);
-    while d % 2 == 0 {
+    while d.is_multiple_of(2) {
         d /= 2;
         s += 1;
     }

@@ -13,7 +13,7 @@
 //!
 //! Every operation computes its result exactly in RNS (products of `p`-bit significands are
 //! below `M/4`; sums are aligned within the dynamic range, the smaller operand truncated only
-//! when it cannot cancel, its dropped part remembered as a [`Tail`]) and rounds it once to `p`
+//! when it cannot cancel, its dropped part remembered as a tail) and rounds it once to `p`
 //! bits, to nearest with ties to even. So `fl(x∘y) = (x∘y)(1+δ)`, `|δ| ≤ u/(1+u) < u = 2^-p`,
 //! and `u < 4/√M` (bound (6) of the papers); results equal MPFR's at precision `p` (`RNDN`).
 //!

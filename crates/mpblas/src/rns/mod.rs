@@ -15,8 +15,8 @@
 //! | extended-range floats `f·2^e` with directed rounding | [`extf`] |
 //! | interval evaluation, exact sign and bit length, exact scaling | [`interval`] |
 //! | [`MpFloat`]: arithmetic, comparison, rounding, special values | [`float`], [`divsqrt`] |
-//! | conversions (`f64`, `Dd`, `Qd`, limbs, `rug`, decimal) | [`convert`], [`decimal`] |
-//! | [`MpArray`]: structure-of-arrays storage (Table 2 of the paper) | [`array`] |
+//! | conversions (`f64`, `Dd`, `Qd`, exact limbs, `rug`) | [`convert`] |
+//! | [`MpArray`]: structure-of-arrays storage (Table 2 of the paper) | [`mod@array`] |
 //!
 //! Accuracy: every operation is correctly rounded to `p` bits (nearest, ties to even), so
 //! `fl(x∘y) = (x∘y)(1+δ)` with `|δ| < u = 2^-p < 4/√M` (bound (6) of the paper).
@@ -32,10 +32,13 @@
 //! assert!(s.sub(&s).unwrap().is_zero());
 //! ```
 
+// Residue loops index several parallel slices (residues, moduli, Barrett constants) by the
+// modulus index on purpose: that is the shape LLVM vectorises and the CUDA kernels mirror.
+#![allow(clippy::needless_range_loop)]
+
 pub mod array;
 pub mod basis;
 pub mod convert;
-pub mod decimal;
 pub mod divsqrt;
 pub mod extf;
 pub mod float;

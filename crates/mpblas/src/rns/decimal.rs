@@ -1,1 +1,0 @@
-//! Decimal strings (later).
