@@ -38,6 +38,7 @@ pub mod error;
 mod num;
 pub mod qd;
 mod reduce;
+pub mod rns;
 pub mod scalar;
 
 pub use dd::Dd;
