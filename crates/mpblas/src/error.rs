@@ -11,6 +11,8 @@ pub enum ParseErrorKind {
     InvalidDigit,
     /// The exponent after `e`/`E` is missing or not an integer.
     InvalidExponent,
+    /// The significand has no digit (`"."`, `"+"`, `"e5"`, `"-.e1"`).
+    NoDigits,
 }
 
 impl std::fmt::Display for ParseErrorKind {
@@ -19,6 +21,7 @@ impl std::fmt::Display for ParseErrorKind {
             ParseErrorKind::Empty => "empty string",
             ParseErrorKind::InvalidDigit => "invalid character",
             ParseErrorKind::InvalidExponent => "invalid exponent",
+            ParseErrorKind::NoDigits => "no digits in the significand",
         })
     }
 }
@@ -57,6 +60,36 @@ pub enum Error {
     /// The CUDA backend was not compiled in.
     #[error("CUDA support is not built into this mpblas (build with the `cuda` feature)")]
     CudaNotBuilt,
+    /// An RNS basis was requested for a precision outside the supported range.
+    #[error("RNS precision {requested} bits is outside the supported range {min}..={max}")]
+    PrecisionOutOfRange {
+        /// The precision asked for, in bits.
+        requested: u32,
+        /// Smallest supported precision.
+        min: u32,
+        /// Largest supported precision.
+        max: u32,
+    },
+    /// Two RNS numbers (or a number and an array) built on different bases were combined.
+    #[error(
+        "RNS numbers of different bases were mixed ({left_bits}-bit and {right_bits}-bit bases); convert one of them first"
+    )]
+    BasisMismatch {
+        /// Precision of the left operand's basis.
+        left_bits: u32,
+        /// Precision of the right operand's basis.
+        right_bits: u32,
+    },
+    /// An index or length does not fit the array it refers to.
+    #[error("{what}: index or length {got} does not fit length {len}")]
+    OutOfBounds {
+        /// What was being accessed.
+        what: &'static str,
+        /// The offending index or length.
+        got: usize,
+        /// The length available.
+        len: usize,
+    },
 }
 
 /// `Result` with mpblas's [`Error`].

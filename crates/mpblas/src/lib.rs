@@ -35,11 +35,18 @@ mod convert;
 pub mod dd;
 pub mod eft;
 pub mod error;
+mod num;
 pub mod qd;
 mod reduce;
+pub mod rns;
 pub mod scalar;
 
 pub use dd::Dd;
 pub use error::{Error, ParseError, ParseErrorKind, Result};
 pub use qd::Qd;
 pub use scalar::Scalar;
+
+/// The README's examples, compiled and run as doctests so that it cannot go stale.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

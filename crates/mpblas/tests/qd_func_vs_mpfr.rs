@@ -5,145 +5,19 @@
 //! overflow, negative bases with integral exponents) and every special value against the `f64`
 //! method. Run with `--nocapture` to see the `report()` lines.
 
-// The shared oracle helpers predate the current clippy lint set.
-#[allow(clippy::neg_cmp_op_on_partial_ord)]
 mod oracle;
 
 use mpblas::Qd;
 use mpblas::qd::bounds;
-use oracle::{Worst, exact, rel_err_units, runner};
+use oracle::qd::{CASES, Rng, U, check, check_normalised, ex};
+use oracle::{Worst, rel_err_units, runner};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use rug::Float;
 use rug::ops::Pow;
 use std::cell::RefCell;
 
-const U: f64 = Qd::UNIT_ROUNDOFF;
-const CASES: u32 = 10_000;
 const P: u32 = oracle::REF_PREC;
-
-// ---- seeded input generation -----------------------------------------------------------------
-
-/// SplitMix64, seeded by proptest's deterministic runner.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 * 2f64.powi(-53)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn sign(&mut self) -> f64 {
-        if self.next() & 1 == 0 { 1.0 } else { -1.0 }
-    }
-    /// Uniform magnitude in (-1, 1).
-    fn uniform(&mut self) -> f64 {
-        2.0 * self.unit() - 1.0
-    }
-    /// Log-uniform magnitude 2^e·m, e in [lo, hi), random sign.
-    fn log_uniform(&mut self, lo: i32, hi: i32) -> f64 {
-        let e = lo + self.below((hi - lo) as u64) as i32;
-        self.sign() * (1.0 + self.unit()) * 2f64.powi(e)
-    }
-    /// A valid normalised quad-double with leading word `c0`: each lower word is random in
-    /// (−ulp/2, ulp/2) of the one above, sometimes with a gap of zero bits or zero.
-    fn qd_with(&mut self, c0: f64) -> Qd {
-        let mut c = [c0, 0.0, 0.0, 0.0];
-        for i in 1..4 {
-            let h = ulp(c[i - 1]);
-            c[i] = match self.below(10) {
-                0 => 0.0,
-                1 => h * (self.unit() - 0.5) * 2f64.powi(-(self.below(60) as i32)),
-                _ => h * (self.unit() - 0.5) * (1.0 - 2f64.powi(-20)),
-            };
-            if c[i] == 0.0 {
-                break;
-            }
-        }
-        Qd { c }
-    }
-    /// A valid quad-double of magnitude in [2^e, 2^(e+1)), random sign.
-    fn qd_at(&mut self, e: i32) -> Qd {
-        let c0 = self.sign() * (1.0 + self.unit()) * 2f64.powi(e);
-        self.qd_with(c0)
-    }
-    /// Uniform (|x| < 2^4) or log-uniform (2^-300..2^300) leading word, half each.
-    fn qd(&mut self) -> Qd {
-        let c0 = if self.next() & 1 == 0 {
-            self.uniform() * 16.0
-        } else {
-            self.log_uniform(-300, 300)
-        };
-        self.qd_with(c0)
-    }
-}
-
-/// The spacing of doubles at `x` (2^(e−52)); 0 for 0.
-fn ulp(x: f64) -> f64 {
-    if x == 0.0 {
-        return 0.0;
-    }
-    let e = ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023;
-    2f64.powi(e - 52)
-}
-
-/// The normalisation invariant of the module docs: `c[i] == fl(c[i] + c[i+1])`, zeros last.
-fn check_normalised(x: &Qd) -> Result<(), TestCaseError> {
-    if !x.is_finite() {
-        return Ok(());
-    }
-    for i in 0..3 {
-        let (a, b) = (x.c[i], x.c[i + 1]);
-        if (a == 0.0 && b != 0.0) || a + b != a {
-            return Err(TestCaseError::fail(format!("not normalised: {:?}", x.c)));
-        }
-    }
-    Ok(())
-}
-
-/// Runs `CASES` seeded cases of one operation; `f` returns the inputs (for the message), the
-/// computed result and the MPFR reference, or `None` to skip a case outside the domain.
-fn check<F>(name: &str, bound: f64, f: F)
-where
-    F: Fn(&mut Rng) -> Option<(Vec<Qd>, Qd, Float)>,
-{
-    check_n(name, bound, CASES, f)
-}
-
-fn check_n<F>(name: &str, bound: f64, cases: u32, f: F)
-where
-    F: Fn(&mut Rng) -> Option<(Vec<Qd>, Qd, Float)>,
-{
-    let worst = RefCell::new(Worst::new(name, bound));
-    let res = runner(cases).run(&any::<u64>(), |seed| {
-        let mut rng = Rng(seed);
-        if let Some((args, got, want)) = f(&mut rng) {
-            check_normalised(&got)?;
-            let err = rel_err_units(&got.c, &want, U);
-            worst
-                .borrow_mut()
-                .record(err, || format!("{:?} -> {:?}", args, got.c))
-                .map_err(TestCaseError::fail)?;
-        }
-        Ok(())
-    });
-    worst.borrow().report();
-    if let Err(e) = res {
-        panic!("{name}: {e}");
-    }
-}
-
-fn ex(x: &Qd) -> Float {
-    exact(&x.c)
-}
 
 // ---- random cases per function ---------------------------------------------------------------
 

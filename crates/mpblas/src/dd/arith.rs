@@ -549,6 +549,15 @@ mod tests {
     }
 
     #[test]
+    fn max_is_the_largest_normalised_value() {
+        assert_eq!(Dd::MAX.hi + Dd::MAX.lo, Dd::MAX.hi);
+        // One ulp more in the low word would round the sum up to infinity.
+        let next_lo = f64::from_bits(Dd::MAX.lo.to_bits() + 1);
+        assert_eq!(Dd::MAX.hi + next_lo, f64::INFINITY);
+        assert_eq!(Dd::MIN, -Dd::MAX);
+    }
+
+    #[test]
     fn exact_integers_round_trip() {
         for x in [i64::MAX, i64::MIN, 1 << 60, -(1 << 53) - 1, 12345] {
             let d = Dd::from(x);

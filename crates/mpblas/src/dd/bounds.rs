@@ -20,3 +20,59 @@ pub const DIV: f64 = 9.8;
 pub const DIV_F64: f64 = 3.0;
 /// `sqrt(Dd)`: SQRTDWtoDW of Lefèvre, Louvet, Muller, Picot, Rideau (ACM TOMS 2023), `25/8 u²`.
 pub const SQRT: f64 = 3.125;
+
+// ---- elementary functions (`dd::func`) ------------------------------------------------------
+//
+// Each constant is a first-order bound from the algorithm's error analysis with the JMP bounds
+// above (written as "a + b·c" for the contributions), rounded up with a small margin. They hold
+// for arguments and results in the normal range; see each function's docs for its domain.
+
+/// `exp`, `exp2`: reduced argument `r` to `≤ 0.4u` absolute (exact `k·ln2`), `expm1(r)` table
+/// kernel `≤ 5.5u` (Taylor `≤ 3.6u`) weighted by `|w|/e^r ≤ 0.6`, `1 + w` (`2u`): `≈ 5.7u`.
+pub const EXP: f64 = 8.0;
+/// `exp_m1`: kernel `5.5u` for `|x| ≤ 0.34`; otherwise `2^k·w + (2^k − 1)` with the
+/// cancellation of `k = 1` amplifying `w` by up to 2: `2·5.5 + 3 ≈ 14u`.
+pub const EXP_M1: f64 = 16.0;
+/// `ln`, `log2`, `log10`, `ln_1p`: exact assembly, absolute error `≤ 2^-122` before one
+/// rounding of an expansion (`≈ 1.01u`), and the base-change product `≤ 2^-150`.
+pub const LN: f64 = 1.5;
+/// `log(base)`: two logarithms and a division: `1.5 + 1.5 + 9.8`.
+pub const LOG: f64 = 13.0;
+/// `pow`, `powf`: `y·ln x` exact to `2^-120·(1 + |y ln x|/700)`, reduction `≤ 0.4u`, the `exp`
+/// kernel `≈ 5.7u`.
+pub const POW: f64 = 8.0;
+/// `powi`: `×` (5u) for `n = 2`, `÷` (9.8u) for `n = −1`, [`POW`] otherwise.
+pub const POWI: f64 = 9.8;
+/// `cbrt`: exact residual, correction to `2^-150`, final `y₀ + δ` rounding (`≤ 2u`).
+pub const CBRT: f64 = 2.5;
+/// `sin`, `cos`: reduced argument `≤ 1u` (relative), kernel: `cos` `1 − t·p` with `t·p/cos ≤ 0.42`
+/// times `≈ 15u`, plus `2u`; `sin` `≈ 6.6u`.
+pub const SIN_COS: f64 = 10.0;
+/// `tan`: `sin/cos`, `10 + 10 + 9.8`.
+pub const TAN: f64 = 30.0;
+/// `atan`: Newton step, `(ε_sin + ε_cos)·sin2θ/2θ ≤ 4.2 + 5.6`, `+ 2u`, octant unfold
+/// `π/2 − θ` (`3.5u`).
+pub const ATAN: f64 = 18.0;
+/// `atan2`: [`ATAN`] plus the unfold `π − θ` (`3.5u`).
+pub const ATAN2: f64 = 22.0;
+/// `asin`: [`ATAN`] plus the error of `√((1−x)(1+x))` (`≤ 6.6u`), passed on with factor ≤ 1.
+pub const ASIN: f64 = 25.0;
+/// `acos`: [`ATAN2`] plus `6.6u`.
+pub const ACOS: f64 = 29.0;
+/// `sinh`: `1.16·ε_expm1 + 7.7u` below 1 (`ε_expm1 ≤ 14u`), `≈ 12u` above.
+pub const SINH: f64 = 26.0;
+/// `cosh`: `(5.6e + 15.4/e)/(e + 1/e) + 3 ≤ 13.5u`.
+pub const COSH: f64 = 15.0;
+/// `tanh`: `ε_expm1·2/(E+2) + 2 + 9.8 ≤ 26u`.
+pub const TANH: f64 = 28.0;
+/// `asinh`: error of the exact-sum's rounded term (`≤ 3.6u` after weighting), logarithm
+/// condition `≤ 1`, `+ LN`.
+pub const ASINH: f64 = 8.0;
+/// `acosh`: `√(t(t+2))` (`≤ 6.6u`), condition `≤ 1`, `+ LN`.
+pub const ACOSH: f64 = 10.0;
+/// `atanh`: two logarithms kept exact, one rounding, `× 0.5` exact.
+pub const ATANH: f64 = 1.5;
+/// `hypot`: exact squares, one expansion rounding (`1.01u`, halved by the root), `sqrt` `3.125u`.
+pub const HYPOT: f64 = 4.0;
+/// `%` when the exact remainder is not representable: one rounding of an expansion.
+pub const REM: f64 = 1.5;

@@ -30,17 +30,50 @@
 //!
 //! Each bound is also a constant in [`bounds`] and the MPFR tests (`tests/dd_vs_mpfr.rs`) check
 //! against exactly those constants.
+//!
+//! # Elementary functions
+//!
+//! Inherent methods with the names of the `f64` methods they mirror (special values as those
+//! methods; none panics). Bounds are relative, in units of `u² = 2^-106`, constants in
+//! [`bounds`], from a first-order analysis of each algorithm with the bounds above, and are
+//! asserted against MPFR by `tests/dd_func_vs_mpfr.rs`. They hold for arguments and results
+//! in the normal range.
+//!
+//! | function | method | bound |
+//! |---|---|---|
+//! | `floor ceil round round_ties_even trunc fract` | on the words | exact |
+//! | `%` ([`Dd::fmod`]) | long division on an exact expansion | exact if representable, else [`bounds::REM`] |
+//! | [`Dd::cbrt`] | Newton step, exact residual | [`bounds::CBRT`] |
+//! | [`Dd::exp`], [`Dd::exp2`] | exact `k·ln 2` reduction, Tang table of `expm1(j/64)`, Taylor | [`bounds::EXP`] |
+//! | [`Dd::exp_m1`] | same kernel without cancellation | [`bounds::EXP_M1`] |
+//! | [`Dd::ln`], [`Dd::log2`], [`Dd::log10`], [`Dd::ln_1p`] | table of `−ln r_i` (triple-double), series, exact assembly | [`bounds::LN`] |
+//! | [`Dd::log`] | `ln x / ln b` | [`bounds::LOG`] |
+//! | [`Dd::pow`], [`Dd::powf`] | `exp(y·ln x)` with `y·ln x` exact to `2^-120` | [`bounds::POW`] |
+//! | [`Dd::powi`] | `×`, `÷` or `pow` | [`bounds::POWI`] |
+//! | [`Dd::sin`], [`Dd::cos`], [`Dd::sin_cos`] | Payne–Hanek reduction, Taylor on `\|r\| ≤ π/4` | [`bounds::SIN_COS`] |
+//! | [`Dd::tan`] | `sin / cos` | [`bounds::TAN`] |
+//! | [`Dd::atan`], [`Dd::atan2`] | first-octant Newton step with exact rotation | [`bounds::ATAN`], [`bounds::ATAN2`] |
+//! | [`Dd::asin`], [`Dd::acos`] | `atan2(x, √((1−x)(1+x)))` | [`bounds::ASIN`], [`bounds::ACOS`] |
+//! | [`Dd::sinh`], [`Dd::cosh`], [`Dd::tanh`] | from `exp` / `exp_m1` | [`bounds::SINH`], [`bounds::COSH`], [`bounds::TANH`] |
+//! | [`Dd::asinh`], [`Dd::acosh`], [`Dd::atanh`] | logarithms of exact expansions | [`bounds::ASINH`], [`bounds::ACOSH`], [`bounds::ATANH`] |
+//! | [`Dd::hypot`] | exact squares of scaled operands, one `sqrt` | [`bounds::HYPOT`] |
+//!
+//! Constants (`Dd::PI`, `Dd::LN_2`, … as in `std::f64::consts`) are correctly rounded
+//! double-doubles.
 
 mod arith;
 pub mod bounds;
+mod consts;
+mod func;
 
 /// 2^e for a normal exponent `e`, exactly, in const context.
 pub(crate) const fn pow2(e: i32) -> f64 {
     f64::from_bits(((e + 1023) as u64) << 52)
 }
 
-/// 2^969·(1 − 2^-53): the largest `lo` with `fl(f64::MAX + lo) == f64::MAX`.
-const MAX_LO: f64 = f64::from_bits((((969 + 1023) as u64) << 52) - 1);
+/// 2^970·(1 − 2^-53): the largest `lo` with `fl(f64::MAX + lo) == f64::MAX` (half an ulp of
+/// `f64::MAX` is 2^970; a tie would round up to infinity).
+const MAX_LO: f64 = f64::from_bits((((970 + 1023) as u64) << 52) - 1);
 
 /// A double-double number: the unevaluated sum `hi + lo` (see the [module docs](self)).
 #[repr(C)]
@@ -80,7 +113,7 @@ impl Dd {
     };
     /// Unit roundoff, 2^-106: the unit in which every error bound of this module is stated.
     pub const UNIT_ROUNDOFF: f64 = pow2(-106);
-    /// The largest finite double-double: `f64::MAX + 2^969·(1 − 2^-53)`.
+    /// The largest finite double-double: `f64::MAX + 2^970·(1 − 2^-53)`.
     pub const MAX: Dd = Dd {
         hi: f64::MAX,
         lo: MAX_LO,

@@ -813,26 +813,20 @@ impl From<u32> for Qd {
         Qd::from_f64(x as f64)
     }
 }
-/// Exact: a 64-bit integer fits in two words.
+/// Exact: a 64-bit integer fits in two words (the split of `Dd`'s conversion).
 impl From<i64> for Qd {
     #[inline]
     fn from(x: i64) -> Qd {
-        let hi = x as f64; // rounded
-        // x − hi is exact in i128 and fits an f64 exactly (|x − hi| ≤ 2^10).
-        let lo = (x as i128 - hi as i128) as f64;
-        Qd::new(hi, lo, 0.0, 0.0)
+        Qd::from(Dd::from(x))
     }
 }
-/// Exact: a 64-bit integer fits in two words.
+/// Exact: a 64-bit integer fits in two words (the split of `Dd`'s conversion).
 impl From<u64> for Qd {
     #[inline]
     fn from(x: u64) -> Qd {
-        let hi = x as f64;
-        let lo = (x as i128 - hi as i128) as f64;
-        Qd::new(hi, lo, 0.0, 0.0)
+        Qd::from(Dd::from(x))
     }
 }
-/// Exact: the two words of the double-double (special values keep zero lower words).
 impl From<Dd> for Qd {
     #[inline]
     fn from(x: Dd) -> Qd {

@@ -1,5 +1,6 @@
-//! Quad-double arithmetic: a value is the unevaluated sum of four `f64`s, `c[0] + c[1] + c[2]
-//! + c[3]`, giving about 212 bits of significand with the exponent range of `f64`.
+//! Quad-double arithmetic: a value is the unevaluated sum of four `f64`s,
+//! `c[0] + c[1] + c[2] + c[3]`, giving about 212 bits of significand with the exponent range of
+//! `f64`.
 //!
 //! # Invariant
 //!

@@ -6,6 +6,8 @@
 //! units of the format's unit roundoff so that it can be compared with the documented bound.
 #![allow(dead_code)]
 
+pub mod qd;
+
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rug::Float;
 

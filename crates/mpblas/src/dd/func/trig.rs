@@ -1,0 +1,230 @@
+//! Trigonometric and inverse trigonometric functions, and `hypot`.
+//!
+//! * `sin`, `cos`, `tan`: [`rem_pio2`](crate::reduce) reduces `x = N·π/2 + r` exactly
+//!   (Payne–Hanek, relative error of `r` below `2^-212`, rounded here to a double-double:
+//!   `≤ 1u`), then Taylor polynomials in `t = r²` on `|r| ≤ π/4` (degree 29 for `sin`, 30 for
+//!   `cos`, truncation below `2^-120`), and the quadrant `N mod 4` picks `±sin r`/`±cos r`.
+//!   Arguments below π/4 are used as they are. No absolute-error caveat is needed: the
+//!   reduction is exact near every multiple of π/2 and for arguments up to `f64::MAX`.
+//! * `atan2` (and `atan`, `asin`, `acos` through it): the point is folded into the first
+//!   octant, `θ₀ = atan2(y.hi, x.hi)` in `f64`, then one Newton step: rotate `(x, y)` by `−θ₀`
+//!   with exact products (`y' = y·cos θ₀ − x·sin θ₀`, `x' = x·cos θ₀ + y·sin θ₀`) and
+//!   `θ = θ₀ + y'/x'` (the neglected `−(y'/x')³/3` is below `2^-150`). `sin θ₀`, `cos θ₀` use
+//!   the exact square `θ₀²` of the double `θ₀`. The octant is unfolded with `π/2 − θ` and
+//!   `π − θ`.
+
+use super::super::Dd;
+use super::super::consts::INV_FACT;
+use super::expansion::Expansion;
+use super::{dd, frexp, ldexp};
+use crate::eft::{fast_two_sum, two_sqr};
+use crate::reduce::rem_pio2;
+
+/// `sin r` for `|r| ≤ π/4 + ε`, given `t = r²`: `r − r·t·(1/3! − t/5! + … − t^13/29!)`.
+fn sin_kernel(r: Dd, rt: Dd, t: Dd) -> Dd {
+    let mut p = INV_FACT[29].neg_if(true);
+    for n in (0..13).rev() {
+        p = p * t + INV_FACT[2 * n + 3].neg_if(n % 2 == 1);
+    }
+    r - rt * p
+}
+
+/// `cos r` for `|r| ≤ π/4 + ε`, given `t = r²`: `1 − t·(1/2! − t/4! + … + t^14/30!)`.
+fn cos_kernel(t: Dd) -> Dd {
+    let mut p = INV_FACT[30];
+    for n in (0..14).rev() {
+        p = p * t + INV_FACT[2 * n + 2].neg_if(n % 2 == 1);
+    }
+    -(t * p) + 1.0
+}
+
+impl Dd {
+    /// `−self` if `neg`.
+    #[inline]
+    fn neg_if(self, neg: bool) -> Dd {
+        if neg { -self } else { self }
+    }
+
+    /// `(sin x, cos x)` (method notes in `dd/func/trig.rs`), each with relative error
+    /// ≤ [`bounds::SIN_COS`](crate::dd::bounds::SIN_COS)·u for every finite `x` (results in the
+    /// normal range). NaN for ±Inf and NaN; `sin(±0) = ±0`.
+    pub fn sin_cos(self) -> (Dd, Dd) {
+        if !self.hi.is_finite() {
+            return (Dd::NAN, Dd::NAN);
+        }
+        if self.hi == 0.0 {
+            return (self, Dd::ONE);
+        }
+        let (q, r4) = rem_pio2(&[self.hi, self.lo]);
+        let r = dd(fast_two_sum(r4[0], r4[1]));
+        let t = r.sqr();
+        let (s, c) = (sin_kernel(r, r * t, t), cos_kernel(t));
+        match q {
+            0 => (s, c),
+            1 => (c, -s),
+            2 => (-s, -c),
+            _ => (-c, s),
+        }
+    }
+
+    /// Sine; relative error ≤ [`bounds::SIN_COS`](crate::dd::bounds::SIN_COS)·u (see
+    /// [`Dd::sin_cos`]).
+    pub fn sin(self) -> Dd {
+        self.sin_cos().0
+    }
+
+    /// Cosine; relative error ≤ [`bounds::SIN_COS`](crate::dd::bounds::SIN_COS)·u (see
+    /// [`Dd::sin_cos`]).
+    pub fn cos(self) -> Dd {
+        self.sin_cos().1
+    }
+
+    /// Tangent, `sin/cos` (or `−cos/sin` in odd quadrants); relative error
+    /// ≤ [`bounds::TAN`](crate::dd::bounds::TAN)·u. `tan(±0) = ±0`, NaN for ±Inf.
+    pub fn tan(self) -> Dd {
+        let (s, c) = self.sin_cos();
+        if self.hi == 0.0 {
+            return self;
+        }
+        s / c
+    }
+
+    /// Four-quadrant arctangent of `self/x` (`self` is `y`), in `[−π, π]`, as `f64::atan2`
+    /// (including every ±0/±Inf case). Relative error ≤ [`bounds::ATAN2`](crate::dd::bounds::ATAN2)·u
+    /// when the result is in the normal range.
+    pub fn atan2(self, x: Dd) -> Dd {
+        let y = self;
+        if !(y.hi.is_finite() && x.hi.is_finite()) || y.hi == 0.0 || x.hi == 0.0 {
+            return special_atan2(y.hi, x.hi);
+        }
+        // Common power-of-two scaling (exact unless the smaller one underflows, where the
+        // angle is below 2^-969 anyway).
+        let e = frexp(y.hi.abs().max(x.hi.abs())).1;
+        let (ay, ax) = (scale(y.abs(), -e), scale(x.abs(), -e));
+        let swap = ay > ax;
+        let (num, den) = if swap { (ax, ay) } else { (ay, ax) };
+        let mut th = octant_atan(num, den);
+        if swap {
+            th = Dd::FRAC_PI_2 - th;
+        }
+        if x.hi < 0.0 {
+            th = Dd::PI - th;
+        }
+        if y.hi < 0.0 { -th } else { th }
+    }
+
+    /// Arctangent, `atan2(self, 1)`; relative error ≤ [`bounds::ATAN`](crate::dd::bounds::ATAN)·u.
+    /// `atan(±0) = ±0`, `atan(±Inf) = ±π/2`.
+    pub fn atan(self) -> Dd {
+        self.atan2(Dd::ONE)
+    }
+
+    /// Arcsine, `atan2(x, √((1−x)(1+x)))` with `1 − |x|` exact for `|x| ≥ 1/2`; relative error
+    /// ≤ [`bounds::ASIN`](crate::dd::bounds::ASIN)·u. NaN outside `[−1, 1]`; `asin(±0) = ±0`.
+    pub fn asin(self) -> Dd {
+        if self.hi == 0.0 || self.is_nan() {
+            return self;
+        }
+        match one_minus_sq_sqrt(self) {
+            Some(w) => self.atan2(w),
+            None => Dd::NAN,
+        }
+    }
+
+    /// Arccosine, `atan2(√((1−x)(1+x)), x)`; relative error ≤ [`bounds::ACOS`](crate::dd::bounds::ACOS)·u.
+    /// NaN outside `[−1, 1]`; `acos(1) = +0`.
+    pub fn acos(self) -> Dd {
+        if self.is_nan() {
+            return self;
+        }
+        match one_minus_sq_sqrt(self) {
+            Some(w) => w.atan2(self),
+            None => Dd::NAN,
+        }
+    }
+
+    /// `√(self² + y²)` without intermediate overflow or underflow: both are scaled by a common
+    /// power of two, squared exactly into an expansion, and one `sqrt` rounds. Relative error
+    /// ≤ [`bounds::HYPOT`](crate::dd::bounds::HYPOT)·u. As `f64::hypot`: +Inf if either is
+    /// infinite (even with a NaN), else NaN if either is NaN.
+    pub fn hypot(self, y: Dd) -> Dd {
+        let x = self;
+        if x.is_infinite() || y.is_infinite() {
+            return Dd::INFINITY;
+        }
+        if x.is_nan() || y.is_nan() {
+            return Dd::NAN;
+        }
+        let m = x.hi.abs().max(y.hi.abs());
+        if m == 0.0 {
+            return Dd::ZERO;
+        }
+        let e = frexp(m).1;
+        let (a, b) = (scale(x, -e), scale(y, -e));
+        let mut s = Expansion::new();
+        s.add_mul(&[a.hi, a.lo], &[a.hi, a.lo]);
+        s.add_mul(&[b.hi, b.lo], &[b.hi, b.lo]);
+        let r = dd(s.to_dd()).sqrt();
+        super::explog::clean(scale(r, e))
+    }
+}
+
+/// `d·2^n` word by word (exact unless a word leaves the normal range).
+fn scale(d: Dd, n: i32) -> Dd {
+    Dd {
+        hi: ldexp(d.hi, n),
+        lo: ldexp(d.lo, n),
+    }
+}
+
+/// `√((1 − x)(1 + x))` for `|x| ≤ 1` (`None` outside), with `1 − |x|` exact when `|x| ≥ 1/2`.
+fn one_minus_sq_sqrt(x: Dd) -> Option<Dd> {
+    let a = x.abs();
+    if a > Dd::ONE {
+        return None;
+    }
+    let w = if a.hi >= 0.5 {
+        Dd::new(1.0 - a.hi, -a.lo) * (a + 1.0)
+    } else {
+        -(a.sqr()) + 1.0
+    };
+    Some(w.sqrt())
+}
+
+/// `atan(num/den)` for `0 < num ≤ den` (first octant): one Newton step from the `f64` angle.
+fn octant_atan(num: Dd, den: Dd) -> Dd {
+    let th0 = num.hi.atan2(den.hi);
+    // sin/cos of the double th0 with its exact square.
+    let t = dd(two_sqr(th0));
+    let r = Dd::from_f64(th0);
+    let (s, c) = (sin_kernel(r, t * th0, t), cos_kernel(t));
+    // y' = num·c − den·s exactly (to 2^-150), x' = den·c + num·s.
+    let mut yp = Expansion::new();
+    yp.add_mul(&[num.hi, num.lo], &[c.hi, c.lo]);
+    yp.add_mul(&[-den.hi, -den.lo], &[s.hi, s.lo]);
+    let yp = dd(yp.to_dd());
+    let xp = den * c + num * s;
+    yp / xp + th0
+}
+
+/// `atan2` when an operand is ±0 or ±Inf or NaN: the `f64` result, whose value is one of
+/// 0, ±π/4, ±π/2, ±3π/4, ±π, NaN, replaced by the double-double constant.
+fn special_atan2(y: f64, x: f64) -> Dd {
+    let f = y.atan2(x);
+    if f.is_nan() || f == 0.0 {
+        return Dd::from_f64(f);
+    }
+    let a = f.abs();
+    let v = if a == std::f64::consts::PI {
+        Dd::PI
+    } else if a == std::f64::consts::FRAC_PI_2 {
+        Dd::FRAC_PI_2
+    } else if a == std::f64::consts::FRAC_PI_4 {
+        Dd::FRAC_PI_4
+    } else if a == 3.0 * std::f64::consts::FRAC_PI_4 {
+        Dd::FRAC_PI_4 * 3.0
+    } else {
+        Dd::from_f64(a)
+    };
+    if f < 0.0 { -v } else { v }
+}
