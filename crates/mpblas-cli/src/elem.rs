@@ -221,6 +221,15 @@ impl Elem for f64 {
 fn dd_sqrt(a: &[Dd], _: &[Dd], out: &mut [Dd]) {
     unary(a, out, Dd::sqrt)
 }
+fn dd_exp(a: &[Dd], _: &[Dd], out: &mut [Dd]) {
+    unary(a, out, Dd::exp)
+}
+fn dd_ln(a: &[Dd], _: &[Dd], out: &mut [Dd]) {
+    unary(a, out, Dd::ln)
+}
+fn dd_sin(a: &[Dd], _: &[Dd], out: &mut [Dd]) {
+    unary(a, out, Dd::sin)
+}
 
 impl Elem for Dd {
     const NAME: &'static str = "dd";
@@ -237,8 +246,9 @@ impl Elem for Dd {
     fn kernel(op: Op) -> Option<Kernel<Self>> {
         match op {
             Op::Sqrt => Some(dd_sqrt),
-            // exp, ln, sin: being written on branch `ddf`.
-            Op::Exp | Op::Ln | Op::Sin => None,
+            Op::Exp => Some(dd_exp),
+            Op::Ln => Some(dd_ln),
+            Op::Sin => Some(dd_sin),
             _ => arith_kernel::<Dd>(op),
         }
     }

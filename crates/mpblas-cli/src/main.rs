@@ -17,6 +17,7 @@ mod rng;
 use clap::{Parser, Subcommand, ValueEnum};
 use elem::Op;
 use measure::Setup;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Multiple-precision arithmetic and linear algebra: information and benchmarks.
@@ -56,6 +57,9 @@ enum Command {
         /// Threads for the parallel runs [default: all logical CPUs]; 1 skips them.
         #[arg(long)]
         threads: Option<usize>,
+        /// Also write the JSON document to this file (with text tables on stdout).
+        #[arg(long, value_name = "PATH")]
+        json_file: Option<PathBuf>,
     },
     /// Time one element-wise operation in one format and print one line.
     Bench {
@@ -139,12 +143,13 @@ fn run(cli: Cli) -> Result<(), String> {
             paper: Paper::Qd,
             opts,
             threads,
+            json_file,
         } => {
             let plan = reproduce::Plan {
                 setup: opts.setup()?,
                 threads: threads_or_all(threads)?,
             };
-            reproduce::run(&plan, opts.json)
+            reproduce::run(&plan, opts.json, json_file.as_deref())
         }
         Command::Bench {
             format,

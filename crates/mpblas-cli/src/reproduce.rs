@@ -7,6 +7,7 @@ use crate::paper::{self, GPUS, T3_6_1, T5_1_3, T5_2_5_1};
 use indicatif::{ProgressBar, ProgressStyle};
 use mpblas::{Dd, Qd};
 use serde_json::{Value, json};
+use std::path::Path;
 
 /// Text printed for an operation the library does not provide yet.
 pub const NOT_YET: &str = "n/a (not yet implemented)";
@@ -148,8 +149,9 @@ fn dd_against_qd(op: Op, seed: u64) -> Option<ErrorCheck> {
     measure::max_rel_error::<Dd, Qd>(op, ERROR_SAMPLES, seed, Qd::from, rel_qd)
 }
 
-/// Run everything and print tables (or JSON).
-pub fn run(plan: &Plan, as_json: bool) -> Result<(), String> {
+/// Run everything and print tables (or JSON); also write the JSON document to `json_file`
+/// when given.
+pub fn run(plan: &Plan, as_json: bool, json_file: Option<&Path>) -> Result<(), String> {
     let machine = Machine::detect();
     let pool = pool(plan.threads)?;
     let ops: Vec<Op> = Op::ARITH.iter().chain(Op::FUNCS.iter()).copied().collect();
@@ -161,8 +163,13 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<(), String> {
     bar.set_message("error check");
     attach_errors(&mut cases, plan.setup.seed);
     bar.finish_and_clear();
+    let doc = to_json(&cases, plan, &machine);
+    if let Some(path) = json_file {
+        std::fs::write(path, format!("{doc:#}\n"))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
     if as_json {
-        println!("{:#}", to_json(&cases, plan, &machine));
+        println!("{doc:#}");
     } else {
         print_tables(&cases, plan, &machine);
     }
