@@ -129,7 +129,7 @@ pub fn attach_errors(cases: &mut [Case], seed: u64) {
         case.error_note = match (&check, case.format) {
             (Some(_), _) => String::new(),
             (None, "qd") => {
-                "no wider format in the CLI; accuracy is tested against MPFR in the library tests"
+                "qd: no wider format here; its accuracy is tested against MPFR in the library's tests"
                     .to_string()
             }
             (None, f) if case.one.is_none() => format!("{f} {}: {NOT_YET}", case.op.name()),
@@ -354,8 +354,16 @@ fn print_tables(cases: &[Case], plan: &Plan, machine: &Machine) {
     if !missing.is_empty() {
         println!("n/a (not yet implemented): {}", missing.join(", "));
     }
-    println!("error n/a: the format or its reference (dd for f64, qd for dd) lacks the operation;");
-    println!("           qd has no wider format here (its accuracy is tested against MPFR).");
+    // One line per distinct reason an error is missing (qd's is always there).
+    let mut notes: Vec<&str> = Vec::new();
+    for case in cases.iter().filter(|c| c.error.is_none()) {
+        if !notes.contains(&case.error_note.as_str()) {
+            notes.push(&case.error_note);
+        }
+    }
+    for note in notes {
+        println!("error n/a: {note}");
+    }
 }
 
 // ---- JSON output -----------------------------------------------------------------------------
