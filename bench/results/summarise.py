@@ -7,7 +7,8 @@ Reads criterion's `<op>/<format>/<n>  time: [lo mid hi]` lines and the bench's o
 `accuracy <op>  <format>: <e> u (<rel>)` lines, and writes
 - a JSON document (per op, format, n: elements/s from criterion's middle estimate, the ratio to
   f64 and to twofloat at the same n, and the max relative error against MPFR), and
-- a Markdown table of the same on stdout.
+- a Markdown table of the same on stdout, then the rates side by side (M elem/s; in brackets
+  how many times slower than f64 and the speed relative to twofloat, "tf").
 Only numbers found in the log are used; nothing is filled in.
 """
 
@@ -73,6 +74,30 @@ def main(log_path, json_path):
         sl = "—" if row["slowdown_vs_f64"] is None else f"{row['slowdown_vs_f64']:.1f}"
         tf = "—" if row["speed_vs_twofloat"] is None else f"{row['speed_vs_twofloat']:.2f}"
         print(f"| {row['op']} | {row['format']} | {row['n']} | {row['melem_per_s']:.4g} | {sl} | {tf} | {err} |")
+    pivot(rows)
+
+
+def pivot(rows):
+    """Rates side by side: one line per (op, n), one column per format, ratios in brackets."""
+    formats = ["f64", "dd", "dd_sloppy", "twofloat", "qd"]
+    print()
+    print("| op | n | " + " | ".join(formats) + " |")
+    print("|---|---|" + "---|" * len(formats))
+    keys = sorted({(r["op"], r["n"]) for r in rows}, key=lambda k: ({"add": 0, "mul": 1, "div": 2, "sqrt": 3}.get(k[0], 9), k[1]))
+    for op, n in keys:
+        cells = []
+        for fmt in formats:
+            r = next((x for x in rows if x["op"] == op and x["n"] == n and x["format"] == fmt), None)
+            if r is None:
+                cells.append("—")
+            elif fmt == "f64":
+                cells.append(f"{r['melem_per_s']:.4g}")
+            else:
+                extra = f"{r['slowdown_vs_f64']:.1f}× slower" if r["slowdown_vs_f64"] else ""
+                if r["speed_vs_twofloat"] and fmt != "twofloat":
+                    extra += f", {r['speed_vs_twofloat']:.2f}× tf"
+                cells.append(f"{r['melem_per_s']:.4g} ({extra})")
+        print(f"| {op} | {n} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
