@@ -6,10 +6,10 @@
 //! its Table 3.6-1 gives 1.27e+006 for double `+` on one core, i.e. 1.27e9 op/s. We keep the
 //! figures as printed and convert to M op/s (÷ 1000) when printing.
 //!
-//! Hardware named by the paper: GPUs Tesla C1060 (the text once writes "C1050", which does
-//! not exist; the abstract and every table say C1060), GeForce GTX480 and Tesla C2050. The CPU
-//! model is **not named** anywhere in the text; Section 3.6 runs on one core ("release build,
-//! no parallelisation, one core"), Section 5 on "OpenMP on 4 cores".
+//! Hardware named by the paper: GPUs Tesla C1060 (Section 1 and Table 1-1 write "C1050", which
+//! does not exist; the abstract and every result table say C1060), GeForce GTX480 and Tesla
+//! C2050. The CPU model is **not named** anywhere in the text; Section 3.6 runs on one core
+//! ("release build, no parallelisation, one core"), Section 5 on "OpenMP on 4 cores".
 //!
 //! Every figure below was checked against the paper's ratio tables (3.6-3, 5.1-4, 5.2.5-2),
 //! which are computed from them; where the OCR is ambiguous the note says so.

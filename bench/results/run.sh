@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The measurement run behind BENCHMARKS.md: builds (default flags and +fma), waits up to 3 minutes
+# per step for a quiet machine, then runs `mpblas reproduce qd` and the criterion bench and writes
+# text (with a header: date, commit, CPU, load) and JSON to bench/results/<machine>/.
+# Usage: bench/results/run.sh <machine-slug>
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+slug=${1:?usage: run.sh <machine-slug>}
+dir=bench/results/$slug
+mkdir -p "$dir"
+commit=$(git rev-parse HEAD)
+cargo build --release -p mpblas-cli -q
+cargo bench --no-run -p mpblas --bench formats -q 2>/dev/null
+CARGO_TARGET_DIR=target/fma RUSTFLAGS="-C target-feature=+fma" cargo build --release -p mpblas-cli -q
+CARGO_TARGET_DIR=target/fma RUSTFLAGS="-C target-feature=+fma" cargo bench --no-run -p mpblas --bench formats -q 2>/dev/null
+wait_quiet() { # up to 3 minutes for the 1-minute load to drop below 0.7
+  for _ in $(seq 18); do
+    awk '{exit !($1 < 0.7)}' /proc/loadavg && return 0
+    sleep 10
+  done
+}
+header() {
+  echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "# git commit: $commit (branch cli)"
+  echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') (family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), $(nproc) logical CPUs, $(grep -m1 'cpu MHz' /proc/cpuinfo | cut -d: -f2 | tr -d ' ') MHz)"
+  echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "# rustc: $(rustc --version); build: $1"
+  echo "# command: $2"
+}
+run() { # name build cmd...
+  local name=$1 build=$2; shift 2
+  wait_quiet
+  { header "$build" "$*"; echo; "$@"; echo; echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"; } > "$dir/$name.txt" 2>&1
+}
+run reproduce-qd "cargo build --release (default flags)" target/release/mpblas reproduce qd --json-file "$dir/reproduce-qd.json"
+run formats "cargo bench (default flags)" cargo bench -p mpblas --bench formats -- --warm-up-time 1 --measurement-time 2
+python3 bench/results/summarise.py "$dir/formats.txt" "$dir/formats.json" > "$dir/formats.md"
+run reproduce-qd-fma "RUSTFLAGS='-C target-feature=+fma', CARGO_TARGET_DIR=target/fma" target/fma/release/mpblas reproduce qd --json-file "$dir/reproduce-qd-fma.json"
+export RUSTFLAGS="-C target-feature=+fma" CARGO_TARGET_DIR=target/fma
+run formats-fma "RUSTFLAGS='-C target-feature=+fma', CARGO_TARGET_DIR=target/fma" cargo bench -p mpblas --bench formats -- --warm-up-time 1 --measurement-time 2
+python3 bench/results/summarise.py "$dir/formats-fma.txt" "$dir/formats-fma.json" > "$dir/formats-fma.md"
+echo finished
