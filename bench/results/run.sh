@@ -39,4 +39,17 @@ run reproduce-qd-fma "RUSTFLAGS='-C target-feature=+fma', CARGO_TARGET_DIR=targe
 export RUSTFLAGS="-C target-feature=+fma" CARGO_TARGET_DIR=target/fma
 run formats-fma "RUSTFLAGS='-C target-feature=+fma', CARGO_TARGET_DIR=target/fma" cargo bench -p mpblas --bench formats -- --warm-up-time 1 --measurement-time 2
 python3 bench/results/summarise.py "$dir/formats-fma.txt" "$dir/formats-fma.json" > "$dir/formats-fma.md"
+# The text headers (date, commit, CPU, load before/after, build, command) as one JSON file.
+python3 - "$dir" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+meta = {}
+for name in sorted(os.listdir(d)):
+    if name.endswith(".txt"):
+        with open(os.path.join(d, name), encoding="utf-8") as f:
+            meta[name] = {k.strip(): v.strip() for k, v in
+                          (l[2:].split(":", 1) for l in f if l.startswith("# ") and ":" in l)}
+with open(os.path.join(d, "meta.json"), "w", encoding="utf-8") as f:
+    json.dump(meta, f, indent=1)
+PY
 echo finished
