@@ -72,7 +72,11 @@ impl DeviceInfo {
 
 impl std::fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "GPU {}: {} (CUDA backend not built)", self.ordinal, self.name)
+        write!(
+            f,
+            "GPU {}: {} (CUDA backend not built)",
+            self.ordinal, self.name
+        )
     }
 }
 
@@ -353,7 +357,12 @@ macro_rules! elementwise_stub {
         }
     };
 }
-elementwise_stub!(dd_elementwise, "double-double", crate::Dd, super::DeviceDdVec);
+elementwise_stub!(
+    dd_elementwise,
+    "double-double",
+    crate::Dd,
+    super::DeviceDdVec
+);
 elementwise_stub!(qd_elementwise, "quad-double", crate::Qd, super::DeviceQdVec);
 
 /// Double-double kernels (not built).

@@ -140,7 +140,9 @@ pub enum Error {
         got: usize,
     },
     /// An operand lives on a different device from the one the operation runs on.
-    #[error("device mismatch: {arg} is on CUDA device {got}, the operation runs on device {expected}")]
+    #[error(
+        "device mismatch: {arg} is on CUDA device {got}, the operation runs on device {expected}"
+    )]
     DeviceMismatch {
         /// The argument on the wrong device.
         arg: &'static str,

@@ -99,6 +99,12 @@ impl<T: DeviceScalar> DeviceVec<T> {
         self.ordinal
     }
 
+    /// Pretend the vector lives on device `ordinal` (to test the device checks on one GPU).
+    #[cfg(test)]
+    pub(crate) fn set_ordinal(&mut self, ordinal: usize) {
+        self.ordinal = ordinal;
+    }
+
     /// The word arrays, most significant first.
     pub(crate) fn words(&self) -> &[CudaSlice<f64>] {
         &self.words
@@ -152,9 +158,7 @@ impl<T: DeviceScalar> DeviceVec<T> {
             // Lengths are equal (checked above), so cudarc's `dst.len() >= src.len()` holds.
             // A copy from pageable memory returns once the source has been staged, so the
             // temporary `column` may be dropped right after.
-            stream
-                .memcpy_htod(&column, w)
-                .map_err(copy_err("upload"))?;
+            stream.memcpy_htod(&column, w).map_err(copy_err("upload"))?;
         }
         Ok(())
     }

@@ -15,8 +15,8 @@
 //! the kernel if the launch fails.
 
 use super::{Device, DeviceDdVec, ModuleSource, launch_map};
-use crate::error::Result;
 use crate::Dd;
+use crate::error::Result;
 
 /// The entry points of `kernels/dd_elementwise.cu` that this file launches
 /// (`tests/kernel_names.rs` checks each against the source).

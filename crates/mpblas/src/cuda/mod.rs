@@ -370,8 +370,16 @@ impl Device {
     /// Whatever `work` returns, or [`Error::CudaDriver`] if an event call fails.
     pub fn time_ms(&self, work: impl FnOnce() -> Result<()>) -> Result<f32> {
         let flags = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
-        let start = self.inner.ctx.new_event(flags).map_err(driver_err("event"))?;
-        let end = self.inner.ctx.new_event(flags).map_err(driver_err("event"))?;
+        let start = self
+            .inner
+            .ctx
+            .new_event(flags)
+            .map_err(driver_err("event"))?;
+        let end = self
+            .inner
+            .ctx
+            .new_event(flags)
+            .map_err(driver_err("event"))?;
         start
             .record(&self.inner.stream)
             .map_err(driver_err("event record"))?;
@@ -401,11 +409,7 @@ impl Device {
 
     /// The module, loaded into this device's context (compiled on first use).
     fn module(&self, source: &'static ModuleSource) -> Result<Arc<CudaModule>> {
-        let mut modules = self
-            .inner
-            .modules
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut modules = self.inner.modules.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = modules.get(source.name) {
             return Ok(m.clone());
         }
@@ -579,4 +583,38 @@ pub(crate) fn launch_map<T: DeviceScalar>(
     // from x's and y's (`&mut` borrow), matching the `__restrict__` qualifiers.
     let r = unsafe { b.launch(cfg) };
     dev.launched(kernel, r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Dd;
+
+    #[test]
+    #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+    fn operands_on_another_device_are_rejected() {
+        let dev = Device::open(0).expect("a CUDA GPU");
+        let here = dev.ordinal();
+        let x = dev.upload(&[Dd::ONE; 4]).expect("upload");
+        let mut y = dev.upload(&[Dd::ONE; 4]).expect("upload");
+        let mut out = dev.zeros::<Dd>(4).expect("alloc");
+        y.set_ordinal(here + 1);
+        let mism = |arg| Error::DeviceMismatch {
+            arg,
+            expected: here,
+            got: here + 1,
+        };
+        assert_eq!(dd::add(&dev, &x, &y, &mut out), Err(mism("y")));
+        assert_eq!(dd::sqrt(&dev, &y, &mut out), Err(mism("x")));
+        assert_eq!(out.copy_from(&y), Err(mism("src")));
+        y.set_ordinal(here);
+        out.set_ordinal(here + 1);
+        assert_eq!(
+            dd::mul_scalar(&dev, &x, Dd::ONE, &mut out),
+            Err(mism("out"))
+        );
+        out.set_ordinal(here);
+        dd::add(&dev, &x, &y, &mut out).expect("add");
+        assert_eq!(out.download().expect("download"), vec![Dd::from(2.0); 4]);
+    }
 }

@@ -289,7 +289,7 @@ mod backend {
         Cached,
     }
 
-    type Memo = Mutex<HashMap<(&'static str, String), Arc<Vec<u8>>>>;
+    type Memo = Mutex<HashMap<(&'static str, String), (Arc<Vec<u8>>, Origin)>>;
 
     /// The compiled images of this process, by (module, architecture).
     fn memo() -> &'static Memo {
@@ -297,9 +297,9 @@ mod backend {
         MEMO.get_or_init(|| Mutex::new(HashMap::new()))
     }
 
-    /// The CUBIN of `module` for `arch`: from this process's memo, else the disk cache, else NVRTC
-    /// (and then stored in both). With `fresh`, the memo and the disk cache are bypassed (and
-    /// overwritten), for when the driver rejected a cached image.
+    /// The CUBIN of `module` for `arch`: from this process's memo, else the disk cache, else
+    /// NVRTC (and then stored in both). With `fresh`, the memo and the disk cache are bypassed
+    /// (and overwritten), for when the driver rejected a cached image.
     pub(crate) fn image(
         module: &ModuleSource,
         arch: &str,
@@ -308,13 +308,27 @@ mod backend {
         let key = (module.name, arch.to_string());
         // A poisoned lock only means another thread panicked while compiling; the map is intact.
         let mut memo = memo().lock().unwrap_or_else(|e| e.into_inner());
-        if !fresh && let Some(img) = memo.get(&key) {
-            return Ok((img.clone(), Origin::Compiled));
+        if !fresh && let Some(entry) = memo.get(&key) {
+            return Ok(entry.clone());
         }
+        let (img, origin) = cached_or_compiled(module, arch, fresh, cache_dir().as_deref())?;
+        let entry = (Arc::new(img), origin);
+        memo.insert(key, entry.clone());
+        Ok(entry)
+    }
+
+    /// The CUBIN of `module` for `arch` from the cache directory `dir` if it holds one (and
+    /// not `fresh`), else compiled and stored there.
+    pub(crate) fn cached_or_compiled(
+        module: &ModuleSource,
+        arch: &str,
+        fresh: bool,
+        dir: Option<&std::path::Path>,
+    ) -> Result<(Vec<u8>, Origin)> {
         let expanded = expand(module)?;
         let opts = options(arch);
         let version = nvrtc_version()?;
-        let file = cache_dir().map(|dir| {
+        let file = dir.map(|dir| {
             let k = cache_key(&expanded, arch, &opts, version);
             dir.join(format!("{}-{arch}-{k:016x}.cubin", module.name))
         });
@@ -322,15 +336,12 @@ mod backend {
             && let Some(bytes) = file.as_ref().and_then(|f| std::fs::read(f).ok())
             && !bytes.is_empty()
         {
-            let img = Arc::new(bytes);
-            memo.insert(key, img.clone());
-            return Ok((img, Origin::Cached));
+            return Ok((bytes, Origin::Cached));
         }
-        let img = Arc::new(compile_expanded(module.name, &expanded, arch, &opts)?);
+        let img = compile_expanded(module.name, &expanded, arch, &opts)?;
         if let Some(f) = &file {
             store(f, &img);
         }
-        memo.insert(key, img.clone());
         Ok((img, Origin::Compiled))
     }
 
@@ -356,9 +367,9 @@ mod backend {
     }
 }
 
-pub use backend::{compile, nvrtc_present, nvrtc_version};
 #[cfg(feature = "cuda")]
 pub(crate) use backend::{Origin, image, load_error};
+pub use backend::{compile, nvrtc_present, nvrtc_version};
 
 #[cfg(test)]
 mod tests {
@@ -403,8 +414,38 @@ mod tests {
         for m in crate::cuda::modules() {
             let text = expand(m).expect("expand");
             assert!(!text.contains("#include"), "{}: include left", m.name);
-            assert_eq!(text.matches("#define MPBLAS_EFT_CUH").count(), 1, "{}", m.name);
+            assert_eq!(
+                text.matches("#define MPBLAS_EFT_CUH").count(),
+                1,
+                "{}",
+                m.name
+            );
             assert!(text.contains(&format!("#line 1 \"{}.cu\"", m.name)));
         }
+    }
+
+    #[cfg(feature = "cuda")]
+    #[test]
+    #[ignore = "needs NVRTC (libnvrtc.so.13 on LD_LIBRARY_PATH): run scripts/gpu-check.sh"]
+    fn disk_cache_round_trip_and_unwritable_dir() {
+        use backend::{Origin, cached_or_compiled};
+        assert!(nvrtc_present(), "NVRTC not found: set LD_LIBRARY_PATH");
+        let m = crate::cuda::modules()[0];
+        let dir = std::env::temp_dir().join(format!("mpblas-cache-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (first, o1) = cached_or_compiled(m, "sm_90", false, Some(&dir)).expect("compile");
+        assert_eq!(o1, Origin::Compiled);
+        let (second, o2) = cached_or_compiled(m, "sm_90", false, Some(&dir)).expect("cached");
+        assert_eq!(o2, Origin::Cached);
+        assert_eq!(first, second);
+        let files: Vec<_> = std::fs::read_dir(&dir).expect("cache dir").collect();
+        assert_eq!(files.len(), 1, "one file, no temporaries left");
+        let (_, o3) = cached_or_compiled(m, "sm_90", true, Some(&dir)).expect("fresh");
+        assert_eq!(o3, Origin::Compiled);
+        let _ = std::fs::remove_dir_all(&dir);
+        // A directory that cannot be created: the compile still succeeds.
+        let bad = std::path::Path::new("/proc/mpblas-cannot-create/cache");
+        let (_, o4) = cached_or_compiled(m, "sm_90", false, Some(bad)).expect("uncached");
+        assert_eq!(o4, Origin::Compiled);
     }
 }

@@ -15,8 +15,8 @@
 //! the kernel if the launch fails.
 
 use super::{Device, DeviceQdVec, ModuleSource, launch_map};
-use crate::error::Result;
 use crate::Qd;
+use crate::error::Result;
 
 /// The entry points of `kernels/qd_elementwise.cu` that this file launches
 /// (`tests/kernel_names.rs` checks each against the source).
