@@ -396,8 +396,26 @@ impl ScaleTables {
 
 /// `Σ aᵢ·bᵢ` exactly, for `u32` vectors of equal length below `2^32` (vectorisable: the 64-bit
 /// products are split into 32-bit halves summed separately).
-#[inline(always)]
+/// Dispatches to an AVX2 build of the same loop where the CPU has it (the crate is compiled
+/// for baseline x86-64, whose SSE2 has half the lanes).
+#[inline]
 pub(crate) fn dot(a: &[u32], b: &[u32]) -> u128 {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { dot_avx2(a, b) };
+    }
+    dot_generic(a, b)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn dot_avx2(a: &[u32], b: &[u32]) -> u128 {
+    dot_generic(a, b)
+}
+
+#[inline(always)]
+fn dot_generic(a: &[u32], b: &[u32]) -> u128 {
     let (mut lo, mut hi) = (0u64, 0u64);
     for (&x, &y) in a.iter().zip(b) {
         let p = x as u64 * y as u64;
@@ -405,6 +423,41 @@ pub(crate) fn dot(a: &[u32], b: &[u32]) -> u128 {
         hi += p >> 32;
     }
     ((hi as u128) << 32) + lo as u128
+}
+
+/// `acc[j] += Σ_l v_l·rows[l·n + j]` exactly, in split 32-bit halves (`acc_lo`, `acc_hi`),
+/// dispatched to AVX2 like [`dot`].
+#[inline]
+pub(crate) fn mul_acc_rows(v: &[u32], rows: &[u32], acc_lo: &mut [u64], acc_hi: &mut [u64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { mul_acc_rows_avx2(v, rows, acc_lo, acc_hi) };
+        return;
+    }
+    mul_acc_rows_generic(v, rows, acc_lo, acc_hi)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn mul_acc_rows_avx2(v: &[u32], rows: &[u32], acc_lo: &mut [u64], acc_hi: &mut [u64]) {
+    mul_acc_rows_generic(v, rows, acc_lo, acc_hi)
+}
+
+#[inline(always)]
+fn mul_acc_rows_generic(v: &[u32], rows: &[u32], acc_lo: &mut [u64], acc_hi: &mut [u64]) {
+    let n = acc_lo.len();
+    for (l, &vl) in v.iter().enumerate() {
+        if vl == 0 {
+            continue;
+        }
+        let row = &rows[l * n..(l + 1) * n];
+        for ((lo, hi), &r) in acc_lo.iter_mut().zip(acc_hi.iter_mut()).zip(row) {
+            let p = vl as u64 * r as u64;
+            *lo += p & 0xffff_ffff;
+            *hi += p >> 32;
+        }
+    }
 }
 
 /// Bounds on `M` from its leading 64 bits: `M_lo` truncates, `M_hi` adds one unit of the

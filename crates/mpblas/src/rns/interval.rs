@@ -32,7 +32,9 @@
 //! precomputed `Mᵢ mod 2^64` and `M mod 2^64` in wrapping arithmetic. This is what makes the
 //! power-of-two scaling (and hence rounding) exact.
 
-use crate::rns::basis::{Basis, add_mod, dot, mul_mod, reduce_u64_parts, reduce62, sub_mod};
+use crate::rns::basis::{
+    Basis, add_mod, dot, mul_acc_rows, mul_mod, reduce_u64_parts, reduce62, sub_mod,
+};
 use crate::rns::extf::ExtF;
 use std::cmp::Ordering;
 
@@ -275,18 +277,7 @@ pub(crate) fn shift_right(b: &Basis, x: &mut [u32], k: u64) -> (bool, bool, bool
     let used = if bk == 0 { wk } else { wk + 1 };
     // Residues of R: Σ_l R_l·2^(32 l) mod mⱼ, accumulated exactly in split halves.
     let (mut acc_lo, mut acc_hi) = (vec![0u64; n], vec![0u64; n]);
-    for l in 0..used {
-        let rl = low[l] as u64;
-        if rl == 0 {
-            continue;
-        }
-        let row = &t.pow32[l * n..(l + 1) * n];
-        for j in 0..n {
-            let p = rl * row[j] as u64;
-            acc_lo[j] += p & 0xffff_ffff;
-            acc_hi[j] += p >> 32;
-        }
-    }
+    mul_acc_rows(&low[..used], &t.pow32, &mut acc_lo, &mut acc_hi);
     let mut inv = vec![0u32; n];
     b.inv_pow2_into(k, &mut inv);
     for j in 0..n {
