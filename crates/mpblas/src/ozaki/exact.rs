@@ -94,24 +94,41 @@ impl ExactDot {
         self.adds = 0;
     }
 
-    /// The sum rounded to `f64` (relative error below `2^-52`: the three leading digits are
-    /// summed in `f64`, smallest first).
-    pub fn to_f64(&self) -> f64 {
-        let mut d = self.limbs.clone();
-        for i in 0..LIMBS - 1 {
-            let c = d[i] >> 32;
-            d[i] -= c << 32;
-            d[i + 1] += c;
-        }
-        let neg = d[LIMBS - 1] < 0;
-        if neg {
-            d = self.limbs.iter().map(|x| -x).collect();
+    /// The exact value as a list of `f64`s whose exact sum it is (each a 32-bit digit times a
+    /// power of two, most significant first), to hand the value to an oracle such as MPFR.
+    pub fn terms(&self) -> Vec<f64> {
+        let (neg, d) = self.magnitude();
+        let sign = if neg { -1.0 } else { 1.0 };
+        (0..LIMBS)
+            .rev()
+            .filter(|&i| d[i] != 0)
+            .map(|i| sign * super::split::ldexp(d[i] as f64, 32 * i as i32 - OFFSET))
+            .collect()
+    }
+
+    /// Sign and digits in `[0, 2^32)` of the magnitude.
+    fn magnitude(&self) -> (bool, Vec<i64>) {
+        let carry = |d: &mut Vec<i64>| {
             for i in 0..LIMBS - 1 {
                 let c = d[i] >> 32;
                 d[i] -= c << 32;
                 d[i + 1] += c;
             }
+        };
+        let mut d = self.limbs.clone();
+        carry(&mut d);
+        if d[LIMBS - 1] < 0 {
+            d = self.limbs.iter().map(|x| -x).collect();
+            carry(&mut d);
+            return (true, d);
         }
+        (false, d)
+    }
+
+    /// The sum rounded to `f64` (relative error below `2^-52`: the three leading digits are
+    /// summed in `f64`, smallest first).
+    pub fn to_f64(&self) -> f64 {
+        let (neg, d) = self.magnitude();
         let Some(top) = (0..LIMBS).rev().find(|&i| d[i] != 0) else {
             return 0.0;
         };

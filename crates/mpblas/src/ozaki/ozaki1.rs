@@ -223,7 +223,7 @@ pub fn check_params(k: usize, params: &Ozaki1Params) -> Result<()> {
 /// # Errors
 /// [`Error::LeadingDim`] (`lda`, `ldb`, `ldc` too small), [`Error::ArrayTooShort`] (`a`,
 /// `b`, `c` too short for the dimensions), [`Error::OutOfRange`] (slice count outside
-/// `2..=8`, `k` too large for the slice precision, dimensions whose products overflow).
+/// `2..=8`, `k` too large for the slice precision).
 #[allow(clippy::too_many_arguments)]
 pub fn ozaki1_gemm(
     transa: Trans,

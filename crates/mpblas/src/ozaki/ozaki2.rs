@@ -498,12 +498,13 @@ pub fn check_params(k: usize, params: &Ozaki2Params) -> Result<()> {
 
 /// `C ← α·op(A)·op(B) + β·C` by Ozaki scheme II on INT8 products (column-major, BLAS
 /// conventions of [`super`]). Each entry's error is bounded by
-/// [`super::bounds::ozaki2_entry_bound`]; with the default 14 moduli that is DGEMM-level.
+/// [`super::bounds::ozaki2_entry_bound`]; see [`super::OZAKI2_DEFAULT_MODULI`] for the
+/// default's accuracy.
 ///
 /// # Errors
 /// [`Error::LeadingDim`] (`lda`, `ldb`, `ldc` too small), [`Error::ArrayTooShort`] (`a`,
 /// `b`, `c` too short), [`Error::OutOfRange`] (moduli count outside `8..=20`, `k` too large
-/// for the moduli, dimensions whose products overflow).
+/// for the moduli).
 #[allow(clippy::too_many_arguments)]
 pub fn ozaki2_gemm(
     transa: Trans,

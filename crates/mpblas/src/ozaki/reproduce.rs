@@ -8,7 +8,7 @@
 //! over entries of `|c* − c|/|c*|`, with `c*` held exactly ([`super::exact`]). Methods are the
 //! paper's: single precision (SGEMM on the inputs rounded to `f32`), scheme I with `s = 2..6`
 //! `f32` slices (triangular products, `f64` sum) and double precision (DGEMM), plus scheme II
-//! with the default 14 moduli as an extra column.
+//! with the default 16 moduli as an extra column.
 
 use super::exact::{ExactDot, rel_err};
 use super::{
@@ -193,7 +193,7 @@ pub fn paper_matrix(rows: usize, cols: usize, phi: f64, seed: u64) -> Vec<f64> {
 
 /// The methods of the tables, in column order.
 pub const METHODS: [&str; 8] = [
-    "single", "2 split", "3 split", "4 split", "5 split", "6 split", "double", "OzII-14",
+    "single", "2 split", "3 split", "4 split", "5 split", "6 split", "double", "OzII-16",
 ];
 
 /// One `(φ, n)` row of the reproduction: means over the seeds.
