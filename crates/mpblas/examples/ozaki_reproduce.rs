@@ -8,7 +8,11 @@ fn main() -> mpblas::Result<()> {
         .skip(1)
         .filter_map(|s| s.parse().ok())
         .collect();
-    let sizes = if sizes.is_empty() { vec![256, 512] } else { sizes };
+    let sizes = if sizes.is_empty() {
+        vec![256, 512]
+    } else {
+        sizes
+    };
     let rep = mpblas::ozaki::reproduce::reproduce(&sizes, &[0.1, 1.0, 2.0], &[1, 2, 3])?;
     println!("{}", rep.table2());
     println!("{}", rep.table3());

@@ -129,7 +129,8 @@ pub fn slice_products(
         SliceGemm::F32 => vec![0.0f32; m * n],
         SliceGemm::F64 => Vec::new(),
     };
-    let (a32, b32s, b32r): (Vec<Vec<f32>>, Vec<Vec<f32>>, Vec<Vec<f32>>) = match params.slice_gemm {
+    type F32Slices = Vec<Vec<f32>>;
+    let (a32, b32s, b32r): (F32Slices, F32Slices, F32Slices) = match params.slice_gemm {
         SliceGemm::F32 => (
             sa.slices.iter().map(to_f32).collect(),
             sb.slices.iter().map(to_f32).collect(),
@@ -171,10 +172,10 @@ pub fn slice_products(
                 }
             }
         }
-        for j in 0..n {
-            for i in 0..m {
+        for (j, &ebj) in eb.iter().enumerate().take(n) {
+            for (i, &eai) in ea.iter().enumerate().take(m) {
                 let idx = i + j * m;
-                let v = split::ldexp(prod[idx], ea[i] + eb[j]);
+                let v = split::ldexp(prod[idx], eai + ebj);
                 match params.accumulate {
                     Accumulate::F64 => acc64[idx] += v,
                     Accumulate::Dd => accdd[idx] = accdd[idx].add_f64(v),

@@ -370,7 +370,7 @@ pub fn to_integers(x: &[f64], len: usize, count: usize, exps: &[i32]) -> Vec<f64
 /// so it fits in `i8`. Exact for every integer-valued finite `f64`.
 pub fn sym_residue(v: f64, m: u32) -> i8 {
     let mm = m as i64;
-    let r = if v.abs() < 9.223_372_036_854_775_807e18 {
+    let r = if v.abs() < 9_223_372_036_854_775_808.0 {
         (v as i64).rem_euclid(mm)
     } else {
         // v = ±mant·2^sh with sh ≥ 11: (mant mod m)·(2^sh mod m) mod m.
