@@ -181,6 +181,38 @@ pub enum Error {
         /// The device the argument is on.
         got: usize,
     },
+    /// A leading dimension (`lda`, `ldb`, `ldc`) is smaller than the matrix it describes needs.
+    #[error("{arg} = {got} is too small: it must be at least {min}")]
+    LeadingDim {
+        /// The BLAS argument name (`"lda"`, `"ldb"`, `"ldc"`).
+        arg: &'static str,
+        /// The value passed.
+        got: usize,
+        /// The smallest valid value.
+        min: usize,
+    },
+    /// An array argument holds fewer elements than its dimensions and leading dimension need.
+    #[error("array {arg} has {got} elements, but the dimensions need at least {min}")]
+    ArrayTooShort {
+        /// The BLAS argument name (`"a"`, `"b"`, `"c"`).
+        arg: &'static str,
+        /// The length passed.
+        got: usize,
+        /// The length needed.
+        min: usize,
+    },
+    /// A parameter (a count, a dimension) is outside the range the routine supports.
+    #[error("{what} = {got} is outside the supported range {min}..={max}")]
+    OutOfRange {
+        /// What the parameter is.
+        what: &'static str,
+        /// The value passed.
+        got: usize,
+        /// Smallest supported value.
+        min: usize,
+        /// Largest supported value.
+        max: usize,
+    },
 }
 
 /// `Result` with mpblas's [`Error`].

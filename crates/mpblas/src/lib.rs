@@ -47,6 +47,7 @@ pub mod dd;
 pub mod eft;
 pub mod error;
 mod num;
+pub mod ozaki;
 pub mod qd;
 mod reduce;
 pub mod rns;
