@@ -90,6 +90,129 @@ pub enum Error {
         /// The length available.
         len: usize,
     },
+    /// No usable CUDA driver: `libcuda` could not be loaded, or `cuInit` failed.
+    #[error("no CUDA driver: {detail}")]
+    CudaNoDriver {
+        /// What was tried and what failed.
+        detail: String,
+    },
+    /// The CUDA driver is older than the CUDA version mpblas's bindings were generated for.
+    #[error(
+        "CUDA driver too old: it supports CUDA {}.{}, mpblas needs {}.{} or newer",
+        found / 1000, (found % 1000) / 10, required / 1000, (required % 1000) / 10
+    )]
+    CudaDriverTooOld {
+        /// The driver's CUDA version, as `cuDriverGetVersion` reports it (13000 for 13.0).
+        found: i32,
+        /// The oldest version mpblas supports, in the same encoding.
+        required: i32,
+    },
+    /// The driver works but there is no GPU with the requested ordinal.
+    #[error("no CUDA device with ordinal {ordinal} ({count} device(s) present)")]
+    CudaNoDevice {
+        /// The ordinal that was asked for.
+        ordinal: usize,
+        /// How many devices the driver reports.
+        count: usize,
+    },
+    /// A CUDA library that the operation needs could not be loaded.
+    #[error(
+        "CUDA library lib{library} not found (install it or add its directory to LD_LIBRARY_PATH)"
+    )]
+    CudaLibraryMissing {
+        /// The library: `"nvrtc"`, `"cublas"`, `"cublasLt"`.
+        library: &'static str,
+    },
+    /// NVRTC rejected a kernel module; `log` is the compiler's log.
+    #[error("NVRTC failed to compile CUDA module {module} for {arch}: {cause}\n{log}")]
+    CudaCompile {
+        /// The module (the kernel source's file stem, e.g. `"dd_elementwise"`).
+        module: &'static str,
+        /// The target architecture, e.g. `"sm_90"`.
+        arch: String,
+        /// NVRTC's error code.
+        cause: String,
+        /// NVRTC's compilation log.
+        log: String,
+    },
+    /// A kernel could not be loaded or launched, or failed while running.
+    #[error("CUDA kernel {kernel} failed: {cause}")]
+    CudaLaunch {
+        /// The kernel's entry name, e.g. `"dd_add_vv"`.
+        kernel: &'static str,
+        /// The driver's error.
+        cause: String,
+    },
+    /// A CUDA driver call other than a launch failed (a copy, a synchronisation, …).
+    #[error("CUDA {op} failed: {cause}")]
+    CudaDriver {
+        /// What was being done (`"download"`, `"synchronize"`, …).
+        op: &'static str,
+        /// The driver's error.
+        cause: String,
+    },
+    /// The device ran out of memory.
+    #[error("CUDA device {ordinal} is out of memory allocating {bytes} bytes")]
+    CudaOutOfMemory {
+        /// The device.
+        ordinal: usize,
+        /// The size of the allocation that failed.
+        bytes: usize,
+    },
+    /// Two operands that must have the same length do not.
+    #[error("length mismatch: {arg} has length {got}, expected {expected}")]
+    LengthMismatch {
+        /// The argument with the wrong length (e.g. `"y"`, `"out"`).
+        arg: &'static str,
+        /// The length it must have (that of the first operand).
+        expected: usize,
+        /// Its length.
+        got: usize,
+    },
+    /// An operand lives on a different device from the one the operation runs on.
+    #[error(
+        "device mismatch: {arg} is on CUDA device {got}, the operation runs on device {expected}"
+    )]
+    DeviceMismatch {
+        /// The argument on the wrong device.
+        arg: &'static str,
+        /// The device the operation runs on.
+        expected: usize,
+        /// The device the argument is on.
+        got: usize,
+    },
+    /// A leading dimension (`lda`, `ldb`, `ldc`) is smaller than the matrix it describes needs.
+    #[error("{arg} = {got} is too small: it must be at least {min}")]
+    LeadingDim {
+        /// The BLAS argument name (`"lda"`, `"ldb"`, `"ldc"`).
+        arg: &'static str,
+        /// The value passed.
+        got: usize,
+        /// The smallest valid value.
+        min: usize,
+    },
+    /// An array argument holds fewer elements than its dimensions and leading dimension need.
+    #[error("array {arg} has {got} elements, but the dimensions need at least {min}")]
+    ArrayTooShort {
+        /// The BLAS argument name (`"a"`, `"b"`, `"c"`).
+        arg: &'static str,
+        /// The length passed.
+        got: usize,
+        /// The length needed.
+        min: usize,
+    },
+    /// A parameter (a count, a dimension) is outside the range the routine supports.
+    #[error("{what} = {got} is outside the supported range {min}..={max}")]
+    OutOfRange {
+        /// What the parameter is.
+        what: &'static str,
+        /// The value passed.
+        got: usize,
+        /// Smallest supported value.
+        min: usize,
+        /// Largest supported value.
+        max: usize,
+    },
 }
 
 /// `Result` with mpblas's [`Error`].

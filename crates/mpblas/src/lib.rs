@@ -26,16 +26,28 @@
 //!
 //! ## Module floors
 //!
-//! Imports point down only: `eft`, `scalar`, `error` (floor 0) ← `dd`, `qd` (floor 1) ← later
-//! `bounds`, `blas`, `lapack`, `ozaki`, `cuda`.
+//! Imports point down only: `eft`, `scalar`, `error` (floor 0) ← `dd`, `qd` (floor 1) ←
+//! [`cuda`] (floor 2) ← later `bounds`, `blas`, `lapack`, `ozaki`.
+//!
+//! ## Features
+//!
+//! - `cuda` (default): the GPU backend [`cuda`]. CUDA is loaded at run time, so building needs
+//!   no CUDA toolkit; without a driver or GPU its functions return errors. Without the feature
+//!   [`cuda`] keeps the same API and every call returns [`Error::CudaNotBuilt`].
 
 #![warn(missing_docs)]
 
 mod convert;
+#[cfg(feature = "cuda")]
+pub mod cuda;
+#[cfg(not(feature = "cuda"))]
+#[path = "cuda_off.rs"]
+pub mod cuda;
 pub mod dd;
 pub mod eft;
 pub mod error;
 mod num;
+pub mod ozaki;
 pub mod qd;
 mod reduce;
 pub mod rns;

@@ -17,9 +17,9 @@
 //!   as `f64` does. Width, fill, alignment, `+` and `0` flags behave as for `f64`; NaN and
 //!   infinities are spelled as `f64` spells them.
 
-mod bigint;
-mod parse;
-mod print;
+pub(crate) mod bigint;
+pub(crate) mod parse;
+pub(crate) mod print;
 
 use crate::{Dd, ParseError, Qd};
 use print::Style;

@@ -46,6 +46,32 @@ pub(crate) fn parse_words<const N: usize>(
     s: &str,
     format: &'static str,
 ) -> Result<[f64; N], ParseError> {
+    Ok(match scan(s, format, MAX_DIGITS, 1_000_000_000_000_000)? {
+        Scanned::Inf(neg) => leading::<N>(if neg { -f64::INFINITY } else { f64::INFINITY }),
+        Scanned::Nan(neg) => leading::<N>(if neg { -f64::NAN } else { f64::NAN }),
+        Scanned::Number(neg, digits, exp) => digits.into_words::<N>(neg, exp),
+    })
+}
+
+/// What [`scan`] read: `±inf`, `±nan`, or a sign, the significand's digits and the exponent.
+pub(crate) enum Scanned {
+    /// An infinity (`true`: negative).
+    Inf(bool),
+    /// A NaN (`true`: written with a minus sign).
+    Nan(bool),
+    /// `(negative, significand digits, exponent after e/E)`.
+    Number(bool, Digits, i128),
+}
+
+/// The grammar of [`parse_words`]: trims, reads the sign, `inf`/`infinity`/`nan`, digits with
+/// an optional point and an optional exponent. At most `max_digits` significant digits are
+/// kept (the rest make the sticky flag), and the exponent saturates at `±max_exp`.
+pub(crate) fn scan(
+    s: &str,
+    format: &'static str,
+    max_digits: usize,
+    max_exp: i128,
+) -> Result<Scanned, ParseError> {
     let err = |kind| ParseError::new(format, s, kind);
     let t = s.trim().as_bytes();
     let (neg, rest) = match t.split_first() {
@@ -54,15 +80,17 @@ pub(crate) fn parse_words<const N: usize>(
         Some((b'+', rest)) => (false, rest),
         Some(_) => (false, t),
     };
-    let signed = |x: f64| if neg { -x } else { x };
     if rest.eq_ignore_ascii_case(b"inf") || rest.eq_ignore_ascii_case(b"infinity") {
-        return Ok(leading::<N>(signed(f64::INFINITY)));
+        return Ok(Scanned::Inf(neg));
     }
     if rest.eq_ignore_ascii_case(b"nan") {
-        return Ok(leading::<N>(signed(f64::NAN)));
+        return Ok(Scanned::Nan(neg));
     }
 
-    let mut digits = Digits::default();
+    let mut digits = Digits {
+        cap: max_digits,
+        ..Digits::default()
+    };
     let mut i = 0;
     while let Some(&c) = rest.get(i).filter(|c| c.is_ascii_digit()) {
         digits.push_integer(c - b'0');
@@ -81,7 +109,7 @@ pub(crate) fn parse_words<const N: usize>(
             Some(_) => ParseErrorKind::InvalidDigit,
         }));
     }
-    // Exponents beyond ±10^15 cannot matter (the value is ±Inf or ±0 long before), so the
+    // Exponents beyond the cap cannot matter (the value is ±Inf or ±0 long before), so the
     // exponent saturates there instead of overflowing.
     let mut exp: i128 = 0;
     match rest.get(i) {
@@ -101,7 +129,7 @@ pub(crate) fn parse_words<const N: usize>(
             };
             let start = i;
             while let Some(&c) = rest.get(i).filter(|c| c.is_ascii_digit()) {
-                exp = (exp * 10 + i128::from(c - b'0')).min(1_000_000_000_000_000);
+                exp = (exp * 10 + i128::from(c - b'0')).min(max_exp);
                 i += 1;
             }
             if i == start || i != rest.len() {
@@ -113,7 +141,7 @@ pub(crate) fn parse_words<const N: usize>(
         }
         Some(_) => return Err(err(ParseErrorKind::InvalidDigit)),
     }
-    Ok(digits.into_words::<N>(neg, exp))
+    Ok(Scanned::Number(neg, digits, exp))
 }
 
 /// `[x, 0, 0, …]`: the expansion of a special value or of a value whose lower words vanish.
@@ -128,15 +156,17 @@ fn leading<const N: usize>(x: f64) -> [f64; N] {
 /// The significant digits of a decimal significand as they are read, with the bookkeeping
 /// that turns "digits and a point" into `D · 10^shift`.
 #[derive(Default)]
-struct Digits {
-    /// Significant digits kept (values 0–9), leading zeros skipped, at most [`MAX_DIGITS`].
-    kept: Vec<u8>,
+pub(crate) struct Digits {
+    /// Significant digits kept (values 0–9), leading zeros skipped, at most `cap`.
+    pub(crate) kept: Vec<u8>,
     /// True if a non-zero digit was dropped after `kept` filled up.
-    sticky: bool,
+    pub(crate) sticky: bool,
     /// The value read so far is `int(kept) · 10^shift` (plus the sticky part).
-    shift: i128,
+    pub(crate) shift: i128,
     /// Number of digit characters seen, including zeros (0 means "no significand").
     seen: usize,
+    /// Most significant digits kept ([`MAX_DIGITS`] for the `f64` word formats).
+    cap: usize,
 }
 
 impl Digits {
@@ -144,7 +174,7 @@ impl Digits {
         self.seen += 1;
         if self.kept.is_empty() && d == 0 {
             // A leading zero of the integer part changes nothing.
-        } else if self.kept.len() < MAX_DIGITS {
+        } else if self.kept.len() < self.cap {
             self.kept.push(d);
         } else {
             // A dropped integer digit still scales what was kept by 10.
@@ -157,7 +187,7 @@ impl Digits {
         self.seen += 1;
         if self.kept.is_empty() && d == 0 {
             self.shift -= 1;
-        } else if self.kept.len() < MAX_DIGITS {
+        } else if self.kept.len() < self.cap {
             self.kept.push(d);
             self.shift -= 1;
         } else {
@@ -210,7 +240,7 @@ impl Digits {
 }
 
 /// The integer whose decimal digits (values 0–9, most significant first) are `digits`.
-fn digits_to_big(digits: &[u8]) -> BigUint {
+pub(crate) fn digits_to_big(digits: &[u8]) -> BigUint {
     let mut x = BigUint::zero();
     for chunk in digits.chunks(19) {
         let v = chunk.iter().fold(0u64, |acc, &d| acc * 10 + u64::from(d));

@@ -26,7 +26,7 @@ use std::fmt::{self, Write as _};
 
 /// Which `f64` formatting trait is being mirrored.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Style {
+pub(crate) enum Style {
     /// `Display`: plain positional notation.
     Plain,
     /// `LowerExp` (`e`) or `UpperExp` (`E`): `d.ddd` then the exponent.
@@ -314,13 +314,15 @@ fn over_pow10(z: &BigUint, p: i64) -> (BigUint, BigUint) {
 /// A non-negative decimal `int(digits) · 10^pow` (ASCII digits, no leading zeros except the
 /// single digit of zero).
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Decimal {
-    digits: Vec<u8>,
-    pow: i64,
+pub(crate) struct Decimal {
+    /// ASCII digits, most significant first.
+    pub(crate) digits: Vec<u8>,
+    /// Power of ten of the last digit.
+    pub(crate) pow: i64,
 }
 
 impl Decimal {
-    fn zero() -> Decimal {
+    pub(crate) fn zero() -> Decimal {
         Decimal {
             digits: vec![b'0'],
             pow: 0,
@@ -328,7 +330,7 @@ impl Decimal {
     }
 
     /// `m · 10^pow` with trailing zeros of `m` moved into the exponent.
-    fn from_int(m: &BigUint, pow: i64) -> Decimal {
+    pub(crate) fn from_int(m: &BigUint, pow: i64) -> Decimal {
         let mut d = Decimal {
             digits: m.to_decimal(),
             pow,
@@ -419,7 +421,7 @@ impl Decimal {
 }
 
 /// A piece of output: literal text, or a run of zeros (which may be long: `{:.100000}`).
-enum Piece {
+pub(crate) enum Piece {
     Text(String),
     Zeros(usize),
 }
@@ -435,7 +437,7 @@ fn body_len(body: &[Piece]) -> usize {
 
 /// Positional notation with exactly `frac` digits after the point (none and no point if 0).
 /// Needs `dec.pow ≥ -frac`.
-fn plain(dec: &Decimal, frac: usize) -> Vec<Piece> {
+pub(crate) fn plain(dec: &Decimal, frac: usize) -> Vec<Piece> {
     let digits = String::from_utf8_lossy(&dec.digits).into_owned();
     let n = digits.len();
     let mut out = Vec::new();
@@ -464,7 +466,7 @@ fn plain(dec: &Decimal, frac: usize) -> Vec<Piece> {
 }
 
 /// `d.ddd` with `n` significant digits (zero-padded) then `e` and the exponent.
-fn scientific(dec: &Decimal, n: usize, e: char) -> Vec<Piece> {
+pub(crate) fn scientific(dec: &Decimal, n: usize, e: char) -> Vec<Piece> {
     let digits = String::from_utf8_lossy(&dec.digits).into_owned();
     let exp = if dec.is_zero() {
         0
@@ -484,7 +486,7 @@ fn scientific(dec: &Decimal, n: usize, e: char) -> Vec<Piece> {
 
 /// Writes `sign` and `body` honouring width, fill, alignment and the `0` flag as `f64` does
 /// (numbers align right by default; `0` pads between the sign and the digits).
-fn write_padded(f: &mut fmt::Formatter<'_>, sign: &str, body: &[Piece]) -> fmt::Result {
+pub(crate) fn write_padded(f: &mut fmt::Formatter<'_>, sign: &str, body: &[Piece]) -> fmt::Result {
     let len = body_len(body).saturating_add(sign.len());
     let pad = f.width().map_or(0, |w| w.saturating_sub(len));
     let write_body = |f: &mut fmt::Formatter<'_>| -> fmt::Result {

@@ -51,10 +51,13 @@ pub struct Basis {
     pub(crate) w: Vec<u32>,
     /// `wᵢ · 2^k_norm mod mᵢ`: evaluates a `p`-bit significand scaled next to `M/4` in one pass.
     pub(crate) w_norm: Vec<u32>,
-    /// Fixed-point reciprocals `⌊2^94 / mᵢ⌋` (interval evaluation).
-    pub(crate) recip94: Vec<u64>,
-    /// `Mᵢ mod 2^64` (exact low word of the CRT reconstruction).
-    pub(crate) mi_low: Vec<u64>,
+    /// High and low 32-bit halves of the fixed-point reciprocals `⌊2^94 / mᵢ⌋` (interval
+    /// evaluation; split so that the weighted sums vectorise).
+    pub(crate) recip_hi: Vec<u32>,
+    pub(crate) recip_lo: Vec<u32>,
+    /// High and low 32-bit halves of `Mᵢ mod 2^64` (exact low word of the CRT reconstruction).
+    pub(crate) mi_low_hi: Vec<u32>,
+    pub(crate) mi_low_lo: Vec<u32>,
     /// `M mod 2^64`.
     pub(crate) m_low: u64,
     /// `2^32 mod mᵢ` (reduces a `u64` modulo `mᵢ`).
@@ -65,6 +68,10 @@ pub struct Basis {
     pub(crate) pow2_hi: Vec<u32>,
     /// `2^-k mod mᵢ` for `k` in `0..=64`, row `k` at `[k·n ..]` (exact division by `2^k`).
     pub(crate) inv2: Vec<u32>,
+    /// `2^(-64 j) mod mᵢ`, rows as `pow2_hi`.
+    pub(crate) inv2_hi: Vec<u32>,
+    /// Binary tables of the one-pass scaling (built on first use): see [`ScaleTables`].
+    pub(crate) scale: std::sync::OnceLock<ScaleTables>,
     /// `⌊log2 M⌋`.
     pub(crate) log2m: u32,
     /// Bounds `M_lo ≤ M ≤ M_hi` as extended-range floats.
@@ -181,11 +188,24 @@ impl Basis {
                 v = mul_mod(v, half, mi, mu[i]);
             }
         }
+        let mut inv2_hi = vec![0u32; hi_rows * n];
+        for i in 0..n {
+            let step = mul_mod(inv2[63 * n + i], inv2[n + i], m[i], mu[i]); // 2^-64 mod mᵢ
+            let mut v = 1u32;
+            for j in 0..hi_rows {
+                inv2_hi[j * n + i] = v;
+                v = mul_mod(v, step, m[i], mu[i]);
+            }
+        }
         let k_norm = log2m - 2 - precision;
         let recip94: Vec<u64> = m
             .iter()
             .map(|&mi| ((1u128 << 94) / mi as u128) as u64)
             .collect();
+        let recip_hi = recip94.iter().map(|&r| (r >> 32) as u32).collect();
+        let recip_lo = recip94.iter().map(|&r| r as u32).collect();
+        let mi_low_hi = mi_low.iter().map(|&r| (r >> 32) as u32).collect();
+        let mi_low_lo = mi_low.iter().map(|&r| r as u32).collect();
         let mut b = Basis {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             precision,
@@ -193,13 +213,17 @@ impl Basis {
             mu,
             w,
             w_norm: Vec::new(),
-            recip94,
-            mi_low,
+            recip_hi,
+            recip_lo,
+            mi_low_hi,
+            mi_low_lo,
             m_low,
             two32,
             pow2_lo,
             pow2_hi,
             inv2,
+            inv2_hi,
+            scale: std::sync::OnceLock::new(),
             log2m,
             m_ext,
             k_norm,
@@ -272,6 +296,22 @@ impl Basis {
         }
     }
 
+    /// Residues of `2^-k` (`k` below [`Basis::pow2_limit`]).
+    pub(crate) fn inv_pow2_into(&self, k: u64, out: &mut [u32]) {
+        let n = self.len();
+        let (j, r) = ((k / 64) as usize, (k % 64) as usize);
+        let hi = &self.inv2_hi[j * n..(j + 1) * n];
+        let lo = &self.inv2[r * n..(r + 1) * n];
+        for i in 0..n {
+            out[i] = mul_mod(hi[i], lo[i], self.m[i], self.mu[i]);
+        }
+    }
+
+    /// The binary tables of the one-pass scaling, built on first use (`O(n²)` words).
+    pub(crate) fn scale_tables(&self) -> &ScaleTables {
+        self.scale.get_or_init(|| ScaleTables::new(self))
+    }
+
     /// Largest power of two whose residues [`Basis::pow2`] can produce.
     pub(crate) fn pow2_limit(&self) -> u64 {
         64 * (self.pow2_hi.len() / self.len()) as u64 - 1
@@ -288,6 +328,135 @@ impl Basis {
     /// True when `self` and `other` are the same basis (same identity).
     pub fn same(&self, other: &Basis) -> bool {
         self.id == other.id
+    }
+}
+
+/// Tables for the exact power-of-two scaling in one CRT pass ([`crate::rns::interval::shift_right`]).
+///
+/// With `cᵢ = |xᵢ·wᵢ|_mᵢ` and the rank `r`, `X = Σ cᵢ·Mᵢ − r·M` exactly, so the low `K` bits of
+/// `X` follow from the low 32-bit limbs of every `Mᵢ` and of `M` (dot products over `i`, one per
+/// limb), and the residues of a `K`-bit binary integer from the residues of `2^(32 l)`.
+#[derive(Debug)]
+pub(crate) struct ScaleTables {
+    /// Number of 32-bit limbs kept (enough for `M`).
+    pub limbs: usize,
+    /// Limb `l` of `Mᵢ` at `[l·n + i]`.
+    pub mi_bin: Vec<u32>,
+    /// Limb `l` of `M`.
+    pub m_bin: Vec<u32>,
+    /// `2^(32 l) mod mⱼ` at `[l·n + j]`.
+    pub pow32: Vec<u32>,
+}
+
+impl ScaleTables {
+    fn new(b: &Basis) -> ScaleTables {
+        let n = b.len();
+        // M as little-endian u32 limbs.
+        let mut big: Vec<u32> = vec![1];
+        for &mi in &b.m {
+            let mut carry = 0u64;
+            for limb in big.iter_mut() {
+                let t = *limb as u64 * mi as u64 + carry;
+                *limb = t as u32;
+                carry = t >> 32;
+            }
+            if carry != 0 {
+                big.push(carry as u32);
+            }
+        }
+        let limbs = big.len() + 1;
+        big.resize(limbs, 0);
+        let mut mi_bin = vec![0u32; limbs * n];
+        for (i, &mi) in b.m.iter().enumerate() {
+            // Mᵢ = M / mᵢ (exact), limb by limb from the top.
+            let mut rem = 0u64;
+            for l in (0..limbs).rev() {
+                let cur = rem << 32 | big[l] as u64;
+                mi_bin[l * n + i] = (cur / mi as u64) as u32;
+                rem = cur % mi as u64;
+            }
+            debug_assert_eq!(rem, 0);
+        }
+        let mut pow32 = vec![0u32; limbs * n];
+        for j in 0..n {
+            let mut v = 1u32;
+            for l in 0..limbs {
+                pow32[l * n + j] = v;
+                v = mul_mod(v, b.two32[j], b.m[j], b.mu[j]);
+            }
+        }
+        ScaleTables {
+            limbs,
+            mi_bin,
+            m_bin: big,
+            pow32,
+        }
+    }
+}
+
+/// `Σ aᵢ·bᵢ` exactly, for `u32` vectors of equal length below `2^32` (vectorisable: the 64-bit
+/// products are split into 32-bit halves summed separately).
+/// Dispatches to an AVX2 build of the same loop where the CPU has it (the crate is compiled
+/// for baseline x86-64, whose SSE2 has half the lanes).
+#[inline]
+pub(crate) fn dot(a: &[u32], b: &[u32]) -> u128 {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { dot_avx2(a, b) };
+    }
+    dot_generic(a, b)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn dot_avx2(a: &[u32], b: &[u32]) -> u128 {
+    dot_generic(a, b)
+}
+
+#[inline(always)]
+fn dot_generic(a: &[u32], b: &[u32]) -> u128 {
+    let (mut lo, mut hi) = (0u64, 0u64);
+    for (&x, &y) in a.iter().zip(b) {
+        let p = x as u64 * y as u64;
+        lo += p & 0xffff_ffff;
+        hi += p >> 32;
+    }
+    ((hi as u128) << 32) + lo as u128
+}
+
+/// `acc[j] += Σ_l v_l·rows[l·n + j]` exactly, in split 32-bit halves (`acc_lo`, `acc_hi`),
+/// dispatched to AVX2 like [`dot`].
+#[inline]
+pub(crate) fn mul_acc_rows(v: &[u32], rows: &[u32], acc_lo: &mut [u64], acc_hi: &mut [u64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { mul_acc_rows_avx2(v, rows, acc_lo, acc_hi) };
+        return;
+    }
+    mul_acc_rows_generic(v, rows, acc_lo, acc_hi)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn mul_acc_rows_avx2(v: &[u32], rows: &[u32], acc_lo: &mut [u64], acc_hi: &mut [u64]) {
+    mul_acc_rows_generic(v, rows, acc_lo, acc_hi)
+}
+
+#[inline(always)]
+fn mul_acc_rows_generic(v: &[u32], rows: &[u32], acc_lo: &mut [u64], acc_hi: &mut [u64]) {
+    let n = acc_lo.len();
+    for (l, &vl) in v.iter().enumerate() {
+        if vl == 0 {
+            continue;
+        }
+        let row = &rows[l * n..(l + 1) * n];
+        for ((lo, hi), &r) in acc_lo.iter_mut().zip(acc_hi.iter_mut()).zip(row) {
+            let p = vl as u64 * r as u64;
+            *lo += p & 0xffff_ffff;
+            *hi += p >> 32;
+        }
     }
 }
 

@@ -32,7 +32,9 @@
 //! precomputed `Mᵢ mod 2^64` and `M mod 2^64` in wrapping arithmetic. This is what makes the
 //! power-of-two scaling (and hence rounding) exact.
 
-use crate::rns::basis::{Basis, mul_mod, reduce_u64_parts, sub_mod};
+use crate::rns::basis::{
+    Basis, add_mod, dot, mul_acc_rows, mul_mod, reduce_u64_parts, reduce62, sub_mod,
+};
 use crate::rns::extf::ExtF;
 use std::cmp::Ordering;
 
@@ -49,19 +51,29 @@ pub(crate) struct Pass {
 
 /// Runs a pass with weights `wk` (`wᵢ·2^k mod mᵢ`), i.e. on `X·2^k mod M`.
 pub(crate) fn crt_pass(b: &Basis, x: &[u32], wk: &[u32]) -> Pass {
+    let mut c = vec![0u32; b.len()];
+    crt_pass_c(b, x, wk, &mut c)
+}
+
+/// [`crt_pass`] that leaves the CRT coefficients `cᵢ = |xᵢ·wkᵢ|_mᵢ` in `c`. Every loop is a
+/// vertical operation or an exact split-product sum ([`dot`]), so all of it vectorises.
+pub(crate) fn crt_pass_c(b: &Basis, x: &[u32], wk: &[u32], c: &mut [u32]) -> Pass {
     let n = b.len();
-    let mut c = vec![0u32; n];
-    // Vectorisable: independent modular products.
     for i in 0..n {
         c[i] = mul_mod(x[i], wk[i], b.m[i], b.mu[i]);
     }
-    let (mut s, mut cs, mut low) = (0u128, 0u64, 0u64);
+    let s = (dot(c, &b.recip_hi) << 32) + dot(c, &b.recip_lo);
+    let (mut cs, mut lo, mut hi) = (0u64, 0u64, 0u64);
     for i in 0..n {
-        s += c[i] as u128 * b.recip94[i] as u128;
         cs += c[i] as u64;
-        low = low.wrapping_add((c[i] as u64).wrapping_mul(b.mi_low[i]));
+        lo = lo.wrapping_add(c[i] as u64 * b.mi_low_lo[i] as u64);
+        hi = hi.wrapping_add(c[i] as u64 * b.mi_low_hi[i] as u64);
     }
-    Pass { s, c: cs, low }
+    Pass {
+        s,
+        c: cs,
+        low: lo.wrapping_add(hi << 32),
+    }
 }
 
 /// Weights `wᵢ·2^k mod mᵢ` (borrowed when precomputed).
@@ -221,40 +233,81 @@ pub(crate) enum Tail {
     Below,
 }
 
-/// `⌊X / 2^k⌋` for `X < M/2`, exactly, in steps of at most 63 bits (each step reads
-/// `X mod 2^64` and divides exactly by the power of two). Returns the quotient's residues (in
+/// `⌊X / 2^k⌋` for `X < M/2`, exactly, in one CRT pass. Returns the quotient's residues (in
 /// place), the round bit (bit `k−1` of `X`), the sticky bit (any of bits `0..k−1`) and the
-/// quotient's parity (bit `k`, read from the same low word: steps stop at 63 bits for this).
+/// quotient's parity (bit `k`).
 ///
-/// This is the papers' power-of-two scaling made exact: cost `⌈k/64⌉` CRT passes.
-pub(crate) fn shift_right(b: &Basis, x: &mut [u32], mut k: u64) -> (bool, bool, bool) {
+/// This is the papers' power-of-two scaling made exact. One pass gives the coefficients `cᵢ`
+/// and the rank `r`, so that `X = Σ cᵢ·Mᵢ − r·M` is an integer identity; its low `k + 1` bits
+/// `L = X mod 2^(k+1)` are computed in binary from the precomputed 32-bit limbs of `Mᵢ` and
+/// `M` (one exact dot product per limb), and then `⌊X/2^k⌋ = (X − (L mod 2^k))·2^-k mod M`,
+/// with the residues of `L mod 2^k` from those of `2^(32 l)` (one more dot product per limb and
+/// modulus). Cost: `2·n·⌈(k+1)/32⌉` multiply-adds, all vectorisable, plus `O(n)`.
+pub(crate) fn shift_right(b: &Basis, x: &mut [u32], k: u64) -> (bool, bool, bool) {
+    if k == 0 {
+        return (false, false, false);
+    }
     let n = b.len();
-    let mut sticky = false;
-    let mut round = false;
-    let mut odd = false;
-    let mut rres = vec![0u32; n];
-    while k > 0 {
-        let s = k.min(63);
-        let pass = crt_pass(b, x, &b.w);
-        let low = pass.low_word(b);
-        let r = low & ((1u64 << s) - 1);
-        if k == s {
-            odd = (low >> s) & 1 == 1;
-            round = (r >> (s - 1)) & 1 == 1;
-            sticky |= r & ((1u64 << (s - 1)) - 1) != 0;
-        } else {
-            sticky |= r != 0;
-        }
-        let (rh, rl) = ((r >> 32) as u32, r as u32);
-        let inv = &b.inv2[s as usize * n..(s as usize + 1) * n];
-        for i in 0..n {
-            rres[i] = reduce_u64_parts(rh, rl, b.m[i], b.mu[i], b.two32[i]);
-        }
-        // Vectorisable: (xᵢ − r)·2^-s mod mᵢ.
-        for i in 0..n {
-            x[i] = mul_mod(sub_mod(x[i], rres[i], b.m[i]), inv[i], b.m[i], b.mu[i]);
-        }
-        k -= s;
+    if k <= 63 {
+        return shift_right_word(b, x, k);
+    }
+    let t = b.scale_tables();
+    let nl = (k as usize + 1).div_ceil(32);
+    debug_assert!(nl <= t.limbs);
+    let mut c = vec![0u32; n];
+    let pass = crt_pass_c(b, x, &b.w, &mut c);
+    let (_, _, r) = pass.window(-1);
+    // L = X mod 2^(32·nl), limb by limb (two's complement carries through the − r·M term).
+    let mut low = vec![0u32; nl];
+    let mut carry: i128 = 0;
+    for l in 0..nl {
+        let v = dot(&c, &t.mi_bin[l * n..(l + 1) * n]);
+        let tt = carry + v as i128 - r as i128 * t.m_bin[l] as i128;
+        low[l] = tt as u32;
+        carry = tt >> 32;
+    }
+    let bit = |i: u64| (low[(i / 32) as usize] >> (i % 32)) & 1 == 1;
+    let odd = bit(k);
+    let round = bit(k - 1);
+    let (wf, bf) = (((k - 1) / 32) as usize, ((k - 1) % 32) as u32);
+    let sticky = low[..wf].iter().any(|&w| w != 0) || low[wf] & ((1u32 << bf) - 1) != 0;
+    // R = L mod 2^k: clear bit k and above.
+    let (wk, bk) = ((k / 32) as usize, (k % 32) as u32);
+    low[wk] &= (1u32 << bk) - 1;
+    let used = if bk == 0 { wk } else { wk + 1 };
+    // Residues of R: Σ_l R_l·2^(32 l) mod mⱼ, accumulated exactly in split halves.
+    let (mut acc_lo, mut acc_hi) = (vec![0u64; n], vec![0u64; n]);
+    mul_acc_rows(&low[..used], &t.pow32, &mut acc_lo, &mut acc_hi);
+    let mut inv = vec![0u32; n];
+    b.inv_pow2_into(k, &mut inv);
+    for j in 0..n {
+        let (m, mu) = (b.m[j], b.mu[j]);
+        // acc_hi, acc_lo < 2^(32 + log2 limbs) ≤ 2^62: Barrett-reducible.
+        let h = reduce62(acc_hi[j], m, mu);
+        let rres = add_mod(
+            reduce62(h as u64 * b.two32[j] as u64, m, mu),
+            reduce62(acc_lo[j], m, mu),
+            m,
+        );
+        x[j] = mul_mod(sub_mod(x[j], rres, m), inv[j], m, mu);
+    }
+    (round, sticky, odd)
+}
+
+/// [`shift_right`] for `k ≤ 63`: the exact low word `X mod 2^64` of one pass suffices.
+fn shift_right_word(b: &Basis, x: &mut [u32], k: u64) -> (bool, bool, bool) {
+    let n = b.len();
+    let pass = crt_pass(b, x, &b.w);
+    let low = pass.low_word(b);
+    let r = low & ((1u64 << k) - 1);
+    let odd = (low >> k) & 1 == 1;
+    let round = (r >> (k - 1)) & 1 == 1;
+    let sticky = r & ((1u64 << (k - 1)) - 1) != 0;
+    let (rh, rl) = ((r >> 32) as u32, r as u32);
+    let inv = &b.inv2[k as usize * n..(k as usize + 1) * n];
+    for i in 0..n {
+        let rr = reduce_u64_parts(rh, rl, b.m[i], b.mu[i], b.two32[i]);
+        x[i] = mul_mod(sub_mod(x[i], rr, b.m[i]), inv[i], b.m[i], b.mu[i]);
     }
     (round, sticky, odd)
 }

@@ -16,6 +16,7 @@
 //! | interval evaluation, exact sign and bit length, exact scaling | [`interval`] |
 //! | [`MpFloat`]: arithmetic, comparison, rounding, special values | [`float`], [`divsqrt`] |
 //! | conversions (`f64`, `Dd`, `Qd`, exact limbs, `rug`) | [`convert`] |
+//! | decimal strings (parse, shortest and correctly rounded printing) | [`decimal`] |
 //! | [`MpArray`]: structure-of-arrays storage (Table 2 of the paper) | [`mod@array`] |
 //!
 //! Accuracy: every operation is correctly rounded to `p` bits (nearest, ties to even), so
@@ -39,6 +40,7 @@
 pub mod array;
 pub mod basis;
 pub mod convert;
+pub mod decimal;
 pub mod divsqrt;
 pub mod extf;
 pub mod float;

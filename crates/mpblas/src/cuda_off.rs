@@ -1,0 +1,375 @@
+//! The CUDA backend, not built: the same public API as with the `cuda` feature, where every
+//! call returns [`Error::CudaNotBuilt`] (and nothing panics). A [`Device`] cannot be created,
+//! so the methods of `Device` and `DeviceVec` are unreachable.
+
+use crate::error::{Error, Result};
+use crate::{Dd, Qd, Scalar};
+use std::marker::PhantomData;
+
+#[path = "cuda/nvrtc.rs"]
+pub mod nvrtc;
+
+pub use nvrtc::ModuleSource;
+
+/// The oldest driver API version the bindings need (`cuDriverGetVersion` encoding: 13.0).
+pub const REQUIRED_DRIVER_VERSION: i32 = 13000;
+
+/// Every kernel module of the library: none without the `cuda` feature.
+pub fn modules() -> &'static [&'static ModuleSource] {
+    &[]
+}
+
+/// Always false: the CUDA backend is not built.
+pub fn driver_present() -> bool {
+    false
+}
+
+/// Always false: the CUDA backend is not built.
+pub fn cublas_present() -> bool {
+    false
+}
+
+/// Always [`Error::CudaNotBuilt`].
+pub fn device_count() -> Result<usize> {
+    Err(Error::CudaNotBuilt)
+}
+
+/// Always [`Error::CudaNotBuilt`].
+pub fn devices() -> Result<Vec<DeviceInfo>> {
+    Err(Error::CudaNotBuilt)
+}
+
+/// What `mpblas info` shows about one GPU.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceInfo {
+    /// The CUDA ordinal.
+    pub ordinal: usize,
+    /// The marketing name.
+    pub name: String,
+    /// Compute capability `(major, minor)`.
+    pub compute_capability: (u32, u32),
+    /// Total device memory in bytes.
+    pub total_memory: usize,
+    /// Number of streaming multiprocessors.
+    pub multiprocessors: u32,
+    /// The driver's CUDA version `(major, minor)`.
+    pub driver_version: (i32, i32),
+    /// NVRTC's version, if loadable.
+    pub nvrtc_version: Option<(i32, i32)>,
+    /// cuBLAS's version `(major, minor, patch)`, if loadable.
+    pub cublas_version: Option<(i32, i32, i32)>,
+}
+
+impl DeviceInfo {
+    /// The NVRTC architecture name of the device, e.g. `"sm_90"`.
+    pub fn arch(&self) -> String {
+        format!(
+            "sm_{}{}",
+            self.compute_capability.0, self.compute_capability.1
+        )
+    }
+}
+
+impl std::fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "GPU {}: {} (CUDA backend not built)",
+            self.ordinal, self.name
+        )
+    }
+}
+
+/// No value: a stub `Device` can never exist.
+#[derive(Clone, Copy, Debug)]
+enum Never {}
+
+/// An open GPU (never, without the `cuda` feature).
+#[derive(Clone, Debug)]
+pub struct Device {
+    never: Never,
+}
+
+impl Device {
+    /// Always [`Error::CudaNotBuilt`].
+    ///
+    /// # Errors
+    ///
+    /// Always.
+    pub fn open(_ordinal: usize) -> Result<Device> {
+        Err(Error::CudaNotBuilt)
+    }
+    /// The device's information.
+    pub fn info(&self) -> &DeviceInfo {
+        match self.never {}
+    }
+    /// The CUDA ordinal.
+    pub fn ordinal(&self) -> usize {
+        match self.never {}
+    }
+    /// The architecture kernels are compiled for.
+    pub fn arch(&self) -> &str {
+        match self.never {}
+    }
+    /// Wait for the device's stream.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn synchronize(&self) -> Result<()> {
+        match self.never {}
+    }
+    /// Free and total device memory.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn memory(&self) -> Result<(usize, usize)> {
+        match self.never {}
+    }
+    /// GPU time of `work` in milliseconds.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn time_ms(&self, _work: impl FnOnce() -> Result<()>) -> Result<f32> {
+        match self.never {}
+    }
+    /// Compile and load every kernel module.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn load_all_modules(&self) -> Result<()> {
+        match self.never {}
+    }
+    /// A new vector holding `src` on this device.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn upload<T: DeviceScalar>(&self, _src: &[T]) -> Result<DeviceVec<T>> {
+        match self.never {}
+    }
+    /// A new vector of `len` zeros on this device.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn zeros<T: DeviceScalar>(&self, _len: usize) -> Result<DeviceVec<T>> {
+        match self.never {}
+    }
+    /// [`Device::upload`] for `f64`.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn upload_f64(&self, _src: &[f64]) -> Result<DeviceVec<f64>> {
+        match self.never {}
+    }
+    /// [`Device::upload`] for double-doubles.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn upload_dd(&self, _src: &[Dd]) -> Result<DeviceDdVec> {
+        match self.never {}
+    }
+    /// [`Device::upload`] for quad-doubles.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn upload_qd(&self, _src: &[Qd]) -> Result<DeviceQdVec> {
+        match self.never {}
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f64 {}
+    impl Sealed for crate::Dd {}
+    impl Sealed for crate::Qd {}
+}
+
+/// A scalar format that lives on the GPU as `WORDS` arrays of `f64`: `f64`, [`Dd`], [`Qd`].
+pub trait DeviceScalar: Scalar + sealed::Sealed {
+    /// The value whose words are `w[..Self::WORDS]`, taken as they are.
+    fn from_words(w: &[f64; 4]) -> Self;
+}
+impl DeviceScalar for f64 {
+    fn from_words(w: &[f64; 4]) -> Self {
+        w[0]
+    }
+}
+impl DeviceScalar for Dd {
+    fn from_words(w: &[f64; 4]) -> Self {
+        Dd { hi: w[0], lo: w[1] }
+    }
+}
+impl DeviceScalar for Qd {
+    fn from_words(w: &[f64; 4]) -> Self {
+        Qd { c: *w }
+    }
+}
+
+/// A vector of `T` on one GPU (never, without the `cuda` feature).
+#[derive(Debug)]
+pub struct DeviceVec<T: DeviceScalar> {
+    never: Never,
+    _format: PhantomData<T>,
+}
+/// A vector of double-doubles on the GPU.
+pub type DeviceDdVec = DeviceVec<Dd>;
+/// A vector of quad-doubles on the GPU.
+pub type DeviceQdVec = DeviceVec<Qd>;
+
+impl<T: DeviceScalar> DeviceVec<T> {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        match self.never {}
+    }
+    /// True if there are no elements.
+    pub fn is_empty(&self) -> bool {
+        match self.never {}
+    }
+    /// The device the vector lives on.
+    pub fn ordinal(&self) -> usize {
+        match self.never {}
+    }
+    /// Copy `src` into this vector.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn copy_from_host(&mut self, _src: &[T]) -> Result<()> {
+        match self.never {}
+    }
+    /// Copy the vector into `dst`.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn copy_to_host(&self, _dst: &mut [T]) -> Result<()> {
+        match self.never {}
+    }
+    /// The vector's contents on the host.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn download(&self) -> Result<Vec<T>> {
+        match self.never {}
+    }
+    /// Copy `src` into this vector, on the device.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn copy_from(&mut self, _src: &DeviceVec<T>) -> Result<()> {
+        match self.never {}
+    }
+}
+
+/// The stub element-wise operations of one format: every one returns
+/// [`Error::CudaNotBuilt`].
+macro_rules! elementwise_stub {
+    ($modname:ident, $fmt:literal, $t:ty, $v:ty) => {
+        #[doc = concat!("Element-wise ", $fmt, " kernels (not built: every call returns `Error::CudaNotBuilt`).")]
+        pub mod $modname {
+            use super::{Device, Error, Result};
+
+            /// The kernel entry points (none without the `cuda` feature).
+            pub const KERNELS: &[&str] = &[];
+
+            /// `out[i] = x[i] + y[i]`.
+            ///
+            /// # Errors
+            ///
+            /// Always [`Error::CudaNotBuilt`].
+            pub fn add(_: &Device, _: &$v, _: &$v, _: &mut $v) -> Result<()> {
+                Err(Error::CudaNotBuilt)
+            }
+            /// `out[i] = x[i] + s`.
+            ///
+            /// # Errors
+            ///
+            /// Always [`Error::CudaNotBuilt`].
+            pub fn add_scalar(_: &Device, _: &$v, _: $t, _: &mut $v) -> Result<()> {
+                Err(Error::CudaNotBuilt)
+            }
+            /// `out[i] = x[i] − y[i]`.
+            ///
+            /// # Errors
+            ///
+            /// Always [`Error::CudaNotBuilt`].
+            pub fn sub(_: &Device, _: &$v, _: &$v, _: &mut $v) -> Result<()> {
+                Err(Error::CudaNotBuilt)
+            }
+            /// `out[i] = x[i] − s`.
+            ///
+            /// # Errors
+            ///
+            /// Always [`Error::CudaNotBuilt`].
+            pub fn sub_scalar(_: &Device, _: &$v, _: $t, _: &mut $v) -> Result<()> {
+                Err(Error::CudaNotBuilt)
+            }
+            /// `out[i] = x[i] × y[i]`.
+            ///
+            /// # Errors
+            ///
+            /// Always [`Error::CudaNotBuilt`].
+            pub fn mul(_: &Device, _: &$v, _: &$v, _: &mut $v) -> Result<()> {
+                Err(Error::CudaNotBuilt)
+            }
+            /// `out[i] = x[i] × s`.
+            ///
+            /// # Errors
+            ///
+            /// Always [`Error::CudaNotBuilt`].
+            pub fn mul_scalar(_: &Device, _: &$v, _: $t, _: &mut $v) -> Result<()> {
+                Err(Error::CudaNotBuilt)
+            }
+            /// `out[i] = x[i] ÷ y[i]`.
+            ///
+            /// # Errors
+            ///
+            /// Always [`Error::CudaNotBuilt`].
+            pub fn div(_: &Device, _: &$v, _: &$v, _: &mut $v) -> Result<()> {
+                Err(Error::CudaNotBuilt)
+            }
+            /// `out[i] = x[i] ÷ s`.
+            ///
+            /// # Errors
+            ///
+            /// Always [`Error::CudaNotBuilt`].
+            pub fn div_scalar(_: &Device, _: &$v, _: $t, _: &mut $v) -> Result<()> {
+                Err(Error::CudaNotBuilt)
+            }
+            /// `out[i] = √x[i]`.
+            ///
+            /// # Errors
+            ///
+            /// Always [`Error::CudaNotBuilt`].
+            pub fn sqrt(_: &Device, _: &$v, _: &mut $v) -> Result<()> {
+                Err(Error::CudaNotBuilt)
+            }
+        }
+    };
+}
+elementwise_stub!(
+    dd_elementwise,
+    "double-double",
+    crate::Dd,
+    super::DeviceDdVec
+);
+elementwise_stub!(qd_elementwise, "quad-double", crate::Qd, super::DeviceQdVec);
+
+/// Double-double kernels (not built).
+pub mod dd {
+    pub use super::dd_elementwise::*;
+}
+/// Quad-double kernels (not built).
+pub mod qd {
+    pub use super::qd_elementwise::*;
+}

@@ -1,0 +1,188 @@
+//! An exact accumulator for sums of products of `f64`s (a fixed-point "long accumulator"
+//! covering every exponent), used as the reference of the Ozaki accuracy tables without MPFR:
+//! `Σ a_l·b_l − c` is held exactly, and only its final conversion to `f64` rounds.
+
+/// Bit position of `2^0` in the accumulator: products of two finite `f64`s are integer
+/// multiples of `2^-2148`.
+const OFFSET: i32 = 2148;
+/// 32-bit digits (held in `i64` so that 2^30 additions need no carry propagation): bits up to
+/// `2^(2048 + 32)` above the offset, plus a product's 106 bits of headroom.
+const LIMBS: usize = 136;
+
+/// Exact sum of products of finite `f64`s (up to 2^30 additions between normalisations,
+/// which [`ExactDot::add_product`] does itself).
+#[derive(Clone, Debug)]
+pub struct ExactDot {
+    limbs: Vec<i64>,
+    adds: u32,
+}
+
+impl Default for ExactDot {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn decompose(x: f64) -> (i64, i32) {
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = (bits & ((1u64 << 52) - 1)) as i64;
+    let (mant, e) = if exp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1i64 << 52), exp - 1075)
+    };
+    (if x.is_sign_negative() { -mant } else { mant }, e)
+}
+
+impl ExactDot {
+    /// Zero.
+    pub fn new() -> Self {
+        ExactDot {
+            limbs: vec![0; LIMBS],
+            adds: 0,
+        }
+    }
+
+    /// Adds `a·b` exactly. Non-finite inputs are ignored (the callers filter them).
+    pub fn add_product(&mut self, a: f64, b: f64) {
+        if !(a.is_finite() && b.is_finite()) || a == 0.0 || b == 0.0 {
+            return;
+        }
+        let (ma, ea) = decompose(a);
+        let (mb, eb) = decompose(b);
+        let neg = (ma < 0) != (mb < 0);
+        let p = ma.unsigned_abs() as u128 * mb.unsigned_abs() as u128;
+        let shift = (ea + eb + OFFSET) as u32;
+        let (limb, off) = ((shift / 32) as usize, shift % 32);
+        // p < 2^106, p << off < 2^138: five 32-bit digits (the sixth is always zero).
+        let lo = p << off;
+        let hi = if off == 0 { 0 } else { p >> (128 - off) };
+        let digits = [
+            lo as u32,
+            (lo >> 32) as u32,
+            (lo >> 64) as u32,
+            (lo >> 96) as u32,
+            hi as u32,
+        ];
+        for (t, &d) in digits.iter().enumerate() {
+            if limb + t < LIMBS {
+                if neg {
+                    self.limbs[limb + t] -= d as i64;
+                } else {
+                    self.limbs[limb + t] += d as i64;
+                }
+            }
+        }
+        self.adds += 1;
+        if self.adds >= 1 << 30 {
+            self.normalise();
+        }
+    }
+
+    /// Adds `x` exactly.
+    pub fn add(&mut self, x: f64) {
+        self.add_product(x, 1.0);
+    }
+
+    fn normalise(&mut self) {
+        for i in 0..LIMBS - 1 {
+            let c = self.limbs[i] >> 32;
+            self.limbs[i] -= c << 32;
+            self.limbs[i + 1] += c;
+        }
+        self.adds = 0;
+    }
+
+    /// The exact value as a list of `f64`s whose exact sum it is (each a 32-bit digit times a
+    /// power of two, most significant first), to hand the value to an oracle such as MPFR.
+    pub fn terms(&self) -> Vec<f64> {
+        let (neg, d) = self.magnitude();
+        let sign = if neg { -1.0 } else { 1.0 };
+        (0..LIMBS)
+            .rev()
+            .filter(|&i| d[i] != 0)
+            .map(|i| sign * super::split::ldexp(d[i] as f64, 32 * i as i32 - OFFSET))
+            .collect()
+    }
+
+    /// Sign and digits in `[0, 2^32)` of the magnitude.
+    fn magnitude(&self) -> (bool, Vec<i64>) {
+        let carry = |d: &mut Vec<i64>| {
+            for i in 0..LIMBS - 1 {
+                let c = d[i] >> 32;
+                d[i] -= c << 32;
+                d[i + 1] += c;
+            }
+        };
+        let mut d = self.limbs.clone();
+        carry(&mut d);
+        if d[LIMBS - 1] < 0 {
+            d = self.limbs.iter().map(|x| -x).collect();
+            carry(&mut d);
+            return (true, d);
+        }
+        (false, d)
+    }
+
+    /// The sum rounded to `f64` (relative error below `2^-52`: the three leading digits are
+    /// summed in `f64`, smallest first).
+    pub fn to_f64(&self) -> f64 {
+        let (neg, d) = self.magnitude();
+        let Some(top) = (0..LIMBS).rev().find(|&i| d[i] != 0) else {
+            return 0.0;
+        };
+        let lo = top.saturating_sub(2);
+        let mut s = 0.0;
+        for (i, &di) in d.iter().enumerate().take(top + 1).skip(lo) {
+            s += super::split::ldexp(di as f64, 32 * i as i32 - OFFSET);
+        }
+        if neg { -s } else { s }
+    }
+}
+
+/// The paper's error measure for one entry, `|c* − c|/|c*|`, from the exact `c*` held in
+/// `exact` (0 if `c = c* = 0`, `+∞` if only `c* = 0`; NaN if `c` is not finite).
+pub fn rel_err(exact: &ExactDot, c: f64) -> f64 {
+    if !c.is_finite() {
+        return f64::NAN;
+    }
+    let want = exact.to_f64();
+    let mut d = exact.clone();
+    d.add(-c);
+    let diff = d.to_f64().abs();
+    if want == 0.0 {
+        return if diff == 0.0 { 0.0 } else { f64::INFINITY };
+    }
+    diff / want.abs()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_cancellation_and_extremes() {
+        let mut a = ExactDot::new();
+        a.add_product(1e300, 1e-300);
+        a.add(1e-300);
+        a.add_product(-1e300, 1e-300);
+        assert_eq!(a.to_f64(), 1e-300);
+        let mut b = ExactDot::new();
+        b.add(f64::MAX);
+        b.add(f64::from_bits(1));
+        b.add(-f64::MAX);
+        assert_eq!(b.to_f64(), f64::from_bits(1));
+        let mut c = ExactDot::new();
+        c.add(1.0);
+        c.add((-60f64).exp2());
+        c.add(-1.0);
+        assert_eq!(c.to_f64(), (-60f64).exp2());
+        assert_eq!(rel_err(&c, (-60f64).exp2()), 0.0);
+        assert_eq!(rel_err(&ExactDot::new(), 0.0), 0.0);
+        assert_eq!(rel_err(&ExactDot::new(), 1.0), f64::INFINITY);
+        let mut d = ExactDot::new();
+        d.add(-3.0);
+        assert_eq!(d.to_f64(), -3.0);
+    }
+}

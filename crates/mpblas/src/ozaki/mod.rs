@@ -1,0 +1,357 @@
+//! Ozaki-scheme matrix multiplication: `f64` GEMM (`C ← α·op(A)·op(B) + β·C`) built from
+//! products in a cheaper arithmetic whose results are exact or nearly so.
+//!
+//! - [`ozaki1_gemm`], **scheme I** (Ozaki, Ogita, Oishi, Rump 2012; with `f32` slices as in
+//!   the seed paper of Nanai and Fujimoto 2021): A and B are split into `s` slices whose
+//!   pairwise products are exact in the slice arithmetic; the slice products are summed in
+//!   `f64` or double-double. See [`split`] and [`ozaki1`].
+//! - [`ozaki2_gemm`], **scheme II** (Ozaki, Uchino, Imamura 2025): rows of A and columns of B
+//!   are scaled by powers of two and rounded to integers, the integer product is computed
+//!   exactly as `N` INT8 GEMMs modulo small coprime moduli and rebuilt by the Chinese remainder
+//!   theorem. See [`ozaki2`].
+//!
+//! Both return `Err` on every invalid argument ([`Error::LeadingDim`], [`Error::ArrayTooShort`],
+//! [`Error::OutOfRange`]) and never panic. Their error bounds are functions in [`bounds`], the
+//! same ones the tests assert.
+//!
+//! # Conventions
+//!
+//! Column-major storage, BLAS argument order and meaning: `op(A)` is `m × k`, `op(B)` is
+//! `k × n`, `C` is `m × n`; `A` is stored `m × k` with `lda ≥ max(1, m)` when
+//! `transa = Trans::No` and `k × m` with `lda ≥ max(1, k)` when `Trans::Yes` (likewise B).
+//! As in reference BLAS, `m = 0` or `n = 0` returns at once, `α = 0` or `k = 0` reads neither
+//! A nor B, and `β = 0` does not read C (NaN in C is overwritten).
+//!
+//! **Internal layout (shared with the GPU stages).** Every stage works on *vectors of length
+//! `k`*: `op(A)` is packed as `m` rows, row-major (`m × k`, stride `k`), and `op(B)` as `n`
+//! columns, column-major (`k × n`, stride `k`); products are `m × n` column-major with
+//! leading dimension `m`. This is the "TN" layout cuBLAS wants for INT8. The stages are
+//! separate public functions over plain slices ([`split::vec_max_abs`], [`split::split`],
+//! [`ozaki2::scaling`], [`ozaki2::to_integers`], [`ozaki2::residues`],
+//! [`ozaki2::products_mod`], [`ozaki2::reconstruct`], [`gemm_cpu`]), so a GPU kernel can be
+//! checked against each stage bit for bit.
+//!
+//! # NaN and infinity
+//!
+//! A row of `op(A)` or column of `op(B)` holding a NaN or ±Inf is set to zero for the Ozaki
+//! computation, and every entry of C it touches is recomputed afterwards as the plain `f64`
+//! dot product `α·Σ a·b + β·c`, which propagates NaN and Inf as DGEMM does. The other entries
+//! are unaffected.
+
+pub mod bounds;
+pub mod exact;
+pub mod gemm_cpu;
+pub mod ozaki1;
+pub mod ozaki2;
+pub mod reproduce;
+pub mod split;
+
+use crate::error::{Error, Result};
+
+pub use ozaki1::ozaki1_gemm;
+pub use ozaki2::ozaki2_gemm;
+
+/// Whether a matrix argument is used as stored or transposed (BLAS `'N'` / `'T'`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Trans {
+    /// Use the matrix as stored (`'N'`).
+    No,
+    /// Use its transpose (`'T'`).
+    Yes,
+}
+
+/// Which slice products scheme I forms (with `s` slices of A and of B, the last being the
+/// remainder).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Products {
+    /// The paper's `s(s+1)/2` products (3, 6, 10, 15, 21 for `s` = 2..6): `A_i·B_j` for
+    /// `i + j ≤ s`, plus `A_i` times the remainder of B after `s − i` slices (eq. (16)).
+    Triangular,
+    /// All `s²` products `A_i·B_j`.
+    Full,
+}
+
+/// Arithmetic of the slice products of scheme I.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SliceGemm {
+    /// `f32` GEMM (the seed paper's choice; `β` from `u = 2^-24`).
+    F32,
+    /// `f64` GEMM (`β` from `u = 2^-53`).
+    F64,
+}
+
+/// Arithmetic in which scheme I sums the slice products and applies `α`, `β`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Accumulate {
+    /// `f64` (the paper's choice).
+    F64,
+    /// Double-double ([`crate::Dd`]), rounded once at the end.
+    Dd,
+}
+
+/// Parameters of [`ozaki1_gemm`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ozaki1Params {
+    /// Number of slices `s` of A and of B, `2..=8`.
+    pub slices: usize,
+    /// Which products are formed.
+    pub products: Products,
+    /// Arithmetic of the slice products.
+    pub slice_gemm: SliceGemm,
+    /// Arithmetic of the final sum.
+    pub accumulate: Accumulate,
+}
+
+impl Default for Ozaki1Params {
+    /// The seed paper's method with 3 slices: `f32` slices, triangular products, `f64` sum.
+    fn default() -> Self {
+        Ozaki1Params {
+            slices: 3,
+            products: Products::Triangular,
+            slice_gemm: SliceGemm::F32,
+            accumulate: Accumulate::F64,
+        }
+    }
+}
+
+/// Smallest and largest slice counts of scheme I.
+pub const OZAKI1_SLICES: (usize, usize) = (2, 8);
+
+/// How scheme II chooses its power-of-two scaling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ozaki2Mode {
+    /// From the row maxima of `|A|` and column maxima of `|B|` alone (`|AB| ≤ k·μ_A·μ_B`).
+    Fast,
+    /// From an extra INT8 GEMM of 6-bit upper bounds of `|A|` and `|B|`, which bounds each entry
+    /// of `|A|·|B|` and lets rows and columns with room take more bits.
+    Accurate,
+}
+
+/// Parameters of [`ozaki2_gemm`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ozaki2Params {
+    /// Number of moduli `N`, `8..=20` (see [`ozaki2::moduli`]).
+    pub moduli: usize,
+    /// Scaling mode.
+    pub mode: Ozaki2Mode,
+}
+
+/// Default number of moduli of scheme II: 16 (`P ≈ 2^125.4`).
+///
+/// Why 16. Scheme II's error ([`bounds::ozaki2_ab_bound`]) is set by the row and column
+/// maxima: an entry of A far below its row's maximum keeps fewer bits, so its relative
+/// accuracy depends on the spread of the data, unlike DGEMM's. "FP64 accuracy" is taken here as
+/// meeting DGEMM's own worst-case bound `γ_k·(|A||B|)_ij` ([`bounds::naive_gemm_ab_bound`]) in
+/// every entry. On the paper's inputs with φ ≤ 2 (k = 256), 16 moduli meet it in both modes
+/// with more than 10× to spare, while 14 moduli (GEMMul8's lighter FP64 setting) miss it at φ = 2
+/// by about 25× in fast mode; `tests/ozaki_accuracy.rs::ozaki2_default_is_fp64_level` checks
+/// both facts. Each modulus adds about 3.9 bits to the integer operands (about 7.8 bits of
+/// product accuracy per two moduli); the GPU cost is one INT8 GEMM per modulus.
+pub const OZAKI2_DEFAULT_MODULI: usize = 16;
+
+/// Smallest and largest moduli counts of scheme II.
+pub const OZAKI2_MODULI: (usize, usize) = (8, 20);
+
+impl Default for Ozaki2Params {
+    fn default() -> Self {
+        Ozaki2Params {
+            moduli: OZAKI2_DEFAULT_MODULI,
+            mode: Ozaki2Mode::Fast,
+        }
+    }
+}
+
+fn check_matrix(
+    arg: &'static str,
+    ldarg: &'static str,
+    rows: usize,
+    cols: usize,
+    len: usize,
+    ld: usize,
+) -> Result<()> {
+    let min_ld = rows.max(1);
+    if ld < min_ld {
+        return Err(Error::LeadingDim {
+            arg: ldarg,
+            got: ld,
+            min: min_ld,
+        });
+    }
+    if rows == 0 || cols == 0 {
+        return Ok(());
+    }
+    let need = ld
+        .checked_mul(cols - 1)
+        .and_then(|x| x.checked_add(rows))
+        .unwrap_or(usize::MAX);
+    if len < need {
+        return Err(Error::ArrayTooShort {
+            arg,
+            got: len,
+            min: need,
+        });
+    }
+    Ok(())
+}
+
+/// The BLAS argument checks of GEMM, in the order reference BLAS reports them.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check_gemm_args(
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    a_len: usize,
+    lda: usize,
+    b_len: usize,
+    ldb: usize,
+    c_len: usize,
+    ldc: usize,
+) -> Result<()> {
+    let (ar, ac) = match transa {
+        Trans::No => (m, k),
+        Trans::Yes => (k, m),
+    };
+    let (br, bc) = match transb {
+        Trans::No => (k, n),
+        Trans::Yes => (n, k),
+    };
+    check_matrix("a", "lda", ar, ac, a_len, lda)?;
+    check_matrix("b", "ldb", br, bc, b_len, ldb)?;
+    check_matrix("c", "ldc", m, n, c_len, ldc)?;
+    // The packed copies need m·k, n·k and m·n elements: no more than a, b and c hold, so
+    // those sizes cannot overflow once the checks above passed.
+    Ok(())
+}
+
+/// Packs `op(A)` (`m × k`) into `m` rows of length `k`, row-major.
+pub fn pack_rows(trans: Trans, m: usize, k: usize, a: &[f64], lda: usize) -> Vec<f64> {
+    let mut out = vec![0.0; m * k];
+    for i in 0..m {
+        for l in 0..k {
+            out[i * k + l] = match trans {
+                Trans::No => a[i + l * lda],
+                Trans::Yes => a[l + i * lda],
+            };
+        }
+    }
+    out
+}
+
+/// Packs `op(B)` (`k × n`) into `n` columns of length `k`, column-major.
+pub fn pack_cols(trans: Trans, k: usize, n: usize, b: &[f64], ldb: usize) -> Vec<f64> {
+    let mut out = vec![0.0; n * k];
+    for j in 0..n {
+        for l in 0..k {
+            out[j * k + l] = match trans {
+                Trans::No => b[l + j * ldb],
+                Trans::Yes => b[j + l * ldb],
+            };
+        }
+    }
+    out
+}
+
+/// Marks the vectors (rows of `op(A)` or columns of `op(B)`, packed) holding a NaN or ±Inf
+/// and zeroes them; returns the marks.
+pub fn take_non_finite(x: &mut [f64], len: usize, count: usize) -> Vec<bool> {
+    (0..count)
+        .map(|v| {
+            let vec = &mut x[v * len..(v + 1) * len];
+            let bad = vec.iter().any(|t| !t.is_finite());
+            if bad {
+                vec.fill(0.0);
+            }
+            bad
+        })
+        .collect()
+}
+
+/// Handles the BLAS quick returns; `Some(())` if the call is finished.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn quick_return(
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    beta: f64,
+    c: &mut [f64],
+    ldc: usize,
+) -> Option<()> {
+    if m == 0 || n == 0 {
+        return Some(());
+    }
+    if alpha == 0.0 || k == 0 {
+        if beta != 1.0 {
+            for j in 0..n {
+                for ci in &mut c[j * ldc..j * ldc + m] {
+                    *ci = if beta == 0.0 { 0.0 } else { beta * *ci };
+                }
+            }
+        }
+        return Some(());
+    }
+    None
+}
+
+/// The entries of C in a non-finite row of `op(A)` or column of `op(B)`, as `(index in c,
+/// value)`, with the plain `f64` value `α·Σ_l a_il·b_lj + β·c_ij` computed from the unpacked
+/// originals. Call it before C is overwritten and apply it after ([`apply_patch`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn non_finite_patch(
+    bad_a: &[bool],
+    bad_b: &[bool],
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    a: &[f64],
+    lda: usize,
+    b: &[f64],
+    ldb: usize,
+    beta: f64,
+    c: &[f64],
+    ldc: usize,
+) -> Vec<(usize, f64)> {
+    let mut patch = Vec::new();
+    if !bad_a.iter().any(|&x| x) && !bad_b.iter().any(|&x| x) {
+        return patch;
+    }
+    for j in 0..n {
+        for i in 0..m {
+            if !(bad_a[i] || bad_b[j]) {
+                continue;
+            }
+            let mut s = 0.0;
+            for l in 0..k {
+                let x = match transa {
+                    Trans::No => a[i + l * lda],
+                    Trans::Yes => a[l + i * lda],
+                };
+                let y = match transb {
+                    Trans::No => b[l + j * ldb],
+                    Trans::Yes => b[j + l * ldb],
+                };
+                s += x * y;
+            }
+            let idx = i + j * ldc;
+            let v = if beta == 0.0 {
+                alpha * s
+            } else {
+                alpha * s + beta * c[idx]
+            };
+            patch.push((idx, v));
+        }
+    }
+    patch
+}
+
+/// Writes a patch made by [`non_finite_patch`].
+pub(crate) fn apply_patch(c: &mut [f64], patch: &[(usize, f64)]) {
+    for &(idx, v) in patch {
+        c[idx] = v;
+    }
+}

@@ -1,0 +1,639 @@
+//! Ozaki scheme II (Ozaki, Uchino, Imamura 2025), CPU reference of exactly what the GPU runs.
+//!
+//! Stages, over the packed layout of [`super`] (rows of `op(A)`, columns of `op(B)`):
+//! 1. [`moduli`], [`Crt`]: `N` pairwise-coprime moduli `m_l ≤ 256` (deterministic: the greedy
+//!    choice from 256 downwards), `P = Π m_l`, and the CRT weights split into `f64` words.
+//! 2. [`scaling`]: a power of two `2^e_i` per row of A and `2^f_j` per column of B such that
+//!    the integer matrices `A' = round(2^e·A)`, `B' = round(B·2^f)` satisfy
+//!    `Σ_l |A'_il|·|B'_lj| < P/2·(1 − 2^-20)` for every `(i, j)` (proof at [`fits`]).
+//!    Fast mode from the maxima alone, accurate mode from an INT8 GEMM of 6-bit bounds.
+//! 3. [`to_integers`]: `A'`, `B'` (integers held exactly in `f64`).
+//! 4. [`residues`]: symmetric residues of `A'`, `B'` modulo each `m_l`, in `i8`.
+//! 5. [`products_mod`]: `N` exact INT8 GEMMs (INT32 results), each reduced modulo `m_l` to `u8`.
+//! 6. [`reconstruct`]: `C' = A'B'` from its residues, as a double-double (exact to ~2^-106).
+//! 7. `C ← α·2^-(e_i+f_j)·C' + β·C` in double-double, rounded once.
+//!
+//! Every stage is deterministic and uses only exact integer steps, IEEE operations in a fixed
+//! order, and double-double operations, so a GPU implementation of the same stages can be
+//! checked against these functions bit for bit.
+//!
+//! **Accuracy.** [`super::bounds::ozaki2_ab_bound`]: the only errors are the roundings of
+//! `2^e·A` and `B·2^f` to integers (at most 1/2 each) and the double-double reconstruction,
+//! `|c − (AB)_ij| ≲ 2^(⌈log2 μ_A⌉−q)·‖b_j‖₁/2 + 2^(⌈log2 μ_B⌉−q)·‖a_i‖₁/2`, with
+//! `q = ⌊(log2 P − 1 − log2 k)/2⌋` (about; exactly [`fast_q`]). Each extra modulus adds
+//! about 3.9 bits to `q`, until the result is the correctly rounded-ish `f64` of a double-double
+//! accurate product.
+
+use super::split::{ceil_log2, ldexp, vec_max_abs};
+use super::{
+    OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Trans, apply_patch, check_gemm_args, gemm_cpu,
+    non_finite_patch, pack_cols, pack_rows, quick_return, take_non_finite,
+};
+use crate::Dd;
+use crate::eft::two_sum;
+use crate::error::{Error, Result};
+
+/// The first `count` moduli: greedily, from 256 downwards, every integer coprime to all those
+/// already taken (256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197,
+/// 193, 191, 181, 179, 173). All are ≤ 256, so symmetric residues fit in `i8`.
+pub fn moduli(count: usize) -> Vec<u32> {
+    fn gcd(mut a: u32, mut b: u32) -> u32 {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    }
+    let mut out: Vec<u32> = Vec::with_capacity(count);
+    let mut m = 256u32;
+    while out.len() < count && m >= 2 {
+        if out.iter().all(|&x| gcd(x, m) == 1) {
+            out.push(m);
+        }
+        m -= 1;
+    }
+    out
+}
+
+/// Little-endian base-2^32 natural number, just what the CRT constants need.
+#[derive(Clone, Debug)]
+struct Nat(Vec<u32>);
+
+impl Nat {
+    fn one() -> Nat {
+        Nat(vec![1])
+    }
+    fn mul_small(&mut self, x: u32) {
+        let mut carry = 0u64;
+        for d in &mut self.0 {
+            let t = *d as u64 * x as u64 + carry;
+            *d = t as u32;
+            carry = t >> 32;
+        }
+        if carry != 0 {
+            self.0.push(carry as u32);
+        }
+    }
+    fn bits(&self) -> u32 {
+        let mut n = self.0.len();
+        while n > 0 && self.0[n - 1] == 0 {
+            n -= 1;
+        }
+        if n == 0 {
+            return 0;
+        }
+        (n as u32) * 32 - self.0[n - 1].leading_zeros()
+    }
+    /// Bits `[lo, lo + len)` as an integer (`len ≤ 64`).
+    fn bit_range(&self, lo: u32, len: u32) -> u64 {
+        let mut v = 0u64;
+        for b in 0..len {
+            let pos = lo + b;
+            let limb = (pos / 32) as usize;
+            if limb < self.0.len() && (self.0[limb] >> (pos % 32)) & 1 == 1 {
+                v |= 1 << b;
+            }
+        }
+        v
+    }
+}
+
+/// Bits per word of the split CRT constants: a sum of `N ≤ 20` products `r·w` with `r < 2^8`
+/// and `w < 2^40` stays below `2^53`, so it is exact in `f64` in any order.
+pub const CRT_WORD_BITS: u32 = 40;
+
+/// The CRT constants for `N` moduli.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Crt {
+    /// The moduli.
+    pub moduli: Vec<u32>,
+    /// Bit length of `P = Π m_l`.
+    pub p_bits: u32,
+    /// `w_words[c][l]`: word `c` (most significant first) of the weight
+    /// `w_l = (P/m_l)·((P/m_l)^-1 mod m_l)`, as `f64` (each an integer `< 2^40` times `2^E_c`).
+    pub w_words: Vec<Vec<f64>>,
+    /// The words of `P` on the same grid.
+    pub p_words: Vec<f64>,
+    /// `fl(1/P)` (computed from the rounded sum of `p_words`).
+    pub p_inv: f64,
+    /// A lower bound of `P/2·(1 − 2^-20)`: the integer product must stay below it.
+    pub half_p_safe: f64,
+}
+
+impl Crt {
+    /// The constants for `count` moduli ([`moduli`]).
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] if `count` is outside `8..=20`.
+    pub fn new(count: usize) -> Result<Crt> {
+        let (lo, hi) = OZAKI2_MODULI;
+        if !(lo..=hi).contains(&count) {
+            return Err(Error::OutOfRange {
+                what: "ozaki2 moduli",
+                got: count,
+                min: lo,
+                max: hi,
+            });
+        }
+        let ms = moduli(count);
+        let mut p = Nat::one();
+        for &m in &ms {
+            p.mul_small(m);
+        }
+        let p_bits = p.bits();
+        let words = p_bits.div_ceil(CRT_WORD_BITS);
+        // Word c covers bits [E_c, E_c + 40) with E_c = p_bits − 40(c+1), the last one from 0.
+        let grid = |c: u32| -> (u32, u32) {
+            let top = p_bits - CRT_WORD_BITS * c;
+            let lo = top.saturating_sub(CRT_WORD_BITS);
+            (lo, top - lo)
+        };
+        let split = |x: &Nat| -> Vec<f64> {
+            (0..words)
+                .map(|c| {
+                    let (lo, len) = grid(c);
+                    ldexp(x.bit_range(lo, len) as f64, lo as i32)
+                })
+                .collect()
+        };
+        let mut w_words = vec![vec![0.0; count]; words as usize];
+        for (l, &ml) in ms.iter().enumerate() {
+            let mut pl = Nat::one();
+            let mut pl_mod = 1u64;
+            for (t, &mt) in ms.iter().enumerate() {
+                if t != l {
+                    pl.mul_small(mt);
+                    pl_mod = pl_mod * mt as u64 % ml as u64;
+                }
+            }
+            let inv = mod_inverse(pl_mod as i64, ml as i64);
+            pl.mul_small(inv as u32);
+            for (c, w) in split(&pl).into_iter().enumerate() {
+                w_words[c][l] = w;
+            }
+        }
+        let p_words = split(&p);
+        let p_f: f64 = p_words.iter().sum();
+        Ok(Crt {
+            moduli: ms,
+            p_bits,
+            w_words,
+            p_words,
+            p_inv: 1.0 / p_f,
+            half_p_safe: p_f * 0.5 * (1.0 - (-20f64).exp2()) * (1.0 - (-45f64).exp2()),
+        })
+    }
+}
+
+/// `x⁻¹ mod m` for coprime `x`, `m` (extended Euclid), in `[1, m)`.
+fn mod_inverse(x: i64, m: i64) -> i64 {
+    let (mut r0, mut r1) = (m, x.rem_euclid(m));
+    let (mut t0, mut t1) = (0i64, 1i64);
+    while r1 != 0 {
+        let q = r0 / r1;
+        (r0, r1) = (r1, r0 - q * r1);
+        (t0, t1) = (t1, t0 - q * t1);
+    }
+    t0.rem_euclid(m)
+}
+
+/// Whether a bound `lhs` on `Σ_l |A'_il|·|B'_lj|` (computed in `f64` from at most four
+/// nonnegative terms, hence within a factor `1 + 2^-50` of its exact value) certifies that the
+/// integer product fits: `lhs·(1 + 2^-50) < P/2·(1 − 2^-20)`. The margin `2^-20` is what makes
+/// the quotient in [`reconstruct`] exact.
+///
+/// Why the bounds used fit: with `|a| ≤ 2^(E_A−6)·Ā` (`Ā` the 6-bit bound, `E_A = ⌈log2 μ_A⌉`),
+/// `x = e + E_A`, `y = f + E_B`, rounding to nearest gives `|A'| ≤ 2^e·|a| + 1/2`, so
+/// `Σ|A'||B'| ≤ 2^(x+y−12)·(ĀB̄ᵀ)_ij + (k/2)·(2^x + 2^y) + k/4` (using `2^e·Σ|a| ≤ k·2^x`);
+/// fast mode uses `(ĀB̄ᵀ)_ij ≤ 64²·k`.
+pub fn fits(lhs: f64, crt: &Crt) -> bool {
+    lhs * (1.0 + (-50f64).exp2()) < crt.half_p_safe
+}
+
+/// The fast-mode exponent `q`: the largest with `k·(2^2q + 2^q + 1/4)` fitting ([`fits`]),
+/// i.e. every row of `A'` and column of `B'` gets `|·| ≤ 2^q`.
+///
+/// # Errors
+/// [`Error::OutOfRange`] if the moduli count is outside `8..=20` or `k` is so large that no
+/// `q ≥ 1` fits.
+pub fn fast_q(moduli: usize, k: usize) -> Result<i32> {
+    let crt = Crt::new(moduli)?;
+    fast_q_crt(&crt, k)
+}
+
+fn fast_q_crt(crt: &Crt, k: usize) -> Result<i32> {
+    let kf = k.max(1) as f64;
+    let lhs = |q: i32| kf * (ldexp(1.0, 2 * q) + ldexp(1.0, q) + 0.25);
+    if !fits(lhs(1), crt) {
+        return Err(Error::OutOfRange {
+            what: "k (inner dimension) for this number of moduli",
+            got: k,
+            min: 0,
+            max: (crt.half_p_safe / 8.0).min(usize::MAX as f64) as usize,
+        });
+    }
+    let mut q = 1;
+    while fits(lhs(q + 1), crt) {
+        q += 1;
+    }
+    Ok(q)
+}
+
+/// The scaling of scheme II: `A' = round(2^ea[i]·a_i·)`, `B' = round(b_·j·2^eb[j])`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scaling {
+    /// Exponent per row of `op(A)`.
+    pub ea: Vec<i32>,
+    /// Exponent per column of `op(B)`.
+    pub eb: Vec<i32>,
+}
+
+/// 6-bit upper bounds `Ā = ⌈|x|·2^(6 − ⌈log2 μ⌉)⌉ ∈ [0, 64]` of each vector (exact: a scaling by a
+/// power of two and a ceiling), for the accurate mode.
+pub fn magnitude_bounds(x: &[f64], len: usize, count: usize) -> Vec<i8> {
+    let mu = vec_max_abs(x, len, count);
+    let mut out = vec![0i8; len * count];
+    for v in 0..count {
+        if mu[v] == 0.0 {
+            continue;
+        }
+        let e = 6 - ceil_log2(mu[v]);
+        for t in 0..len {
+            out[v * len + t] = ldexp(x[v * len + t].abs(), e).ceil() as i8;
+        }
+    }
+    out
+}
+
+/// Inner-dimension chunk of the INT8 GEMMs (each chunk's INT32 sum is exact).
+const K_CHUNK: usize = gemm_cpu::I8_MAX_K;
+
+/// Stage 2: the scaling exponents (see [`fits`] for the condition they meet).
+///
+/// Fast: `x_i = y_j = q` ([`fast_q`]). Accurate: `Z = ĀB̄ᵀ` (INT8 GEMM of
+/// [`magnitude_bounds`], summed over `k` chunks in `f64`, exact), then for each row the largest
+/// `ε_i ≥ 0` such that `x_i = q + ε_i`, `y = q` fits for the row's largest `Z_ij`, then for each
+/// column the largest `δ_j ≥ 0` such that `y_j = q + δ_j` fits against `max_i 2^ε_i·Z_ij` and
+/// `max_i 2^x_i`. Zero rows and columns keep `ε = 0`. Finally `e_i = x_i − ⌈log2 μ_A,i⌉`.
+///
+/// # Errors
+/// Those of [`fast_q`]; buffer errors of [`gemm_cpu::gemm_i8_i32_part`] cannot occur.
+pub fn scaling(
+    mode: Ozaki2Mode,
+    crt: &Crt,
+    m: usize,
+    n: usize,
+    k: usize,
+    ap: &[f64],
+    bp: &[f64],
+) -> Result<Scaling> {
+    let q = fast_q_crt(crt, k)?;
+    let mua = vec_max_abs(ap, k, m);
+    let mub = vec_max_abs(bp, k, n);
+    let mut xa = vec![q; m];
+    let mut yb = vec![q; n];
+    if mode == Ozaki2Mode::Accurate {
+        let abar = magnitude_bounds(ap, k, m);
+        let bbar = magnitude_bounds(bp, k, n);
+        let mut z = vec![0.0f64; m * n];
+        let mut zc = vec![0i32; m * n];
+        let mut l0 = 0;
+        while l0 < k {
+            let l1 = (l0 + K_CHUNK).min(k);
+            gemm_cpu::gemm_i8_i32_part(m, n, k, l0, l1, &abar, &bbar, &mut zc)?;
+            for (d, s) in z.iter_mut().zip(&zc) {
+                *d += *s as f64;
+            }
+            l0 = l1;
+        }
+        let kf = k as f64;
+        let lhs = |x: i32, y: i32, zv: f64, xmax: i32| {
+            ldexp(zv, x + y - 12) + 0.5 * kf * (ldexp(1.0, xmax) + ldexp(1.0, y)) + 0.25 * kf
+        };
+        for i in 0..m {
+            if mua[i] == 0.0 {
+                continue;
+            }
+            let zeta = (0..n).fold(0.0f64, |s, j| s.max(z[i + j * m]));
+            let mut e = 0;
+            while e < 64 && fits(lhs(q + e + 1, q, zeta, q + e + 1), crt) {
+                e += 1;
+            }
+            xa[i] = q + e;
+        }
+        let xmax = xa.iter().copied().max().unwrap_or(q);
+        for j in 0..n {
+            if mub[j] == 0.0 {
+                continue;
+            }
+            // max_i 2^(x_i − q)·Z_ij, exact (an integer times a power of two).
+            let w = (0..m).fold(0.0f64, |s, i| s.max(ldexp(z[i + j * m], xa[i] - q)));
+            let mut d = 0;
+            while d < 64 && fits(lhs(q, q + d + 1, w, xmax), crt) {
+                d += 1;
+            }
+            yb[j] = q + d;
+        }
+    }
+    let ea = (0..m)
+        .map(|i| {
+            if mua[i] == 0.0 {
+                0
+            } else {
+                xa[i] - ceil_log2(mua[i])
+            }
+        })
+        .collect();
+    let eb = (0..n)
+        .map(|j| {
+            if mub[j] == 0.0 {
+                0
+            } else {
+                yb[j] - ceil_log2(mub[j])
+            }
+        })
+        .collect();
+    Ok(Scaling { ea, eb })
+}
+
+/// Stage 3: `round_ties_even(x·2^e)` per vector, integers held exactly in `f64`.
+pub fn to_integers(x: &[f64], len: usize, count: usize, exps: &[i32]) -> Vec<f64> {
+    let mut out = vec![0.0; len * count];
+    for v in 0..count {
+        for t in 0..len {
+            out[v * len + t] = ldexp(x[v * len + t], exps[v]).round_ties_even();
+        }
+    }
+    out
+}
+
+/// The residue of an integer-valued `f64` modulo `m ≤ 256`, symmetric: in `[−m/2, m/2)`,
+/// so it fits in `i8`. Exact for every integer-valued finite `f64`.
+pub fn sym_residue(v: f64, m: u32) -> i8 {
+    let mm = m as i64;
+    let r = if v.abs() < 9_223_372_036_854_775_808.0 {
+        (v as i64).rem_euclid(mm)
+    } else {
+        // v = ±mant·2^sh with sh ≥ 11: (mant mod m)·(2^sh mod m) mod m.
+        let bits = v.to_bits();
+        let exp = ((bits >> 52) & 0x7ff) as i64 - 1075;
+        let mant = ((bits & ((1u64 << 52) - 1)) | (1u64 << 52)) as i64;
+        let mut p2 = 1i64;
+        for _ in 0..exp {
+            p2 = p2 * 2 % mm;
+        }
+        let r = mant % mm * p2 % mm;
+        if v < 0.0 { (mm - r) % mm } else { r }
+    };
+    (if 2 * r >= mm { r - mm } else { r }) as i8
+}
+
+/// Stage 4: the symmetric residues of integer matrix `x` modulo `m`.
+pub fn residues(x: &[f64], m: u32) -> Vec<i8> {
+    x.iter().map(|&v| sym_residue(v, m)).collect()
+}
+
+/// Stage 5: `(A'_l·B'_lᵀ) mod m_l ∈ [0, m_l)` for residue matrices `a` (`m × k` rows) and `b`
+/// (`n` columns of length `k`), `m × n` column-major. The INT8 GEMMs run over chunks of at most
+/// [`gemm_cpu::I8_MAX_K`] and their INT32 sums are reduced between chunks.
+///
+/// # Errors
+/// Buffer-length errors of [`gemm_cpu::gemm_i8_i32_part`].
+pub fn products_mod(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[i8],
+    b: &[i8],
+    modulus: u32,
+) -> Result<Vec<u8>> {
+    let mm = modulus as i64;
+    let mut acc = vec![0i64; m * n];
+    let mut c = vec![0i32; m * n];
+    let mut l0 = 0;
+    while l0 < k {
+        let l1 = (l0 + K_CHUNK).min(k);
+        gemm_cpu::gemm_i8_i32_part(m, n, k, l0, l1, a, b, &mut c)?;
+        for (d, s) in acc.iter_mut().zip(&c) {
+            *d = (*d + *s as i64).rem_euclid(mm);
+        }
+        l0 = l1;
+    }
+    Ok(acc.into_iter().map(|x| x as u8).collect())
+}
+
+/// Stage 6: `C' = Σ_l r_l·w_l mod P` in the symmetric range, for each entry, as a
+/// double-double. `res[l]` holds the residues modulo `crt.moduli[l]`.
+///
+/// Exactness: `Y_c = Σ_l r_l·w_l^(c)` is exact in `f64` ([`CRT_WORD_BITS`]). The quotient
+/// `t = round(Σ r_l w_l / P)` is taken as `round(Y_0·(1/P) + Y_1·(1/P))`, within `2^-38` of
+/// `y/P`, and `y/P` is at least `2^-21` away from a half-integer because `|C'| < P/2·(1 − 2^-20)`
+/// ([`fits`]); so `t` is exact. `t < 2^13`, so `t·P^(c)` and `D_c = Y_c − t·P^(c)` are exact,
+/// and `C' = Σ_c D_c` is summed as `two_sum(D_0, D_1)` followed by `Dd + f64` for the rest
+/// (relative error ≤ 2u² each).
+pub fn reconstruct(crt: &Crt, res: &[Vec<u8>]) -> Vec<Dd> {
+    let count = res.first().map_or(0, |r| r.len());
+    let words = crt.w_words.len();
+    let mut out = vec![Dd::ZERO; count];
+    let mut y = vec![0.0f64; words];
+    for (idx, o) in out.iter_mut().enumerate() {
+        for (c, yc) in y.iter_mut().enumerate() {
+            let mut s = 0.0;
+            for (l, r) in res.iter().enumerate() {
+                s += r[idx] as f64 * crt.w_words[c][l];
+            }
+            *yc = s;
+        }
+        let t = (y[0] * crt.p_inv + y[1] * crt.p_inv).round();
+        let d: Vec<f64> = (0..words).map(|c| y[c] - t * crt.p_words[c]).collect();
+        let (h, l) = two_sum(d[0], d[1]);
+        let mut s = Dd { hi: h, lo: l };
+        for &dc in &d[2..] {
+            s = s.add_f64(dc);
+        }
+        *o = s;
+    }
+    out
+}
+
+/// Stages 2–6 on packed operands: the `m × n` column-major double-doubles `2^-(e_i+f_j)·C'`,
+/// i.e. `op(A)·op(B)` to within [`super::bounds::ozaki2_ab_bound`].
+///
+/// # Errors
+/// Those of [`Crt::new`], [`scaling`], [`products_mod`].
+pub fn product(
+    m: usize,
+    n: usize,
+    k: usize,
+    ap: &[f64],
+    bp: &[f64],
+    params: &Ozaki2Params,
+) -> Result<Vec<Dd>> {
+    let crt = Crt::new(params.moduli)?;
+    let sc = scaling(params.mode, &crt, m, n, k, ap, bp)?;
+    let ai = to_integers(ap, k, m, &sc.ea);
+    let bi = to_integers(bp, k, n, &sc.eb);
+    let mut res = Vec::with_capacity(crt.moduli.len());
+    for &ml in &crt.moduli {
+        let ar = residues(&ai, ml);
+        let br = residues(&bi, ml);
+        res.push(products_mod(m, n, k, &ar, &br, ml)?);
+    }
+    let mut c = reconstruct(&crt, &res);
+    for j in 0..n {
+        for i in 0..m {
+            let x = &mut c[i + j * m];
+            *x = x.ldexp(-(sc.ea[i] + sc.eb[j]));
+        }
+    }
+    Ok(c)
+}
+
+/// Checks the parameters of scheme II for inner dimension `k`.
+///
+/// # Errors
+/// [`Error::OutOfRange`] for a moduli count outside `8..=20` or a `k` too large for it.
+pub fn check_params(k: usize, params: &Ozaki2Params) -> Result<()> {
+    fast_q(params.moduli, k).map(|_| ())
+}
+
+/// `C ← α·op(A)·op(B) + β·C` by Ozaki scheme II on INT8 products (column-major, BLAS
+/// conventions of [`super`]). Each entry's error is bounded by
+/// [`super::bounds::ozaki2_entry_bound`]; see [`super::OZAKI2_DEFAULT_MODULI`] for the
+/// default's accuracy.
+///
+/// # Errors
+/// [`Error::LeadingDim`] (`lda`, `ldb`, `ldc` too small), [`Error::ArrayTooShort`] (`a`,
+/// `b`, `c` too short), [`Error::OutOfRange`] (moduli count outside `8..=20`, `k` too large
+/// for the moduli).
+#[allow(clippy::too_many_arguments)]
+pub fn ozaki2_gemm(
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    a: &[f64],
+    lda: usize,
+    b: &[f64],
+    ldb: usize,
+    beta: f64,
+    c: &mut [f64],
+    ldc: usize,
+    params: &Ozaki2Params,
+) -> Result<()> {
+    check_params(k, params)?;
+    check_gemm_args(
+        transa,
+        transb,
+        m,
+        n,
+        k,
+        a.len(),
+        lda,
+        b.len(),
+        ldb,
+        c.len(),
+        ldc,
+    )?;
+    if quick_return(m, n, k, alpha, beta, c, ldc).is_some() {
+        return Ok(());
+    }
+    let mut ap = pack_rows(transa, m, k, a, lda);
+    let mut bp = pack_cols(transb, k, n, b, ldb);
+    let bad_a = take_non_finite(&mut ap, k, m);
+    let bad_b = take_non_finite(&mut bp, k, n);
+    let patch = non_finite_patch(
+        &bad_a, &bad_b, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+    );
+    let s = product(m, n, k, &ap, &bp, params)?;
+    for j in 0..n {
+        for i in 0..m {
+            let cij = &mut c[i + j * ldc];
+            let t = s[i + j * m].mul_f64(alpha);
+            *cij = if beta == 0.0 {
+                t.to_f64()
+            } else {
+                t.add_accurate(Dd::mul_f64_f64(beta, *cij)).to_f64()
+            };
+        }
+    }
+    apply_patch(c, &patch);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moduli_are_pairwise_coprime_and_deterministic() {
+        let ms = moduli(20);
+        assert_eq!(
+            ms,
+            vec![
+                256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197, 193,
+                191, 181, 179, 173
+            ]
+        );
+    }
+
+    #[test]
+    fn crt_weights_are_idempotents() {
+        for count in [8, 14, 20] {
+            let crt = Crt::new(count).unwrap();
+            // w_l ≡ 1 (mod m_l) and ≡ 0 (mod m_t), checked word by word with sym_residue.
+            for (l, _) in crt.moduli.iter().enumerate() {
+                for (t, &mt) in crt.moduli.iter().enumerate() {
+                    let r: i64 = crt
+                        .w_words
+                        .iter()
+                        .map(|w| sym_residue(w[l], mt) as i64)
+                        .sum::<i64>()
+                        .rem_euclid(mt as i64);
+                    assert_eq!(r, i64::from(l == t), "count {count} l {l} t {t}");
+                }
+            }
+            assert!(crt.p_words.iter().all(|&w| w == w.round()));
+        }
+    }
+
+    #[test]
+    fn residues_exact_for_large_integers() {
+        for &v in &[
+            0.0,
+            1.0,
+            -1.0,
+            255.0,
+            -128.0,
+            9.007_199_254_740_993e15,
+            -(2f64.powi(80)) * 3.0,
+        ] {
+            for m in [256u32, 255, 173] {
+                let r = sym_residue(v, m) as i128;
+                let vi = v as i128;
+                assert_eq!((vi - r).rem_euclid(m as i128), 0, "v {v} m {m}");
+                assert!(2 * r >= -(m as i128) && 2 * r < m as i128);
+            }
+        }
+    }
+
+    #[test]
+    fn reconstruct_recovers_signed_integers() {
+        let crt = Crt::new(8).unwrap();
+        let vals: Vec<i128> = vec![0, 1, -1, 123_456_789, -(1i128 << 61), (1i128 << 61) - 7];
+        let res: Vec<Vec<u8>> = crt
+            .moduli
+            .iter()
+            .map(|&m| {
+                vals.iter()
+                    .map(|&v| v.rem_euclid(m as i128) as u8)
+                    .collect()
+            })
+            .collect();
+        let got = reconstruct(&crt, &res);
+        for (g, &v) in got.iter().zip(&vals) {
+            assert_eq!(g.hi as i128 + g.lo as i128, v);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Build, on this machine (no GPU needed), everything the GPU machine runs for the CUDA backend,
+# bundle it into gpu-bundle/ (git-ignored), and print the command that runs it there.
+#
+#   scripts/gpu-check.sh            host checks, then build the bundle
+#   NVRTC_DIR=/path scripts/...     where libnvrtc.so.13 lives here (default: the PyPI wheel's)
+#
+# Steps:
+#   1. host checks that need no GPU: kernel name tables, no-driver errors, the host-C++ twin
+#      of the device headers, and (with NVRTC) every module compiling for sm_90 plus the disk
+#      cache round trip;
+#   2. the release test binaries of mpblas (lib, gpu_bits, kernels_compile, cuda_host) and the
+#      gpu_bench example, with debug info stripped, into gpu-bundle/;
+#   3. gpu-bundle/run.sh, which runs every test binary with --include-ignored --test-threads=1,
+#      then the benchmark, and prints a summary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+bundle=$root/gpu-bundle
+nvrtc_dir=${NVRTC_DIR:-/opt/nvrtc/nvidia/cu13/lib}
+
+say() { printf '\n== %s\n' "$*"; }
+
+say "host checks (no GPU)"
+cargo test --release -p mpblas --features cuda \
+    --test kernel_names --test cuda_host --test cuda_twin_host
+if [ -e "$nvrtc_dir/libnvrtc.so.13" ]; then
+    say "NVRTC checks with $nvrtc_dir"
+    LD_LIBRARY_PATH="$nvrtc_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        cargo test --release -p mpblas --features cuda --test kernels_compile -- --include-ignored
+    LD_LIBRARY_PATH="$nvrtc_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        cargo test --release -p mpblas --features cuda --lib cuda::nvrtc -- --include-ignored
+else
+    echo "SKIPPED: no libnvrtc.so.13 in $nvrtc_dir (set NVRTC_DIR); the GPU run compiles them too"
+fi
+
+say "building the bundle"
+rm -rf "$bundle"
+mkdir -p "$bundle/bin"
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
+cargo test --release -p mpblas --features cuda --no-run --message-format=json \
+    --lib --test gpu_bits --test kernels_compile --test cuda_host >"$list"
+cargo build --release -p mpblas --features cuda --example gpu_bench --message-format=json >>"$list"
+# Pick the executables out of cargo's JSON messages: "<name> <path>" per line.
+python3 - "$list" >"$bundle/bin/.list" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        t = m["target"]
+        name = "lib" if "lib" in t["kind"] else t["name"]
+        print(name, m["executable"])
+PY
+while read -r name exe; do
+    cp "$exe" "$bundle/bin/$name"
+    strip --strip-debug "$bundle/bin/$name"
+done <"$bundle/bin/.list"
+rm "$bundle/bin/.list"
+
+cat >"$bundle/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs the mpblas CUDA checks on a GPU machine (no Rust needed): every test binary with
+# --include-ignored --test-threads=1 (GPU tests included), then the benchmark. Run it from the
+# repository root or anywhere: bash gpu-bundle/run.sh
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$here/bin
+
+# The driver is found by the system loader; NVRTC and cuBLAS may live in the toolkit or in
+# Python wheels: put the first directory that has each on LD_LIBRARY_PATH.
+find_lib() {
+    local name=$1 d
+    if ldconfig -p 2>/dev/null | grep -q "$name"; then return 0; fi
+    for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
+             /usr/local/cuda-13*/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu; do
+        if [ -e "$d/$name" ]; then echo "$d"; return 0; fi
+    done
+    find / -xdev -name "$name" -not -path '/proc/*' 2>/dev/null | head -n 1 | xargs -r dirname
+}
+for lib in libnvrtc.so.13 libcublas.so.13; do
+    d=$(find_lib "$lib")
+    if [ -n "$d" ]; then
+        export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        echo "$lib: $d"
+    fi
+done
+export MPBLAS_CACHE_DIR=${MPBLAS_CACHE_DIR:-$here/.kernel-cache}
+
+echo "== device"
+nvidia-smi -L || echo "nvidia-smi not available"
+
+failed=0
+summary=""
+for t in lib cuda_host kernels_compile gpu_bits; do
+    echo
+    echo "== $t"
+    filter=()
+    # The library's unit tests: only the CUDA ones (the CPU ones run in CI).
+    [ "$t" = lib ] && filter=(cuda::)
+    log=$(mktemp)
+    "$bin/$t" "${filter[@]}" --include-ignored --test-threads=1 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+    result=$(grep '^test result' "$log" | tail -n 1)
+    summary+=$(printf '%-16s %s (exit %d)' "$t" "${result:-no result line}" "$rc")$'\n'
+    [ "$rc" -ne 0 ] && failed=1
+    rm -f "$log"
+done
+
+echo
+echo "== benchmark"
+nvidia-smi -L 2>/dev/null | head -n 1
+if ! "$bin/gpu_bench"; then
+    failed=1
+    summary+="gpu_bench        FAILED"$'\n'
+else
+    summary+="gpu_bench        ok"$'\n'
+fi
+
+echo
+echo "== summary"
+printf '%s' "$summary"
+if [ "$failed" -ne 0 ]; then echo "SOME CHECKS FAILED"; exit 1; fi
+echo "ALL CHECKS PASSED"
+RUN
+chmod +x "$bundle/run.sh"
+
+say "bundle"
+ls -l "$bundle/bin"
+du -sh "$bundle"
+cat <<MSG
+
+To run on the GPU machine (from the repository root, with gpu-bundle/ carried):
+    bash gpu-bundle/run.sh
+e.g. device tool: run(command="bash gpu-bundle/run.sh", carry=["gpu-bundle"], timeout_s=600)
+MSG
