@@ -60,6 +60,7 @@ pub fn run(
         all: None,
         error: None,
         error_note: String::new(),
+        gpu: None,
     }];
     reproduce::attach_errors(&mut case, setup.seed);
     let [case] = case;

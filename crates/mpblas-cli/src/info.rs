@@ -106,13 +106,44 @@ fn formats() -> [Format; 3] {
     ]
 }
 
-/// The CUDA line: the backend is not part of this build.
-pub const CUDA: &str = "not built (arrives with the CUDA backend)";
+/// What the CUDA backend reports: not built, built without a usable driver, or the GPUs.
+struct Cuda {
+    /// One line for the text output.
+    summary: String,
+    /// Each GPU's description (empty unless a driver works and sees GPUs).
+    gpus: Vec<String>,
+    /// JSON form.
+    json: Value,
+}
+
+fn cuda() -> Cuda {
+    match mpblas::cuda::devices() {
+        Err(mpblas::Error::CudaNotBuilt) => Cuda {
+            summary: "not built (build mpblas with the `cuda` feature)".to_string(),
+            gpus: Vec::new(),
+            json: json!({ "built": false }),
+        },
+        Err(e) => Cuda {
+            summary: format!("built; no usable driver here ({e})"),
+            gpus: Vec::new(),
+            json: json!({ "built": true, "usable": false, "reason": e.to_string() }),
+        },
+        Ok(devices) => {
+            let gpus: Vec<String> = devices.iter().map(|d| d.to_string()).collect();
+            Cuda {
+                summary: format!("built; {} GPU(s)", gpus.len()),
+                json: json!({ "built": true, "usable": !gpus.is_empty(), "gpus": gpus }),
+                gpus,
+            }
+        }
+    }
+}
 
 /// Print `mpblas info`.
 pub fn run(as_json: bool) {
     let machine = Machine::detect();
     let formats = formats();
+    let cuda = cuda();
     if as_json {
         let fmts: Vec<Value> = formats
             .iter()
@@ -130,7 +161,7 @@ pub fn run(as_json: bool) {
             "version": env!("CARGO_PKG_VERSION"),
             "formats": fmts,
             "machine": machine.json(),
-            "cuda": CUDA,
+            "cuda": cuda.json,
         });
         println!("{doc:#}");
         return;
@@ -159,7 +190,10 @@ pub fn run(as_json: bool) {
         "Threads: {} (rayon), {} logical CPUs",
         machine.rayon_threads, machine.logical_cpus
     );
-    println!("CUDA:    {CUDA}");
+    println!("CUDA:    {}", cuda.summary);
+    for gpu in &cuda.gpus {
+        println!("         {gpu}");
+    }
 }
 
 #[cfg(test)]

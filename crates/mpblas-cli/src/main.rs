@@ -8,6 +8,7 @@
 
 mod bench;
 mod elem;
+mod gpu;
 mod info;
 mod measure;
 mod paper;
@@ -60,6 +61,9 @@ enum Command {
         /// Also write the JSON document to this file (with text tables on stdout).
         #[arg(long, value_name = "PATH")]
         json_file: Option<PathBuf>,
+        /// Also time the library's CUDA kernels on GPU 0 (an error if there is none).
+        #[arg(long)]
+        gpu: bool,
     },
     /// Time one element-wise operation in one format and print one line.
     Bench {
@@ -144,10 +148,12 @@ fn run(cli: Cli) -> Result<(), String> {
             opts,
             threads,
             json_file,
+            gpu,
         } => {
             let plan = reproduce::Plan {
                 setup: opts.setup()?,
                 threads: threads_or_all(threads)?,
+                gpu,
             };
             reproduce::run(&plan, opts.json, json_file.as_deref())
         }

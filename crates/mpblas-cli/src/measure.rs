@@ -66,6 +66,13 @@ impl<T: Elem> Arrays<T> {
     }
 }
 
+impl<T> Arrays<T> {
+    /// The two input arrays (`b` is a copy of `a` for unary operations).
+    pub fn inputs(&self) -> (&[T], &[T]) {
+        (&self.a, &self.b)
+    }
+}
+
 /// Chunk length for the parallel loop: several chunks per thread for load balance, but
 /// large enough that scheduling costs nothing next to the arithmetic.
 fn chunk_len(n: usize, threads: usize) -> usize {
@@ -137,7 +144,7 @@ pub fn time<T: Elem>(
 }
 
 /// Median of a sorted, non-empty slice (NaN if empty).
-fn median(sorted: &[f64]) -> f64 {
+pub fn median(sorted: &[f64]) -> f64 {
     let k = sorted.len();
     if k == 0 {
         f64::NAN

@@ -1,6 +1,7 @@
 //! `mpblas reproduce qd`: the QD paper's operation-rate tables with our numbers beside them.
 
 use crate::elem::{Elem, Op};
+use crate::gpu::{self, Gpu, GpuElem, GpuTiming};
 use crate::info::Machine;
 use crate::measure::{self, Arrays, ErrorCheck, Setup, Timing};
 use crate::paper::{self, GPUS, T3_6_1, T5_1_3, T5_2_5_1};
@@ -30,6 +31,8 @@ pub struct Case {
     pub all: Option<Timing>,
     /// The sanity error check, when it could be run.
     pub error: Option<ErrorCheck>,
+    /// GPU timing (`--gpu`), `None` when not asked for or the library has no GPU kernel.
+    pub gpu: Option<GpuTiming>,
     /// Why there is no error check (empty when there is one).
     pub error_note: String,
 }
@@ -41,6 +44,8 @@ pub struct Plan {
     pub setup: Setup,
     /// Threads of the parallel runs (1: parallel runs are skipped).
     pub threads: usize,
+    /// Also time the library's CUDA kernels on GPU 0.
+    pub gpu: bool,
 }
 
 /// Build the rayon pool for the parallel runs.
@@ -106,9 +111,28 @@ pub fn measure_format<T: Elem>(
                 all,
                 error: None,
                 error_note: String::new(),
+                gpu: None,
             }
         })
         .collect()
+}
+
+/// Time the GPU kernels of format `T` and attach them to its cases.
+fn measure_gpu<T: GpuElem>(
+    gpu: &Gpu,
+    cases: &mut [Case],
+    plan: &Plan,
+    bar: &ProgressBar,
+) -> Result<(), String> {
+    for case in cases.iter_mut().filter(|c| c.format == <T as Elem>::NAME) {
+        bar.set_message(format!(
+            "{} {} on the GPU",
+            <T as Elem>::NAME,
+            case.op.name()
+        ));
+        case.gpu = gpu.time::<T>(case.op, &plan.setup, bar)?;
+    }
+    Ok(())
 }
 
 fn rel_dd(x: Dd, r: Dd) -> f64 {
@@ -154,16 +178,26 @@ fn dd_against_qd(op: Op, seed: u64) -> Option<ErrorCheck> {
 pub fn run(plan: &Plan, as_json: bool, json_file: Option<&Path>) -> Result<(), String> {
     let machine = Machine::detect();
     let pool = pool(plan.threads)?;
+    // Open the GPU first: if it was asked for and is not there, fail before measuring.
+    let gpu = if plan.gpu { Some(Gpu::open()?) } else { None };
     let ops: Vec<Op> = Op::ARITH.iter().chain(Op::FUNCS.iter()).copied().collect();
-    let total = passes::<f64>(&ops, plan) + passes::<Dd>(&ops, plan) + passes::<Qd>(&ops, plan);
+    let mut total = passes::<f64>(&ops, plan) + passes::<Dd>(&ops, plan) + passes::<Qd>(&ops, plan);
+    if gpu.is_some() {
+        total += gpu::passes::<Dd>(&ops, &plan.setup) + gpu::passes::<Qd>(&ops, &plan.setup);
+    }
     let bar = progress(total);
     let mut cases = measure_format::<f64>(&ops, plan, &pool, &bar, 0);
     cases.extend(measure_format::<Dd>(&ops, plan, &pool, &bar, 1));
     cases.extend(measure_format::<Qd>(&ops, plan, &pool, &bar, 2));
+    if let Some(gpu) = &gpu {
+        measure_gpu::<Dd>(gpu, &mut cases, plan, &bar)?;
+        measure_gpu::<Qd>(gpu, &mut cases, plan, &bar)?;
+    }
+    let gpu_name = gpu.as_ref().map(|g| g.name.clone());
     bar.set_message("error check");
     attach_errors(&mut cases, plan.setup.seed);
     bar.finish_and_clear();
-    let doc = to_json(&cases, plan, &machine);
+    let doc = to_json(&cases, plan, &machine, gpu_name.as_deref());
     if let Some(path) = json_file {
         std::fs::write(path, format!("{doc:#}\n"))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -171,7 +205,7 @@ pub fn run(plan: &Plan, as_json: bool, json_file: Option<&Path>) -> Result<(), S
     if as_json {
         println!("{doc:#}");
     } else {
-        print_tables(&cases, plan, &machine);
+        print_tables(&cases, plan, &machine, gpu_name.as_deref());
     }
     Ok(())
 }
@@ -229,7 +263,7 @@ fn header(groups: &[&str], width: usize) -> String {
     s
 }
 
-fn print_tables(cases: &[Case], plan: &Plan, machine: &Machine) {
+fn print_tables(cases: &[Case], plan: &Plan, machine: &Machine, gpu: Option<&str>) {
     let nt = plan.threads;
     println!("QD paper (Sivkova, Dovgilovich, Voskoboynikova, Sofronov, MIPT): operation rates");
     println!(
@@ -321,6 +355,10 @@ fn print_tables(cases: &[Case], plan: &Plan, machine: &Machine) {
         println!();
     }
 
+    if let Some(name) = gpu {
+        print_gpu_table(cases, name);
+    }
+
     // Sanity errors.
     println!(
         "Sanity error: max relative error over {ERROR_SAMPLES} random elements, in units of the format's u"
@@ -366,6 +404,50 @@ fn print_tables(cases: &[Case], plan: &Plan, machine: &Machine) {
     }
 }
 
+/// The GPU columns of Tables 5.1-3 and 5.2.5-1: the paper's three GPUs and ours.
+fn print_gpu_table(cases: &[Case], name: &str) {
+    println!("GPU columns of Tables 5.1-3 and 5.2.5-1; ours: {name}");
+    println!(
+        "(CUDA-event time of one kernel launch over the same arrays, median of the timed launches"
+    );
+    println!(
+        " after 3 warm-up launches; \"=\" marks results equal to the CPU's in every word of the first"
+    );
+    println!(" 65536 elements, \"≠\" results that differ)");
+    println!("{}", header(&FORMATS, 34));
+    println!(
+        "{:<5}{}",
+        "op",
+        "| C1060   GTX480   C2050    ours    ".repeat(3)
+    );
+    for op in Op::ARITH.iter().chain(Op::FUNCS.iter()) {
+        let row = paper::vector_row(&T5_1_3, op.name())
+            .or_else(|| paper::vector_row(&T5_2_5_1, op.name()));
+        let mut line = format!("{:<5}", op.symbol());
+        for f in 0..3 {
+            let ours = find(cases, f, *op)
+                .and_then(|c| c.gpu.as_ref())
+                .map(|g| {
+                    let mark = if g.bits_equal { "=" } else { "≠" };
+                    format!("{}{mark}", fmt_m(g.ops_per_s / 1e6))
+                })
+                .unwrap_or_else(|| "n/a".to_string());
+            line.push_str(&format!(
+                "| {:>7} {:>7} {:>7} {:>8} ",
+                paper_cell(row.map(|r| r[1][f])),
+                paper_cell(row.map(|r| r[2][f])),
+                paper_cell(row.map(|r| r[3][f])),
+                ours
+            ));
+        }
+        println!("{}", line.trim_end());
+    }
+    println!(
+        "n/a on the GPU: f64 (no f64 kernels in the library) and exp, ln, sin (no GPU kernels yet)"
+    );
+    println!();
+}
+
 // ---- JSON output -----------------------------------------------------------------------------
 
 fn timing_json(t: &Option<Timing>) -> Value {
@@ -396,8 +478,20 @@ fn paper_json(op: Op, column: usize) -> Value {
     })
 }
 
+fn gpu_json(g: &Option<GpuTiming>) -> Value {
+    match g {
+        Some(g) => json!({
+            "mops": g.ops_per_s / 1e6,
+            "median_s": g.median_s,
+            "reps": g.reps,
+            "bits_equal_to_cpu_first_65536": g.bits_equal,
+        }),
+        None => Value::Null,
+    }
+}
+
 /// The whole run as one JSON document.
-pub fn to_json(cases: &[Case], plan: &Plan, machine: &Machine) -> Value {
+pub fn to_json(cases: &[Case], plan: &Plan, machine: &Machine, gpu: Option<&str>) -> Value {
     let results: Vec<Value> = cases
         .iter()
         .map(|c| {
@@ -408,6 +502,7 @@ pub fn to_json(cases: &[Case], plan: &Plan, machine: &Machine) -> Value {
                 "status": if c.one.is_some() { "ok" } else { NOT_YET },
                 "one_thread": timing_json(&c.one),
                 "all_threads": timing_json(&c.all),
+                "gpu": gpu_json(&c.gpu),
                 "error": c.error.as_ref().map(|e| json!({
                     "max_rel": e.max_rel,
                     "max_rel_in_u": e.max_rel_u,
@@ -428,6 +523,7 @@ pub fn to_json(cases: &[Case], plan: &Plan, machine: &Machine) -> Value {
         "units": "million operations per second",
         "version": env!("CARGO_PKG_VERSION"),
         "machine": machine.json(),
+        "gpu_device": gpu,
         "setup": {
             "n": plan.setup.n,
             "max_reps": plan.setup.reps,
@@ -457,6 +553,7 @@ mod tests {
                 seed: 1,
             },
             threads: 2,
+            gpu: false,
         };
         let pool = pool(2);
         assert!(pool.is_ok());
@@ -467,7 +564,7 @@ mod tests {
             cases.extend(measure_format::<Dd>(&ops, &plan, &pool, &bar, 1));
             cases.extend(measure_format::<Qd>(&ops, &plan, &pool, &bar, 2));
             attach_errors(&mut cases, 1);
-            let doc = to_json(&cases, &plan, &Machine::detect());
+            let doc = to_json(&cases, &plan, &Machine::detect(), None);
             let n = doc["results"].as_array().map(|a| a.len());
             assert_eq!(n, Some(24));
             // f64 is always available and checked against dd for + − × ÷ √.
