@@ -35,9 +35,9 @@ run() { # name build cmd...
 run reproduce-qd "cargo build --release (default flags)" target/release/mpblas reproduce qd --json-file "$dir/reproduce-qd.json"
 run formats "cargo bench (default flags)" cargo bench -p mpblas --bench formats -- --warm-up-time 1 --measurement-time 2
 python3 bench/results/summarise.py "$dir/formats.txt" "$dir/formats.json" > "$dir/formats.md"
-run reproduce-qd-fma "RUSTFLAGS='-C target-feature=+fma', CARGO_TARGET_DIR="$PWD/target/fma"" target/fma/release/mpblas reproduce qd --json-file "$dir/reproduce-qd-fma.json"
+run reproduce-qd-fma "RUSTFLAGS='-C target-feature=+fma', CARGO_TARGET_DIR=target/fma" target/fma/release/mpblas reproduce qd --json-file "$dir/reproduce-qd-fma.json"
 export RUSTFLAGS="-C target-feature=+fma" CARGO_TARGET_DIR="$PWD/target/fma"
-run formats-fma "RUSTFLAGS='-C target-feature=+fma', CARGO_TARGET_DIR="$PWD/target/fma"" cargo bench -p mpblas --bench formats -- --warm-up-time 1 --measurement-time 2
+run formats-fma "RUSTFLAGS='-C target-feature=+fma', CARGO_TARGET_DIR=target/fma" cargo bench -p mpblas --bench formats -- --warm-up-time 1 --measurement-time 2
 python3 bench/results/summarise.py "$dir/formats-fma.txt" "$dir/formats-fma.json" > "$dir/formats-fma.md"
 # The text headers (date, commit, CPU, load before/after, build, command) as one JSON file.
 python3 - "$dir" <<'PY'
