@@ -2,7 +2,7 @@
 //! and quad-double (`Qd`): `cargo bench -p mpblas --bench formats`.
 //!
 //! Benchmark ids are `<op>/<format>/<n>` (`add/dd/4096`), throughput in elements.
-//! n = 4096 keeps the three arrays in L1/L2 (dd: 96 KiB), so it shows the arithmetic;
+//! n = 4096 keeps the three arrays in L2 (dd: 192 KiB, qd: 384 KiB), so it shows the arithmetic;
 //! n = 2^20 (dd: 48 MiB) adds memory traffic, like the paper's vector tables.
 //!
 //! Accuracy is reported next to speed: before timing, the bench prints the maximum relative
