@@ -49,7 +49,7 @@ impl Machine {
 }
 
 /// The CPU model line of /proc/cpuinfo ("model name" on x86, "Model"/"Hardware" on ARM).
-fn cpu_model() -> Option<String> {
+pub fn cpu_model() -> Option<String> {
     let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
     ["model name", "Model", "Hardware", "cpu model"]
         .iter()

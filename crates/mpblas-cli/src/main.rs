@@ -2,6 +2,8 @@
 //!
 //! - `mpblas info`: version, number formats, machine.
 //! - `mpblas reproduce qd`: the QD paper's operation-rate tables, ours beside the paper's.
+//! - `mpblas reproduce rns`: the RNS format at the MPRES papers' precisions (basis, rates).
+//! - `mpblas reproduce ozaki`: the Ozaki-scheme paper's Tables 2 and 3 (CPU for now).
 //! - `mpblas bench`: one format and operation, one line.
 //!
 //! Errors print a message on stderr and exit with status 1 (usage errors: 2, from clap).
@@ -13,6 +15,8 @@ mod info;
 mod measure;
 mod paper;
 mod reproduce;
+mod reproduce_ozaki;
+mod reproduce_rns;
 mod rng;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -64,6 +68,12 @@ enum Command {
         /// Also time the library's CUDA kernels on GPU 0 (an error if there is none).
         #[arg(long)]
         gpu: bool,
+        /// Matrix sizes for `ozaki` (square n).
+        #[arg(long, value_delimiter = ',', default_value = "256,512")]
+        sizes: Vec<usize>,
+        /// Seeds averaged over, for `ozaki` (the paper used 10).
+        #[arg(long, default_value_t = 3)]
+        seeds: usize,
     },
     /// Time one element-wise operation in one format and print one line.
     Bench {
@@ -86,6 +96,11 @@ enum Command {
 enum Paper {
     /// QD library on CUDA (Sivkova et al.): rates of + − × ÷ √ exp log sin, Tables 3.6-1, 5.1-3, 5.2.5-1.
     Qd,
+    /// RNS floats (MPRES-BLAS papers): moduli, dynamic range and + × ÷ √ rates at 106..1696 bits.
+    /// Uses at most 16384 elements per array (RNS operations are slow; `--n` lowers it).
+    Rns,
+    /// Ozaki scheme (paper 002): Tables 2 and 3 on the CPU at n = `--sizes` (default 256 512).
+    Ozaki,
 }
 
 #[derive(clap::Args, Debug)]
@@ -144,11 +159,34 @@ fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::Reproduce {
+            paper: Paper::Rns,
+            opts,
+            threads,
+            ..
+        } => {
+            let setup = opts.setup()?;
+            let plan = reproduce_rns::Plan {
+                n: setup.n.min(16_384),
+                reps: setup.reps.min(5),
+                threads: threads_or_all(threads)?,
+                seed: setup.seed,
+            };
+            reproduce_rns::run(&plan, opts.json)
+        }
+        Command::Reproduce {
+            paper: Paper::Ozaki,
+            opts,
+            sizes,
+            seeds,
+            ..
+        } => reproduce_ozaki::run(&reproduce_ozaki::Plan { sizes, seeds }, opts.json),
+        Command::Reproduce {
             paper: Paper::Qd,
             opts,
             threads,
             json_file,
             gpu,
+            ..
         } => {
             let plan = reproduce::Plan {
                 setup: opts.setup()?,

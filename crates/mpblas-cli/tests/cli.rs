@@ -1,0 +1,106 @@
+//! The `mpblas` binary end to end: every subcommand runs, `--json` is valid JSON with the
+//! expected shape, and bad arguments are errors with a message (exit status 1 or 2), not panics.
+
+use std::process::Command;
+
+fn mpblas(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mpblas"))
+        .args(args)
+        .output()
+        .expect("the mpblas binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let (code, stdout, stderr) = mpblas(args);
+    assert_eq!(code, 0, "{args:?} failed: {stderr}");
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {stdout}"))
+}
+
+#[test]
+fn info_lists_the_formats() {
+    let v = json(&["info", "--json"]);
+    let text = v.to_string();
+    for format in ["f64", "dd", "qd"] {
+        assert!(
+            text.contains(&format!("\"{format}\"")),
+            "info lacks {format}: {text}"
+        );
+    }
+}
+
+#[test]
+fn reproduce_qd_small_run() {
+    let v = json(&[
+        "reproduce",
+        "qd",
+        "--n",
+        "256",
+        "--reps",
+        "1",
+        "--threads",
+        "1",
+        "--json",
+    ]);
+    assert!(v.is_object());
+}
+
+#[test]
+fn reproduce_rns_covers_the_paper_precisions() {
+    let v = json(&[
+        "reproduce",
+        "rns",
+        "--n",
+        "8",
+        "--reps",
+        "1",
+        "--threads",
+        "1",
+        "--json",
+    ]);
+    let rows = v["rows"].as_array().expect("rows");
+    let requested: Vec<u64> = rows
+        .iter()
+        .map(|r| r["requested_bits"].as_u64().unwrap())
+        .collect();
+    assert_eq!(requested, [106, 212, 424, 848, 1696]);
+    for r in rows {
+        assert!(r["precision_bits"].as_u64().unwrap() >= r["requested_bits"].as_u64().unwrap());
+        assert!(r["ops_per_second"]["mul"]["one_thread"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn reproduce_ozaki_small_run() {
+    let v = json(&[
+        "reproduce",
+        "ozaki",
+        "--sizes",
+        "16",
+        "--seeds",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(v["rows"].as_array().unwrap().len(), 3, "one row per phi");
+}
+
+#[test]
+fn bad_arguments_are_errors_not_panics() {
+    for args in [
+        &["reproduce", "ozaki", "--sizes", "0"][..],
+        &["reproduce", "qd", "--n", "0"],
+        &["reproduce", "rns", "--reps", "0"],
+        &["bench", "--threads", "0"],
+    ] {
+        let (code, _, stderr) = mpblas(args);
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("mpblas: error:"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    let (code, _, stderr) = mpblas(&["reproduce", "nosuchpaper"]);
+    assert_eq!(code, 2, "usage errors exit 2: {stderr}");
+}
