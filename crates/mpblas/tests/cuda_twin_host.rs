@@ -167,3 +167,13 @@ fn dd_function_twins_match_cpu() {
     function::<Dd>("dd sin", 22, |a| a.sin(), xs.clone());
     function::<Dd>("dd cos", 23, |a| a.cos(), xs);
 }
+
+#[test]
+fn qd_function_twins_match_cpu() {
+    let mut rng = Rng(51);
+    function::<Qd>("qd exp", 30, |a| a.exp(), exp_inputs(&mut rng, N));
+    function::<Qd>("qd ln", 31, |a| a.ln(), ln_inputs(&mut rng, N));
+    let xs: Vec<Qd> = trig_inputs(&mut rng, N);
+    function::<Qd>("qd sin", 32, |a| a.sin(), xs.clone());
+    function::<Qd>("qd cos", 33, |a| a.cos(), xs);
+}

@@ -32,9 +32,7 @@ static inline double __dsqrt_rn(double x) { return std::sqrt(x); }
 #include "dd.cuh"
 #include "qd.cuh"
 #include "dd_func.cuh"
-#ifdef MPBLAS_TWIN_QD_FUNC
 #include "qd_func.cuh"
-#endif
 
 // Operation codes: 0..4 dd add sub mul div sqrt, 10..14 the same for qd; 20..23 dd exp ln sin
 // cos, 30..33 the same for qd (unary).
@@ -64,7 +62,6 @@ int main() {
             z[0] = r.hi;
             z[1] = r.lo;
         } else if (op >= 30) {
-#ifdef MPBLAS_TWIN_QD_FUNC
             Qd a = qd_make(x[0], x[1], x[2], x[3]), r;
             switch (op) {
             case 30: r = qd::exp(a); break;
@@ -74,9 +71,6 @@ int main() {
             default: return 4;
             }
             for (int j = 0; j < 4; j++) z[j] = r.c[j];
-#else
-            return 4;
-#endif
         } else if (op < 10) {
             Dd a = dd_make(x[0], x[1]), b = k == 2 ? dd_make(y[0], y[1]) : a, r;
             switch (op) {

@@ -15,17 +15,7 @@
 #include "dd.cuh"
 #include "func_tables.cuh"
 #include "reduce.cuh"
-
-// `f64::round`: the nearest integer, halfway cases away from zero (the sign of zero kept).
-// Exact: the integer part is formed by truncation and the fraction is an exact difference.
-MP_DEV double mp_round(double x) {
-    double a = mp_abs(x);
-    if (!(a < 4503599627370496.0)) return x; // |x| >= 2^52 (already an integer), or NaN
-    double t = (double)(long long)a;
-    double r = (a - t >= 0.5) ? t + 1.0 : t;
-    long long sign = __double_as_longlong(x) & (long long)0x8000000000000000ULL;
-    return __longlong_as_double(__double_as_longlong(r) | sign);
-}
+#include "func_common.cuh"
 
 namespace dd {
 
