@@ -59,7 +59,12 @@ fn f64_table(out: &mut String, doc: &str, name: &str, rows: &[Vec<f64>]) {
             .map(|w| format!("0x{:016x}ULL", w.to_bits()))
             .collect();
         let values: Vec<String> = r.iter().map(|w| format!("{w:e}")).collect();
-        let _ = writeln!(out, "    {{{}}}, // {}", words.join(", "), values.join(", "));
+        let _ = writeln!(
+            out,
+            "    {{{}}}, // {}",
+            words.join(", "),
+            values.join(", ")
+        );
     }
     let _ = writeln!(out, "}};\n");
 }
@@ -67,7 +72,11 @@ fn f64_table(out: &mut String, doc: &str, name: &str, rows: &[Vec<f64>]) {
 /// One table of `u64` limbs.
 fn u64_table(out: &mut String, doc: &str, name: &str, limbs: &[u64]) {
     let _ = writeln!(out, "// {doc}");
-    let _ = writeln!(out, "MP_TABLE unsigned long long {name}[{}] = {{", limbs.len());
+    let _ = writeln!(
+        out,
+        "MP_TABLE unsigned long long {name}[{}] = {{",
+        limbs.len()
+    );
     for l in limbs {
         let _ = writeln!(out, "    0x{l:016x}ULL,");
     }
@@ -136,13 +145,19 @@ pub(crate) fn render() -> String {
         &mut o,
         "INV_FACT: 1/n! for n = 0..32 as double-doubles (hi, lo).",
         "MPD_INV_FACT",
-        &INV_FACT.iter().map(|d| vec![d.hi, d.lo]).collect::<Vec<_>>(),
+        &INV_FACT
+            .iter()
+            .map(|d| vec![d.hi, d.lo])
+            .collect::<Vec<_>>(),
     );
     f64_table(
         &mut o,
         "EXPM1_J64: expm1(j/64) for j = -22..=22 (index j + 22), (hi, lo).",
         "MPD_EXPM1_J64",
-        &EXPM1_J64.iter().map(|d| vec![d.hi, d.lo]).collect::<Vec<_>>(),
+        &EXPM1_J64
+            .iter()
+            .map(|d| vec![d.hi, d.lo])
+            .collect::<Vec<_>>(),
     );
     f64_table(
         &mut o,
@@ -168,7 +183,10 @@ pub(crate) fn render() -> String {
             .collect::<Vec<_>>(),
     );
 
-    let _ = writeln!(o, "// ---- qd/consts.rs and the series coefficients of qd/func.rs ----");
+    let _ = writeln!(
+        o,
+        "// ---- qd/consts.rs and the series coefficients of qd/func.rs ----"
+    );
     let _ = writeln!(o, "#define MPQ_TERMS {QD_TERMS}\n");
     f64_table(
         &mut o,
@@ -176,23 +194,24 @@ pub(crate) fn render() -> String {
         "MPQ_LN_2_WORDS",
         &[LN_2_WORDS.to_vec()],
     );
-    f64_table(
-        &mut o,
-        "Qd::LN_2.",
-        "MPQ_LN_2",
-        &[Qd::LN_2.c.to_vec()],
-    );
+    f64_table(&mut o, "Qd::LN_2.", "MPQ_LN_2", &[Qd::LN_2.c.to_vec()]);
     f64_table(
         &mut o,
         "inv_fact(): 1/n! for n < TERMS (t[n] = t[n-1].div_f64(n)).",
         "MPQ_INV_FACT",
-        &qd_inv_fact().iter().map(|q| q.c.to_vec()).collect::<Vec<_>>(),
+        &qd_inv_fact()
+            .iter()
+            .map(|q| q.c.to_vec())
+            .collect::<Vec<_>>(),
     );
     f64_table(
         &mut o,
         "inv_odd(): 1/(2j+1) for j < TERMS (Qd::ONE.div_f64(2j+1)).",
         "MPQ_INV_ODD",
-        &qd_inv_odd().iter().map(|q| q.c.to_vec()).collect::<Vec<_>>(),
+        &qd_inv_odd()
+            .iter()
+            .map(|q| q.c.to_vec())
+            .collect::<Vec<_>>(),
     );
     o.push_str("#endif\n");
     o
