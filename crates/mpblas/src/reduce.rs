@@ -47,7 +47,7 @@ pub(crate) const REM_PIO2_REL_ERR: f64 = 1.000_001;
 /// Fraction bits of `2/π`: bit `j` (weight `2^-j`, `j = 1..=3072`) is bit `64 − ((j − 1) mod 64)`
 /// of limb `(j − 1)/64`, most significant first. Generated from MPFR at 4000 bits; the unit
 /// test `two_over_pi_table_matches_mpfr` recomputes it with `rug` and compares every limb.
-const TWO_OVER_PI: [u64; 48] = [
+pub(crate) const TWO_OVER_PI: [u64; 48] = [
     0xa2f9836e4e441529,
     0xfc2757d1f534ddc0,
     0xdb6295993c439041,
@@ -100,7 +100,7 @@ const TWO_OVER_PI: [u64; 48] = [
 
 /// `⌊π/2 · 2^319⌋` as 5 little-endian limbs (top bit is bit 319). Checked against MPFR by the
 /// unit test `pio2_table_matches_mpfr`.
-const PIO2: [u64; 5] = [
+pub(crate) const PIO2: [u64; 5] = [
     0x514a08798e3404dd,
     0x020bbea63b139b22,
     0x29024e088a67cc74,
@@ -109,13 +109,13 @@ const PIO2: [u64; 5] = [
 ];
 
 /// Fraction limbs used first (`64·3` bits: enough unless `x` is within `2^-28` of `kπ/2`).
-const MIN_FRAC_LIMBS: usize = 3;
+pub(crate) const MIN_FRAC_LIMBS: usize = 3;
 /// Largest number of fraction limbs tried; the table covers `971 + 64·(29 + 2) + 64` bits.
-const MAX_FRAC_LIMBS: usize = 29;
+pub(crate) const MAX_FRAC_LIMBS: usize = 29;
 /// Guard limbs kept below the `nf` fraction limbs, so that truncation stays below `2^(−64nf−75)`.
-const GUARD: usize = 2;
+pub(crate) const GUARD: usize = 2;
 /// Relative accuracy (in bits) that the fraction `f` must reach before it is used.
-const TARGET_BITS: i64 = 236;
+pub(crate) const TARGET_BITS: i64 = 236;
 /// Accumulator length at the maximum width: fraction limbs, guard limbs, one integer limb.
 const ACC_LEN: usize = MAX_FRAC_LIMBS + GUARD + 1;
 

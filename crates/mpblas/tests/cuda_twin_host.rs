@@ -7,8 +7,10 @@
 //! Needs a host C++ compiler (`c++`, or `$CXX`); the harness is `tests/cuda_twin/host.cpp`.
 
 mod cuda_common;
+mod cuda_func_inputs;
 
 use cuda_common::*;
+use cuda_func_inputs::*;
 use mpblas::{Dd, Qd, Scalar};
 use std::io::Write;
 use std::path::PathBuf;
@@ -145,4 +147,33 @@ fn qd_twins_match_cpu() {
     binary::<Qd>("qd mul", 12, |a, b| a * b, 33, 600);
     binary::<Qd>("qd div", 13, |a, b| a / b, 34, 600);
     unary::<Qd>("qd sqrt", 14, |a| a.sqrt(), 35);
+}
+
+/// A unary function on generated inputs (random and adversarial).
+fn function<T: FuncFormat>(name: &str, op: u32, cpu: fn(T) -> T, xs: Vec<T>) {
+    let got = twin(op, &xs, None);
+    let want: Vec<T> = xs.iter().map(|&a| cpu(a)).collect();
+    assert_bits(&format!("{name} (host twin)"), &got, &want, |i| {
+        format!("x = {}", words(xs[i]))
+    });
+}
+
+#[test]
+fn dd_function_twins_match_cpu() {
+    let mut rng = Rng(41);
+    function::<Dd>("dd exp", 20, |a| a.exp(), exp_inputs(&mut rng, N));
+    function::<Dd>("dd ln", 21, |a| a.ln(), ln_inputs(&mut rng, N));
+    let xs: Vec<Dd> = trig_inputs(&mut rng, N);
+    function::<Dd>("dd sin", 22, |a| a.sin(), xs.clone());
+    function::<Dd>("dd cos", 23, |a| a.cos(), xs);
+}
+
+#[test]
+fn qd_function_twins_match_cpu() {
+    let mut rng = Rng(51);
+    function::<Qd>("qd exp", 30, |a| a.exp(), exp_inputs(&mut rng, N));
+    function::<Qd>("qd ln", 31, |a| a.ln(), ln_inputs(&mut rng, N));
+    let xs: Vec<Qd> = trig_inputs(&mut rng, N);
+    function::<Qd>("qd sin", 32, |a| a.sin(), xs.clone());
+    function::<Qd>("qd cos", 33, |a| a.cos(), xs);
 }

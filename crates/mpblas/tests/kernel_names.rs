@@ -81,6 +81,19 @@ fn launcher_tables_are_registered() {
         Some(cuda::qd::KERNELS),
         "{names:?}"
     );
+    for (name, table) in [
+        ("dd_func", cuda::dd_func::KERNELS),
+        ("qd_func", cuda::qd_func::KERNELS),
+    ] {
+        assert_eq!(
+            cuda::modules()
+                .iter()
+                .find(|m| m.name == name)
+                .map(|m| m.kernels),
+            Some(table),
+            "{names:?}"
+        );
+    }
 }
 
 #[test]

@@ -37,19 +37,25 @@
 
 mod array;
 pub mod dd_elementwise;
+pub mod dd_func;
+#[cfg(test)]
+mod func_tables;
 pub mod nvrtc;
 pub mod qd_elementwise;
+pub mod qd_func;
 
 pub use array::{DeviceDdVec, DeviceQdVec, DeviceScalar, DeviceVec};
 pub use nvrtc::ModuleSource;
 
-/// Double-double kernels: element-wise `+ − × ÷ √`.
+/// Double-double kernels: element-wise `+ − × ÷ √`, and `exp`, `ln`, `sin`, `cos`.
 pub mod dd {
     pub use super::dd_elementwise::*;
+    pub use super::dd_func::{cos, exp, ln, sin};
 }
-/// Quad-double kernels: element-wise `+ − × ÷ √`.
+/// Quad-double kernels: element-wise `+ − × ÷ √`, and `exp`, `ln`, `sin`, `cos`.
 pub mod qd {
     pub use super::qd_elementwise::*;
+    pub use super::qd_func::{cos, exp, ln, sin};
 }
 
 use crate::error::{Error, Result};
@@ -64,7 +70,12 @@ pub const REQUIRED_DRIVER_VERSION: i32 = 13000;
 
 /// Every kernel module of the library (for tests, cache warm-up and `mpblas info`).
 pub fn modules() -> &'static [&'static ModuleSource] {
-    static MODULES: [&ModuleSource; 2] = [&dd_elementwise::MODULE, &qd_elementwise::MODULE];
+    static MODULES: [&ModuleSource; 4] = [
+        &dd_elementwise::MODULE,
+        &qd_elementwise::MODULE,
+        &dd_func::MODULE,
+        &qd_func::MODULE,
+    ];
     &MODULES
 }
 

@@ -40,6 +40,11 @@ const HEADERS: &[(&str, &str)] = &[
     ("eft.cuh", include_str!("kernels/eft.cuh")),
     ("dd.cuh", include_str!("kernels/dd.cuh")),
     ("qd.cuh", include_str!("kernels/qd.cuh")),
+    ("func_tables.cuh", include_str!("kernels/func_tables.cuh")),
+    ("reduce.cuh", include_str!("kernels/reduce.cuh")),
+    ("func_common.cuh", include_str!("kernels/func_common.cuh")),
+    ("dd_func.cuh", include_str!("kernels/dd_func.cuh")),
+    ("qd_func.cuh", include_str!("kernels/qd_func.cuh")),
 ];
 
 /// The NVRTC options every module is compiled with, for architecture `arch` (`"sm_90"`).

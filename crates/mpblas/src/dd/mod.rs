@@ -63,7 +63,7 @@
 
 mod arith;
 pub mod bounds;
-mod consts;
+pub(crate) mod consts;
 mod func;
 
 /// 2^e for a normal exponent `e`, exactly, in const context.

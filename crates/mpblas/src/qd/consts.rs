@@ -120,7 +120,7 @@ pub(super) const FRAC_3PI_4: Qd = Qd {
 
 /// ln 2 as six greedy words (≈ 318 bits), for the argument reduction of `exp`:
 /// `k·ln 2` must be exact to well below `2^-212` for `|k|` up to 1100.
-pub(super) const LN_2_WORDS: [f64; 6] = [
+pub(crate) const LN_2_WORDS: [f64; 6] = [
     std::f64::consts::LN_2,
     2.319_046_813_846_299_6e-17,
     5.707_708_438_416_212e-34,

@@ -36,7 +36,7 @@
 
 mod arith;
 pub mod bounds;
-mod consts;
+pub(crate) mod consts;
 mod func;
 
 /// A quad-double number: the unevaluated sum `c[0] + c[1] + c[2] + c[3]` (see the

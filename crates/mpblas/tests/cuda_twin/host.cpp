@@ -14,6 +14,7 @@
 
 #define __device__
 #define __forceinline__ inline
+#define __constant__
 
 static inline long long __double_as_longlong(double x) {
     long long r;
@@ -30,10 +31,13 @@ static inline double __dsqrt_rn(double x) { return std::sqrt(x); }
 
 #include "dd.cuh"
 #include "qd.cuh"
+#include "dd_func.cuh"
+#include "qd_func.cuh"
 
-// Operation codes: 0..4 dd add sub mul div sqrt, 10..14 the same for qd.
-static int words_of(uint32_t op) { return op < 10 ? 2 : 4; }
-static int inputs_of(uint32_t op) { return (op % 10 == 4) ? 1 : 2; }
+// Operation codes: 0..4 dd add sub mul div sqrt, 10..14 the same for qd; 20..23 dd exp ln sin
+// cos, 30..33 the same for qd (unary).
+static int words_of(uint32_t op) { return (op < 10 || (op >= 20 && op < 30)) ? 2 : 4; }
+static int inputs_of(uint32_t op) { return (op >= 20 || op % 10 == 4) ? 1 : 2; }
 
 int main() {
     uint32_t op;
@@ -46,7 +50,28 @@ int main() {
         const double *x = &in[(size_t)i * w * k];
         const double *y = x + w;
         double *z = &out[(size_t)i * w];
-        if (op < 10) {
+        if (op >= 20 && op < 30) {
+            Dd a = dd_make(x[0], x[1]), r;
+            switch (op) {
+            case 20: r = dd::exp(a); break;
+            case 21: r = dd::ln(a); break;
+            case 22: r = dd::sin(a); break;
+            case 23: r = dd::cos(a); break;
+            default: return 4;
+            }
+            z[0] = r.hi;
+            z[1] = r.lo;
+        } else if (op >= 30) {
+            Qd a = qd_make(x[0], x[1], x[2], x[3]), r;
+            switch (op) {
+            case 30: r = qd::exp(a); break;
+            case 31: r = qd::ln(a); break;
+            case 32: r = qd::sin(a); break;
+            case 33: r = qd::cos(a); break;
+            default: return 4;
+            }
+            for (int j = 0; j < 4; j++) z[j] = r.c[j];
+        } else if (op < 10) {
             Dd a = dd_make(x[0], x[1]), b = k == 2 ? dd_make(y[0], y[1]) : a, r;
             switch (op) {
             case 0: r = dd::add_accurate(a, b); break;
