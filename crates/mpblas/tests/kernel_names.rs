@@ -81,6 +81,21 @@ fn launcher_tables_are_registered() {
         Some(cuda::qd::KERNELS),
         "{names:?}"
     );
+    for (name, table) in [
+        ("rns_esi", cuda::rns_esi::KERNELS),
+        ("rns_digits", cuda::rns_digits::KERNELS),
+        ("rns_round", cuda::rns_round::KERNELS),
+        ("rns_divsqrt", cuda::rns_divsqrt::KERNELS),
+    ] {
+        assert_eq!(
+            cuda::modules()
+                .iter()
+                .find(|m| m.name == name)
+                .map(|m| m.kernels),
+            Some(table),
+            "{names:?}"
+        );
+    }
 }
 
 #[test]

@@ -40,6 +40,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("eft.cuh", include_str!("kernels/eft.cuh")),
     ("dd.cuh", include_str!("kernels/dd.cuh")),
     ("qd.cuh", include_str!("kernels/qd.cuh")),
+    ("rns.cuh", include_str!("kernels/rns.cuh")),
 ];
 
 /// The NVRTC options every module is compiled with, for architecture `arch` (`"sm_90"`).
