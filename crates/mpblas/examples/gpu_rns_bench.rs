@@ -170,7 +170,12 @@ fn main() -> Result<()> {
             let got = z.download()?;
             drop((x, y, z));
             // the CPU reference of ÷ √ at 1696 bits costs about 0.3 ms per element
-            let k = if n_op == len { DISTINCT } else { CHECKED_DIV_SQRT }.min(n_op);
+            let k = if n_op == len {
+                DISTINCT
+            } else {
+                CHECKED_DIV_SQRT
+            }
+            .min(n_op);
             let want: Vec<MpFloat> = src_x[..k]
                 .iter()
                 .zip(&ys[..k])

@@ -242,9 +242,9 @@ impl DeviceMpArray {
         self.ordinal = ordinal;
     }
 
-    /// The packed basis table on the device.
-    pub(crate) fn tables(&self) -> &CudaSlice<u32> {
-        &self.tables
+    /// The packed basis table on the device (shared, not copied).
+    pub(crate) fn tables(&self) -> Arc<CudaSlice<u32>> {
+        self.tables.clone()
     }
 
     /// [`Error::BasisMismatch`] unless `other` has this array's basis.

@@ -38,10 +38,10 @@ pub(crate) fn launch(
         })?;
     let cfg = dev.grid_for(total);
     let (len64, total64) = (len as u64, total as u64);
-    let tables = out.tables().clone();
+    let tables = out.tables();
     let stream = dev.stream();
     let mut b = stream.launch_builder(&f);
-    b.arg(&tables).arg(&x.digits).arg(&y.digits).arg(&out.buf);
+    b.arg(&*tables).arg(&x.digits).arg(&y.digits).arg(&out.buf);
     // `out.buf` is only read here; pass it by shared reference before borrowing digits mutably.
     b.arg(&mut out.digits);
     b.arg(&len64).arg(&total64);

@@ -34,10 +34,10 @@ pub(crate) fn launch(
     let n = out.len();
     let cfg = dev.grid_for(n);
     let n64 = n as u64;
-    let tables = out.tables().clone();
+    let tables = out.tables();
     let stream = dev.stream();
     let mut b = stream.launch_builder(&f);
-    b.arg(&tables);
+    b.arg(&*tables);
     for a in std::iter::once(x).chain(y) {
         b.arg(&a.digits)
             .arg(&a.sign)

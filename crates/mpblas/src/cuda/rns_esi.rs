@@ -32,10 +32,10 @@ pub(crate) fn launch(
     let n = out.len();
     let cfg = dev.grid_for(n);
     let n64 = n as u64;
-    let tables = out.tables().clone();
+    let tables = out.tables();
     let stream = dev.stream();
     let mut b = stream.launch_builder(&f);
-    b.arg(&tables);
+    b.arg(&*tables);
     b.arg(&x.sign).arg(&x.exp).arg(&x.eval).arg(&x.class);
     b.arg(&y.sign).arg(&y.exp).arg(&y.eval).arg(&y.class);
     b.arg(&mut out.sign)

@@ -26,10 +26,10 @@ pub(crate) fn launch(dev: &Device, out: &mut DeviceMpArray) -> Result<()> {
     let n = out.len();
     let cfg = dev.grid_for(n);
     let n64 = n as u64;
-    let tables = out.tables().clone();
+    let tables = out.tables();
     let stream = dev.stream();
     let mut b = stream.launch_builder(&f);
-    b.arg(&tables);
+    b.arg(&*tables);
     b.arg(&mut out.digits)
         .arg(&mut out.sign)
         .arg(&mut out.exp)

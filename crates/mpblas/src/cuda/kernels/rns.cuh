@@ -20,6 +20,8 @@
 // result, as four arrays of L).
 #pragma once
 
+#include "eft.cuh"
+
 typedef unsigned int u32;
 typedef unsigned long long u64;
 typedef long long i64;
@@ -205,8 +207,8 @@ static __device__ ExtF extf_from_u128(u128 n, i64 sh, bool up) {
 // ExtF::mul_rd / mul_ru (fractions in [1/2, 1): TwoProd's error is exact).
 static __device__ ExtF extf_mul(ExtF a, ExtF b, bool up) {
     if (a.f == 0.0 || b.f == 0.0) return extf_zero();
-    double p = __dmul_rn(a.f, b.f);
-    double err = __fma_rn(a.f, b.f, -p);
+    double p, err;
+    two_prod(a.f, b.f, p, err);
     if (up && err > 0.0) p = next_up(p);
     else if (!up && err < 0.0) p = next_down(p);
     return extf_new(p, a.e + b.e);
