@@ -9,9 +9,9 @@
 #   1. host checks that need no GPU: kernel name tables, no-driver errors, the host-C++ twin
 #      of the device headers, and (with NVRTC) every module compiling for sm_90 plus the disk
 #      cache round trip;
-#   2. the release test binaries of mpblas (lib, gpu_bits, gpu_func_bits, kernels_compile,
-#      cuda_host) and the gpu_bench and gpu_func_bench examples, with debug info stripped,
-#      into gpu-bundle/;
+#   2. the release test binaries of mpblas (lib, gpu_bits, gpu_func_bits, gpu_rns_bits,
+#      kernels_compile, cuda_host) and the gpu_bench, gpu_func_bench and gpu_rns_bench
+#      examples, with debug info stripped, into gpu-bundle/;
 #   3. gpu-bundle/run.sh, which runs every test binary with --include-ignored --test-threads=1,
 #      then the benchmarks, and prints a summary.
 set -euo pipefail
@@ -24,7 +24,7 @@ say() { printf '\n== %s\n' "$*"; }
 
 say "host checks (no GPU)"
 cargo test --release -p mpblas --features cuda \
-    --test kernel_names --test cuda_host --test cuda_twin_host
+    --test kernel_names --test cuda_host --test cuda_twin_host --test rns_twin_host
 # The generated device tables (kernels/func_tables.cuh) equal the Rust tables.
 cargo test --release -p mpblas --features cuda --lib cuda::func_tables
 if [ -e "$nvrtc_dir/libnvrtc.so.13" ]; then
@@ -43,9 +43,10 @@ mkdir -p "$bundle/bin"
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 cargo test --release -p mpblas --features cuda --no-run --message-format=json \
-    --lib --test gpu_bits --test gpu_func_bits --test kernels_compile --test cuda_host >"$list"
-cargo build --release -p mpblas --features cuda --example gpu_bench --message-format=json >>"$list"
-cargo build --release -p mpblas --features cuda --example gpu_func_bench --message-format=json >>"$list"
+    --lib --test gpu_bits --test gpu_func_bits --test gpu_rns_bits --test kernels_compile \
+    --test cuda_host >"$list"
+cargo build --release -p mpblas --features cuda --example gpu_bench --example gpu_func_bench \
+    --example gpu_rns_bench --message-format=json >>"$list"
 # Pick the executables out of cargo's JSON messages: "<name> <path>" per line.
 python3 - "$list" >"$bundle/bin/.list" <<'PY'
 import json, sys
@@ -99,7 +100,7 @@ nvidia-smi -L || echo "nvidia-smi not available"
 
 failed=0
 summary=""
-for t in lib cuda_host kernels_compile gpu_bits gpu_func_bits; do
+for t in lib cuda_host kernels_compile gpu_bits gpu_func_bits gpu_rns_bits; do
     echo
     echo "== $t"
     filter=()
@@ -117,20 +118,16 @@ done
 echo
 echo "== benchmark"
 nvidia-smi -L 2>/dev/null | head -n 1
-if ! "$bin/gpu_bench"; then
-    failed=1
-    summary+="gpu_bench        FAILED"$'\n'
-else
-    summary+="gpu_bench        ok"$'\n'
-fi
-echo
-echo "== function benchmark"
-if ! "$bin/gpu_func_bench"; then
-    failed=1
-    summary+="gpu_func_bench   FAILED"$'\n'
-else
-    summary+="gpu_func_bench   ok"$'\n'
-fi
+for b in gpu_bench gpu_func_bench gpu_rns_bench; do
+    echo
+    echo "== $b"
+    if ! "$bin/$b"; then
+        failed=1
+        summary+=$(printf '%-16s FAILED' "$b")$'\n'
+    else
+        summary+=$(printf '%-16s ok' "$b")$'\n'
+    fi
+done
 
 echo
 echo "== summary"

@@ -84,6 +84,10 @@ fn launcher_tables_are_registered() {
     for (name, table) in [
         ("dd_func", cuda::dd_func::KERNELS),
         ("qd_func", cuda::qd_func::KERNELS),
+        ("rns_esi", cuda::rns_esi::KERNELS),
+        ("rns_digits", cuda::rns_digits::KERNELS),
+        ("rns_round", cuda::rns_round::KERNELS),
+        ("rns_divsqrt", cuda::rns_divsqrt::KERNELS),
     ] {
         assert_eq!(
             cuda::modules()

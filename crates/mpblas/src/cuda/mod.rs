@@ -43,6 +43,12 @@ mod func_tables;
 pub mod nvrtc;
 pub mod qd_elementwise;
 pub mod qd_func;
+mod rns_arith;
+mod rns_array;
+pub mod rns_digits;
+pub mod rns_divsqrt;
+pub mod rns_esi;
+pub mod rns_round;
 
 pub use array::{DeviceDdVec, DeviceQdVec, DeviceScalar, DeviceVec};
 pub use nvrtc::ModuleSource;
@@ -57,6 +63,13 @@ pub mod qd {
     pub use super::qd_elementwise::*;
     pub use super::qd_func::{cos, exp, ln, sin};
 }
+/// RNS multiple precision on the GPU: [`DeviceMpArray`](rns::DeviceMpArray) (the host
+/// [`MpArray`](crate::rns::MpArray) layout) and element-wise `+ − × ÷ √`, bitwise equal to the
+/// CPU ([`crate::rns::MpFloat`]).
+pub mod rns {
+    pub use super::rns_arith::*;
+    pub use super::rns_array::*;
+}
 
 use crate::error::{Error, Result};
 use cudarc::driver::{
@@ -70,11 +83,15 @@ pub const REQUIRED_DRIVER_VERSION: i32 = 13000;
 
 /// Every kernel module of the library (for tests, cache warm-up and `mpblas info`).
 pub fn modules() -> &'static [&'static ModuleSource] {
-    static MODULES: [&ModuleSource; 4] = [
+    static MODULES: [&ModuleSource; 8] = [
         &dd_elementwise::MODULE,
         &qd_elementwise::MODULE,
         &dd_func::MODULE,
         &qd_func::MODULE,
+        &rns_esi::MODULE,
+        &rns_digits::MODULE,
+        &rns_round::MODULE,
+        &rns_divsqrt::MODULE,
     ];
     &MODULES
 }
@@ -294,7 +311,11 @@ struct Inner {
     functions: Mutex<HashMap<&'static str, CudaFunction>>,
     /// The loaded modules, by module name (each is loaded once per device).
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    /// Device-resident constants (e.g. RNS basis tables), by (kind, identity).
+    consts: Mutex<HashMap<(&'static str, u64), ConstEntry>>,
 }
+
+type ConstEntry = Arc<dyn std::any::Any + Send + Sync>;
 
 impl std::fmt::Debug for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -330,6 +351,7 @@ impl Device {
                 sync_launches,
                 functions: Mutex::new(HashMap::new()),
                 modules: Mutex::new(HashMap::new()),
+                consts: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -416,6 +438,26 @@ impl Device {
 
     pub(crate) fn stream(&self) -> &Arc<CudaStream> {
         &self.inner.stream
+    }
+
+    /// The device constant `(kind, id)`, made by `make` on first use and kept for the life of
+    /// the device (so that, e.g., an RNS basis's tables are uploaded once per device).
+    pub(crate) fn cached_const<T: Send + Sync + 'static>(
+        &self,
+        kind: &'static str,
+        id: u64,
+        make: impl FnOnce() -> Result<T>,
+    ) -> Result<Arc<T>> {
+        let mut consts = self.inner.consts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = consts
+            .get(&(kind, id))
+            .and_then(|v| v.clone().downcast::<T>().ok())
+        {
+            return Ok(v);
+        }
+        let v = Arc::new(make()?);
+        consts.insert((kind, id), v.clone());
+        Ok(v)
     }
 
     /// The module, loaded into this device's context (compiled on first use).

@@ -45,6 +45,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("func_common.cuh", include_str!("kernels/func_common.cuh")),
     ("dd_func.cuh", include_str!("kernels/dd_func.cuh")),
     ("qd_func.cuh", include_str!("kernels/qd_func.cuh")),
+    ("rns.cuh", include_str!("kernels/rns.cuh")),
 ];
 
 /// The NVRTC options every module is compiled with, for architecture `arch` (`"sm_90"`).
