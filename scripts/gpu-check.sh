@@ -100,7 +100,11 @@ nvidia-smi -L || echo "nvidia-smi not available"
 
 failed=0
 summary=""
+# RUN_ONLY="name ..." runs only those test binaries and benchmarks (one device call has a
+# time limit; the whole bundle can be run in parts).
+want() { [ -z "${RUN_ONLY:-}" ] || [[ " $RUN_ONLY " == *" $1 "* ]]; }
 for t in lib cuda_host kernels_compile gpu_bits gpu_func_bits gpu_rns_bits; do
+    want "$t" || continue
     echo
     echo "== $t"
     filter=()
@@ -119,6 +123,7 @@ echo
 echo "== benchmark"
 nvidia-smi -L 2>/dev/null | head -n 1
 for b in gpu_bench gpu_func_bench gpu_rns_bench; do
+    want "$b" || continue
     echo
     echo "== $b"
     if ! "$bin/$b"; then

@@ -42,7 +42,19 @@ impl MpFloat {
             (true, false) => return Ok(MpFloat::zero(bs, neg)),
             _ => {}
         }
-        let (a, b) = (self.abs(), other.abs());
+        // Divide the significands near exponent 0 and apply the exponent once at the end:
+        // Newton's intermediates (1/b, b·y, a·y) of operands near the range limits would
+        // otherwise leave the exponent range and turn a finite quotient into NaN. Scaling by a
+        // power of two is exact, and the final one applies the range rule (±Inf or ±0), so
+        // the result is still the correctly rounded quotient.
+        let (ea, eb) = (self.exp, other.exp);
+        let (a, b) = (self.abs().mul_pow2(-ea), other.abs().mul_pow2(-eb));
+        let q = Self::div_positive(&a, &b)?.mul_pow2(ea - eb);
+        Ok(if neg { q.neg() } else { q })
+    }
+
+    /// `a / b` for finite, positive, non-zero operands whose exponents are small.
+    fn div_positive(a: &MpFloat, b: &MpFloat) -> Result<MpFloat> {
         let y = b.recip_approx()?;
         let mut q = a.mul(&y)?;
         for _ in 0..8 {
@@ -68,7 +80,7 @@ impl MpFloat {
             }
             break;
         }
-        Ok(if neg { q.neg() } else { q })
+        Ok(q)
     }
 
     /// `√self`, correctly rounded (nearest); `√(−0) = −0`, NaN for negative numbers.
@@ -91,7 +103,15 @@ impl MpFloat {
         if self.neg {
             return Ok(MpFloat::nan(bs));
         }
-        let a = self;
+        // As in `div`: take the root of a copy scaled near exponent 0 (by an even power of two,
+        // so the root scales exactly by half of it), then scale back once.
+        let k = self.exp & !1;
+        let s = Self::sqrt_positive(&self.mul_pow2(-k))?;
+        Ok(s.mul_pow2(k / 2))
+    }
+
+    /// `√a` for a finite, positive, non-zero `a` whose exponent is small.
+    fn sqrt_positive(a: &MpFloat) -> Result<MpFloat> {
         let t = a.rsqrt_approx()?;
         let mut s = a.mul(&t)?;
         for _ in 0..8 {
