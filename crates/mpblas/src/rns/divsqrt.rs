@@ -61,7 +61,7 @@ impl MpFloat {
             if !q.is_finite() || q.is_zero() {
                 break; // left the exponent range: the range rule already applied
             }
-            let r = q.neg().fma(&b, &a)?; // a − b·q, exact when q is faithful
+            let r = q.neg().fma(b, a)?; // a − b·q, exact when q is faithful
             if r.is_zero() {
                 break;
             }
