@@ -36,9 +36,13 @@
 //! reported as an error of the kernel that caused it rather than of a later call.
 
 mod array;
+mod cublas;
 pub mod dd_elementwise;
 pub mod nvrtc;
+pub mod ozaki;
 pub mod qd_elementwise;
+
+pub use ozaki::{dgemm, ozaki1_gemm, ozaki2_gemm};
 
 pub use array::{DeviceDdVec, DeviceQdVec, DeviceScalar, DeviceVec};
 pub use nvrtc::ModuleSource;
@@ -64,7 +68,11 @@ pub const REQUIRED_DRIVER_VERSION: i32 = 13000;
 
 /// Every kernel module of the library (for tests, cache warm-up and `mpblas info`).
 pub fn modules() -> &'static [&'static ModuleSource] {
-    static MODULES: [&ModuleSource; 2] = [&dd_elementwise::MODULE, &qd_elementwise::MODULE];
+    static MODULES: [&ModuleSource; 3] = [
+        &dd_elementwise::MODULE,
+        &qd_elementwise::MODULE,
+        &ozaki::MODULE,
+    ];
     &MODULES
 }
 
@@ -283,6 +291,8 @@ struct Inner {
     functions: Mutex<HashMap<&'static str, CudaFunction>>,
     /// The loaded modules, by module name (each is loaded once per device).
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    /// Per-device objects kept between calls (cuBLAS handle, GEMM workspaces), by key.
+    cache: Mutex<HashMap<&'static str, Arc<dyn std::any::Any + Send + Sync>>>,
 }
 
 impl std::fmt::Debug for Device {
@@ -319,6 +329,7 @@ impl Device {
                 sync_launches,
                 functions: Mutex::new(HashMap::new()),
                 modules: Mutex::new(HashMap::new()),
+                cache: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -401,6 +412,39 @@ impl Device {
             self.module(m)?;
         }
         Ok(())
+    }
+
+    /// Drops the workspaces and handles that routines keep on this device between calls (the
+    /// Ozaki GEMMs keep theirs, which can be gigabytes), after waiting for pending work.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CudaDriver`] if an earlier kernel or copy failed on the device.
+    pub fn release_workspaces(&self) -> Result<()> {
+        self.synchronize()?;
+        self.inner
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        Ok(())
+    }
+
+    /// The cached object under `key`, made by `init` on first use.
+    pub(crate) fn cached<T: std::any::Any + Send + Sync>(
+        &self,
+        key: &'static str,
+        init: impl FnOnce() -> Result<T>,
+    ) -> Result<Arc<T>> {
+        let mut cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(x) = cache.get(key)
+            && let Ok(t) = x.clone().downcast::<T>()
+        {
+            return Ok(t);
+        }
+        let t = Arc::new(init()?);
+        cache.insert(key, t.clone());
+        Ok(t)
     }
 
     pub(crate) fn stream(&self) -> &Arc<CudaStream> {
