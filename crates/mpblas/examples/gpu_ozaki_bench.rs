@@ -15,6 +15,7 @@
 //!
 //! Run: `cargo run --release --example gpu_ozaki_bench [-- 1024,2048,...]`; env
 //! `OZAKI_BENCH_REPS` (default 5), `OZAKI_BENCH_CSV` (write the rows there),
+//! `OZAKI_BENCH_SKIP_OZ1` (Ozaki II and DGEMM only),
 //! `MPBLAS_OZAKI_PROFILE=1` (per-stage times of every Ozaki II call on stderr).
 
 use mpblas::Result;
@@ -149,7 +150,8 @@ fn main() -> Result<()> {
                 methods.push(Method::Oz2(Ozaki2Params { moduli: nm, mode }));
             }
         }
-        for s in 2..=6 {
+        let skip_oz1 = std::env::var_os("OZAKI_BENCH_SKIP_OZ1").is_some();
+        for s in (2..=6).filter(|_| !skip_oz1) {
             methods.push(Method::Oz1(Ozaki1Params {
                 slices: s,
                 products: Products::Triangular,
@@ -157,7 +159,7 @@ fn main() -> Result<()> {
                 accumulate: Accumulate::F64,
             }));
         }
-        if n <= 8192 {
+        if n <= 8192 && !skip_oz1 {
             methods.push(Method::Oz1(Ozaki1Params {
                 slices: 3,
                 products: Products::Triangular,
