@@ -36,11 +36,13 @@
 //! reported as an error of the kernel that caused it rather than of a later call.
 
 mod array;
+mod cublas;
 pub mod dd_elementwise;
 pub mod dd_func;
 #[cfg(test)]
 mod func_tables;
 pub mod nvrtc;
+pub mod ozaki;
 pub mod qd_elementwise;
 pub mod qd_func;
 mod rns_arith;
@@ -49,6 +51,8 @@ pub mod rns_digits;
 pub mod rns_divsqrt;
 pub mod rns_esi;
 pub mod rns_round;
+
+pub use ozaki::{dgemm, ozaki1_gemm, ozaki2_gemm};
 
 pub use array::{DeviceDdVec, DeviceQdVec, DeviceScalar, DeviceVec};
 pub use nvrtc::ModuleSource;
@@ -83,7 +87,7 @@ pub const REQUIRED_DRIVER_VERSION: i32 = 13000;
 
 /// Every kernel module of the library (for tests, cache warm-up and `mpblas info`).
 pub fn modules() -> &'static [&'static ModuleSource] {
-    static MODULES: [&ModuleSource; 8] = [
+    static MODULES: [&ModuleSource; 9] = [
         &dd_elementwise::MODULE,
         &qd_elementwise::MODULE,
         &dd_func::MODULE,
@@ -92,6 +96,7 @@ pub fn modules() -> &'static [&'static ModuleSource] {
         &rns_digits::MODULE,
         &rns_round::MODULE,
         &rns_divsqrt::MODULE,
+        &ozaki::MODULE,
     ];
     &MODULES
 }
@@ -313,6 +318,8 @@ struct Inner {
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
     /// Device-resident constants (e.g. RNS basis tables), by (kind, identity).
     consts: Mutex<HashMap<(&'static str, u64), ConstEntry>>,
+    /// Per-device objects kept between calls (cuBLAS handle, GEMM workspaces), by key.
+    cache: Mutex<HashMap<&'static str, Arc<dyn std::any::Any + Send + Sync>>>,
 }
 
 type ConstEntry = Arc<dyn std::any::Any + Send + Sync>;
@@ -352,6 +359,7 @@ impl Device {
                 functions: Mutex::new(HashMap::new()),
                 modules: Mutex::new(HashMap::new()),
                 consts: Mutex::new(HashMap::new()),
+                cache: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -434,6 +442,39 @@ impl Device {
             self.module(m)?;
         }
         Ok(())
+    }
+
+    /// Drops the workspaces and handles that routines keep on this device between calls (the
+    /// Ozaki GEMMs keep theirs, which can be gigabytes), after waiting for pending work.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CudaDriver`] if an earlier kernel or copy failed on the device.
+    pub fn release_workspaces(&self) -> Result<()> {
+        self.synchronize()?;
+        self.inner
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        Ok(())
+    }
+
+    /// The cached object under `key`, made by `init` on first use.
+    pub(crate) fn cached<T: std::any::Any + Send + Sync>(
+        &self,
+        key: &'static str,
+        init: impl FnOnce() -> Result<T>,
+    ) -> Result<Arc<T>> {
+        let mut cache = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(x) = cache.get(key)
+            && let Ok(t) = x.clone().downcast::<T>()
+        {
+            return Ok(t);
+        }
+        let t = Arc::new(init()?);
+        cache.insert(key, t.clone());
+        Ok(t)
     }
 
     pub(crate) fn stream(&self) -> &Arc<CudaStream> {

@@ -1,0 +1,288 @@
+//! Ozaki-scheme GEMM against cuBLAS DGEMM on the GPU, square `n × n`, inputs
+//! `(rand − 0.5)·exp(φ·randn)` with φ = 1 (the paper's generator, `ozaki::reproduce`).
+//!
+//! For each n: cuBLAS DGEMM; Ozaki II (`cuda::ozaki2_gemm`) with 14 and 16 moduli, fast and
+//! accurate; Ozaki I (`cuda::ozaki1_gemm`) with f32 slices, s = 2..6, f64 sum (the paper's
+//! method), and with f64 slices, s = 3 (n ≤ 8192). Each is run once to warm up, then timed
+//! `reps` times with CUDA events around the whole call (every conversion step, every GEMM and
+//! the reconstruction included; the workspace is kept between calls), and the median is
+//! reported with TFLOP/s = 2n³/t and the speed-up over DGEMM measured in the same run.
+//!
+//! Error column: max over all entries of |c − ref|/|ref|, where ref is the Ozaki II product
+//! with 20 moduli in accurate mode kept as a double-double (`cuda::ozaki::ozaki2_product`;
+//! its own error is below 1e-25 relative to |A||B| here). For n ≤ 1024 the exact product
+//! (`ozaki::exact`, error-free) checks that reference and DGEMM's and Ozaki II's errors.
+//!
+//! Run: `cargo run --release --example gpu_ozaki_bench [-- 1024,2048,...]`; env
+//! `OZAKI_BENCH_REPS` (default 5), `OZAKI_BENCH_CSV` (write the rows there),
+//! `OZAKI_BENCH_SKIP_OZ1` (Ozaki II and DGEMM only),
+//! `MPBLAS_OZAKI_PROFILE=1` (per-stage times of every Ozaki II call on stderr).
+
+use mpblas::Result;
+use mpblas::cuda::{self, Device, DeviceVec};
+use mpblas::ozaki::reproduce::{SplitMix64, max_rel_errors};
+use mpblas::ozaki::{
+    Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, Trans,
+};
+use rayon::prelude::*;
+use std::io::Write;
+
+const PHI: f64 = 1.0;
+
+/// `n × n` column-major `(rand − 0.5)·exp(φ·randn)`, one generator per column (parallel).
+fn matrix(n: usize, seed: u64) -> Vec<f64> {
+    let mut out = vec![0.0; n * n];
+    out.par_chunks_mut(n).enumerate().for_each(|(j, col)| {
+        let mut g = SplitMix64::new(seed.wrapping_mul(0x1_0000_0001).wrapping_add(j as u64));
+        for x in col.iter_mut() {
+            let u = g.uniform() - 0.5;
+            *x = u * (PHI * g.normal()).exp();
+        }
+    });
+    out
+}
+
+fn median(mut t: Vec<f64>) -> f64 {
+    t.sort_by(f64::total_cmp);
+    t[t.len() / 2]
+}
+
+/// Warm-up once, then `reps` event-timed calls; the median in ms.
+fn time(dev: &Device, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?;
+    dev.synchronize()?;
+    let mut t = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        t.push(f64::from(dev.time_ms(&mut f)?));
+    }
+    Ok(median(t))
+}
+
+/// Max relative error of `c` against the double-double reference `(hi, lo)`.
+fn max_rel(c: &[f64], hi: &[f64], lo: &[f64]) -> f64 {
+    c.par_iter()
+        .zip(hi.par_iter().zip(lo.par_iter()))
+        .map(|(&c, (&h, &l))| {
+            let e = ((c - h) - l).abs() / h.abs();
+            if e.is_nan() { f64::INFINITY } else { e }
+        })
+        .reduce(|| 0.0, f64::max)
+}
+
+enum Method {
+    Dgemm,
+    Oz2(Ozaki2Params),
+    Oz1(Ozaki1Params),
+}
+
+impl Method {
+    fn name(&self) -> String {
+        match self {
+            Method::Dgemm => "DGEMM (cuBLAS)".to_string(),
+            Method::Oz2(p) => format!(
+                "Ozaki-II N={} {}",
+                p.moduli,
+                if p.mode == Ozaki2Mode::Fast {
+                    "fast"
+                } else {
+                    "accurate"
+                }
+            ),
+            Method::Oz1(p) => format!(
+                "Ozaki-I {} s={}",
+                if p.slice_gemm == SliceGemm::F32 {
+                    "f32"
+                } else {
+                    "f64"
+                },
+                p.slices
+            ),
+        }
+    }
+}
+
+fn main() -> Result<()> {
+    let sizes: Vec<usize> = std::env::args()
+        .nth(1)
+        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![1024, 2048, 4096, 8192, 16384]);
+    let reps: usize = std::env::var("OZAKI_BENCH_REPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5)
+        .max(1);
+    let dev = Device::open(0)?;
+    println!("{}", dev.info());
+    println!("inputs (rand-0.5)*exp({PHI}*randn); median of {reps} after 1 warm-up; CUDA events");
+    let mut rows: Vec<String> = vec!["n,method,ms,tflops,vs_dgemm,max_rel_err".to_string()];
+    let mut table = String::new();
+    for &n in &sizes {
+        let a = matrix(n, 1);
+        let b = matrix(n, 2);
+        let ad = dev.upload_f64(&a)?;
+        let bd = dev.upload_f64(&b)?;
+        let mut cd: DeviceVec<f64> = dev.zeros(n * n)?;
+        let refp = Ozaki2Params {
+            moduli: 20,
+            mode: Ozaki2Mode::Accurate,
+        };
+        let r = cuda::ozaki::ozaki2_product(
+            &dev,
+            Trans::No,
+            Trans::No,
+            n,
+            n,
+            n,
+            &ad,
+            n,
+            &bd,
+            n,
+            &refp,
+        )?
+        .download()?;
+        let hi: Vec<f64> = r.iter().map(|x| x.hi).collect();
+        let lo: Vec<f64> = r.iter().map(|x| x.lo).collect();
+        drop(r);
+        dev.release_workspaces()?;
+        let mut methods = vec![Method::Dgemm];
+        for nm in [14, 16] {
+            for mode in [Ozaki2Mode::Fast, Ozaki2Mode::Accurate] {
+                methods.push(Method::Oz2(Ozaki2Params { moduli: nm, mode }));
+            }
+        }
+        let skip_oz1 = std::env::var_os("OZAKI_BENCH_SKIP_OZ1").is_some();
+        for s in (2..=6).filter(|_| !skip_oz1) {
+            methods.push(Method::Oz1(Ozaki1Params {
+                slices: s,
+                products: Products::Triangular,
+                slice_gemm: SliceGemm::F32,
+                accumulate: Accumulate::F64,
+            }));
+        }
+        if n <= 8192 && !skip_oz1 {
+            methods.push(Method::Oz1(Ozaki1Params {
+                slices: 3,
+                products: Products::Triangular,
+                slice_gemm: SliceGemm::F64,
+                accumulate: Accumulate::F64,
+            }));
+        }
+        let flops = 2.0 * (n as f64).powi(3);
+        let mut t_dgemm = f64::NAN;
+        let mut exact_check: Vec<(String, Vec<f64>)> = Vec::new();
+        let mut last_oz1 = false;
+        for meth in &methods {
+            if matches!(meth, Method::Oz1(_)) && !last_oz1 {
+                dev.release_workspaces()?;
+                last_oz1 = true;
+            }
+            let r = if n >= 8192 && matches!(meth, Method::Oz1(_)) {
+                reps.min(3)
+            } else {
+                reps
+            };
+            let ms = time(&dev, r, || match meth {
+                Method::Dgemm => cuda::dgemm(
+                    &dev,
+                    Trans::No,
+                    Trans::No,
+                    n,
+                    n,
+                    n,
+                    1.0,
+                    &ad,
+                    n,
+                    &bd,
+                    n,
+                    0.0,
+                    &mut cd,
+                    n,
+                ),
+                Method::Oz2(p) => cuda::ozaki2_gemm(
+                    &dev,
+                    Trans::No,
+                    Trans::No,
+                    n,
+                    n,
+                    n,
+                    1.0,
+                    &ad,
+                    n,
+                    &bd,
+                    n,
+                    0.0,
+                    &mut cd,
+                    n,
+                    p,
+                ),
+                Method::Oz1(p) => cuda::ozaki1_gemm(
+                    &dev,
+                    Trans::No,
+                    Trans::No,
+                    n,
+                    n,
+                    n,
+                    1.0,
+                    &ad,
+                    n,
+                    &bd,
+                    n,
+                    0.0,
+                    &mut cd,
+                    n,
+                    p,
+                ),
+            })?;
+            if matches!(meth, Method::Dgemm) {
+                t_dgemm = ms;
+            }
+            let c = cd.download()?;
+            let err = max_rel(&c, &hi, &lo);
+            if n <= 1024 && !matches!(meth, Method::Oz1(_)) {
+                exact_check.push((meth.name(), c));
+            }
+            let tf = flops / (ms * 1e-3) / 1e12;
+            let line = format!(
+                "{n:>6} {:<22} {ms:>10.3} ms {tf:>8.2} TFLOP/s {:>6.2}x  err {err:.2e}",
+                meth.name(),
+                t_dgemm / ms
+            );
+            println!("{line}");
+            table += &line;
+            table.push('\n');
+            rows.push(format!(
+                "{n},{},{ms:.4},{tf:.3},{:.4},{err:.3e}",
+                meth.name(),
+                t_dgemm / ms
+            ));
+        }
+        if !exact_check.is_empty() {
+            // Exact errors (error-free accumulation) for the reference itself and the methods.
+            let mut cands: Vec<&[f64]> = vec![&hi];
+            cands.extend(exact_check.iter().map(|(_, c)| c.as_slice()));
+            let errs = max_rel_errors(n, n, n, &a, &b, &cands);
+            println!(
+                "{n:>6} exact check: reference (OzII N=20 acc, hi word) {:.2e}",
+                errs[0]
+            );
+            for ((name, _), e) in exact_check.iter().zip(&errs[1..]) {
+                println!("{n:>6} exact check: {name:<22} {e:.2e}");
+            }
+        }
+        dev.release_workspaces()?;
+    }
+    println!(
+        "\n== summary (n, method, median ms, TFLOP/s, speed-up over DGEMM, max rel err vs ref)"
+    );
+    print!("{table}");
+    if let Ok(path) = std::env::var("OZAKI_BENCH_CSV") {
+        let mut f = std::fs::File::create(&path).map_err(|e| mpblas::Error::CudaDriver {
+            op: "writing the CSV",
+            cause: e.to_string(),
+        })?;
+        for r in &rows {
+            let _ = writeln!(f, "{r}");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,1470 @@
+//! Ozaki-scheme GEMM on the GPU (`kernels/ozaki.cu` plus cuBLAS): [`ozaki2_gemm`] (INT8
+//! tensor cores, CRT), [`ozaki1_gemm`] (`f32`/`f64` slices), and [`dgemm`] for comparison.
+//!
+//! Same arguments, checks, errors and results as the CPU functions of [`crate::ozaki`]:
+//! **[`ozaki2_gemm`] returns the CPU's bits** (every stage is a device twin of a CPU stage;
+//! `tests/gpu_ozaki.rs` checks it, NaN payloads aside), and [`ozaki1_gemm`] splits exactly as
+//! the CPU does (its slice products come from cuBLAS, so inexact products may round
+//! differently).
+//!
+//! # Stages of scheme II and their memory traffic
+//!
+//! For `op(A)` `m × k`, `op(B)` `k × n`, `N` moduli (`kp` = `k` rounded up to 16):
+//!
+//! | stage | kernel | bytes |
+//! |---|---|---|
+//! | row / column maxima (NaN/Inf detection included) | `ozaki_vecmax_*` | `8(m+n)k` read |
+//! | exponents | `ozaki_exps_make` | `O(m+n)` |
+//! | scale, round, residues mod every `m_l` (one pass) | `ozaki_residues_make` | `8(m+n)k` read, `N(m+n)kp` written |
+//! | `N` INT8 GEMMs, TN | cuBLAS | `4Nmn` written |
+//! | mod `m_l`, CRT, inverse scaling, `α`/`β` (one pass) | `ozaki_crt_update` | `4Nmn` read, `8mn` (+`8mn` for `β ≠ 0`) |
+//!
+//! Accurate mode adds the 6-bit bounds (`8(m+n)k` read, `(m+n)kp` written), one more INT8
+//! GEMM and two passes over its `4mn` result.
+//!
+//! # Workspace
+//!
+//! The residues (`N(m+n)kp` bytes) and the INT32 products (`4N·m·nb` bytes) live in a
+//! workspace kept on the [`Device`] between calls (grown when needed; freed by
+//! [`Device::release_workspaces`]). When the products for all `n` columns do not fit in free
+//! device memory, the product is computed in blocks of `nb` columns; if even 16 columns do not
+//! fit, the call fails with [`Error::CudaOutOfMemory`] before anything is enqueued. `nb` is at
+//! most 4096 by default (wider INT8 GEMMs ran at half speed on the H100, see
+//! `DEFAULT_MAX_COLS`); `MPBLAS_OZAKI_MAX_COLS` sets another cap (the tests use it to exercise
+//! the blocked path on small sizes).
+//!
+//! Everything is enqueued on the device's stream, with no host synchronisation.
+
+use super::cublas::{Blas, blas};
+use super::{Device, DeviceDdVec, DeviceVec, ModuleSource};
+use crate::error::{Error, Result};
+use crate::ozaki::ozaki2::{Crt, fast_q};
+use crate::ozaki::split::{self, Scaled, Split};
+use crate::ozaki::{
+    self as cpu, Accumulate, OZAKI2_MODULI, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products,
+    SliceGemm, Trans, check_gemm_args,
+};
+use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
+use std::sync::Mutex;
+
+/// The entry points of `kernels/ozaki.cu` (`tests/kernel_names.rs` checks them against the
+/// source).
+pub const KERNELS: &[&str] = &[
+    "ozaki_vecmax_tcontig",
+    "ozaki_vecmax_vcontig",
+    "ozaki_exps_make",
+    "ozaki_zrow_max",
+    "ozaki_acc_rows",
+    "ozaki_zcol_max",
+    "ozaki_acc_cols",
+    "ozaki_residues_make",
+    "ozaki_crt_update",
+    "ozaki_fold_mod",
+    "ozaki_scale_c",
+    "ozaki_pack_vecs",
+    "ozaki_split_step",
+    "ozaki_split_round",
+    "ozaki_term_acc",
+    "ozaki_term_finish",
+];
+
+/// The kernel module: source and entry points.
+pub(crate) static MODULE: ModuleSource = ModuleSource {
+    name: "ozaki",
+    source: include_str!("kernels/ozaki.cu"),
+    kernels: KERNELS,
+};
+
+/// The moduli the kernels hard-code (`OZ_MODULI_LIST` in `kernels/ozaki.cu`), which must be
+/// [`crate::ozaki::ozaki2::moduli`]`(20)`; `tests/kernel_names.rs` checks both.
+pub const KERNEL_MODULI: [u32; 20] = [
+    256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197, 193, 191, 181, 179,
+    173,
+];
+
+/// Largest number of 40-bit CRT words the reconstruction kernel takes.
+const MAX_WORDS: usize = 4;
+/// Inner-dimension chunk of one INT32-exact INT8 GEMM: a multiple of 16 not above
+/// [`crate::ozaki::gemm_cpu::I8_MAX_K`].
+const K_CHUNK: usize = 131_056;
+/// Largest `k` of the accurate mode's bound GEMM (`64²·k < 2^31`).
+const ACCURATE_MAX_K: usize = 524_287;
+/// Default largest column block of the INT8 products. Measured on the H100 (cuBLAS 13.1,
+/// n = 16384, 16 moduli): one 16384-column INT8 GEMM per modulus ran at about 780 TOPS,
+/// blocks of 4096 or 8192 columns at about 1400 (whole call 206 → 123 ms); n = 8192 is not
+/// slower with 4096-column blocks.
+const DEFAULT_MAX_COLS: usize = 4096;
+/// Device memory left free when sizing the workspace.
+const MEMORY_MARGIN: usize = 512 << 20;
+
+/// The CRT constants, passed by value to `ozaki_crt_update` (`struct OzCrt`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CrtArg {
+    w: [[f64; 20]; MAX_WORDS],
+    p: [f64; MAX_WORDS],
+    p_inv: f64,
+    words: i32,
+    nmod: i32,
+}
+
+// SAFETY: `CrtArg` is `#[repr(C)]` plain data with the layout of `struct OzCrt` in
+// kernels/ozaki.cu (80 + 4 + 1 doubles, then two ints).
+unsafe impl DeviceRepr for CrtArg {}
+
+/// One kernel argument (every pointer is passed as its device address).
+enum Arg {
+    U(u64),
+    I(i32),
+    F(f64),
+    C(Box<CrtArg>),
+}
+
+impl From<u64> for Arg {
+    fn from(x: u64) -> Arg {
+        Arg::U(x)
+    }
+}
+impl From<usize> for Arg {
+    fn from(x: usize) -> Arg {
+        Arg::U(x as u64)
+    }
+}
+impl From<i32> for Arg {
+    fn from(x: i32) -> Arg {
+        Arg::I(x)
+    }
+}
+impl From<f64> for Arg {
+    fn from(x: f64) -> Arg {
+        Arg::F(x)
+    }
+}
+impl From<CrtArg> for Arg {
+    fn from(x: CrtArg) -> Arg {
+        Arg::C(Box::new(x))
+    }
+}
+
+macro_rules! args {
+    ($($a:expr),* $(,)?) => { &[$(Arg::from($a)),*] };
+}
+
+/// Launches `kernel` of [`MODULE`] with `args`.
+///
+/// # Safety
+/// `args` must match the kernel's parameter list in `kernels/ozaki.cu` in number and type
+/// (`u64` for `u64` and for every pointer, `i32` for `int`, `f64` for `double`, [`CrtArg`] for
+/// `OzCrt`); every pointer must address device memory of this device large enough for the
+/// accesses the kernel's comment describes for the given sizes, outputs not overlapping
+/// inputs (the kernels' `__restrict__`); `cfg` must be the launch shape the kernel's comment
+/// asks for.
+unsafe fn launch(
+    dev: &Device,
+    kernel: &'static str,
+    cfg: LaunchConfig,
+    args: &[Arg],
+) -> Result<()> {
+    let f = dev.function(&MODULE, kernel)?;
+    let stream = dev.stream();
+    let mut b = stream.launch_builder(&f);
+    for a in args {
+        match a {
+            Arg::U(x) => b.arg(x),
+            Arg::I(x) => b.arg(x),
+            Arg::F(x) => b.arg(x),
+            Arg::C(x) => b.arg(&**x),
+        };
+    }
+    // SAFETY: the caller's contract.
+    let r = unsafe { b.launch(cfg) };
+    dev.launched(kernel, r)
+}
+
+fn cfg(grid: (u32, u32), block: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (grid.0.max(1), grid.1.max(1), 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+fn blocks(n: usize, per: usize, cap: usize) -> u32 {
+    n.div_ceil(per).clamp(1, cap) as u32
+}
+
+/// A 2-D launch over an `m × n` column-major range (`OZ_GRID_2D`).
+fn cfg_2d(dev: &Device, m: usize, n: usize) -> LaunchConfig {
+    let sms = dev.info().multiprocessors.max(1) as usize;
+    let gy = n.clamp(1, 65_535);
+    let gx = m.div_ceil(256).clamp(1, (sms * 16).div_ceil(gy).max(1) * 4);
+    cfg((gx as u32, gy as u32), 256)
+}
+
+fn dev_ptr<T>(dev: &Device, s: &CudaSlice<T>) -> u64 {
+    let (p, _record) = s.device_ptr(dev.stream());
+    p
+}
+
+fn memset0(dev: &Device, ptr: u64, bytes: usize) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    // SAFETY: `ptr` addresses at least `bytes` bytes of a live allocation of this device (a
+    // workspace buffer sized by `Buf::get`), written only by work on this stream.
+    unsafe { cudarc::driver::result::memset_d8_async(ptr, 0, bytes, dev.stream().cu_stream()) }
+        .map_err(|e| Error::CudaDriver {
+            op: "memset",
+            cause: super::driver_cause(&e),
+        })
+}
+
+/// A grow-only device buffer of the workspace.
+#[derive(Default)]
+struct Buf {
+    s: Option<CudaSlice<u8>>,
+}
+
+impl Buf {
+    fn cap(&self) -> usize {
+        self.s.as_ref().map_or(0, |s| s.len())
+    }
+
+    /// The address of at least `bytes` bytes (16-byte aligned), reallocating if needed.
+    fn get(&mut self, dev: &Device, bytes: usize) -> Result<u64> {
+        if self.cap() < bytes.max(1) {
+            self.s = None;
+            // SAFETY: uninitialised device memory; every kernel writes what it later reads
+            // (or the buffer is cleared with `memset0` first).
+            let s = unsafe { dev.stream().alloc::<u8>(bytes.max(1)) }.map_err(|e| match e.0 {
+                cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::CudaOutOfMemory {
+                    ordinal: dev.ordinal(),
+                    bytes,
+                },
+                _ => Error::CudaDriver {
+                    op: "allocation",
+                    cause: super::driver_cause(&e),
+                },
+            })?;
+            self.s = Some(s);
+        }
+        match &self.s {
+            Some(s) => Ok(dev_ptr(dev, s)),
+            None => Err(Error::CudaOutOfMemory {
+                ordinal: dev.ordinal(),
+                bytes,
+            }),
+        }
+    }
+}
+
+/// The buffers the Ozaki GEMMs keep on a device between calls.
+#[derive(Default)]
+struct Workspace {
+    mua: Buf,
+    mub: Buf,
+    ea: Buf,
+    eb: Buf,
+    res_a: Buf,
+    res_b: Buf,
+    prod: Buf,
+    part: Buf,
+    z: Buf,
+    zrow: Buf,
+    xa: Buf,
+    yb: Buf,
+    wbits: Buf,
+    xmax: Buf,
+    // scheme I
+    pack_a: Buf,
+    pack_b: Buf,
+    mu_tmp: Buf,
+    slices_a: Vec<Buf>,
+    slices_b: Vec<Buf>,
+    rems_b: Vec<Buf>,
+    exps_a: Vec<Buf>,
+    exps_b: Vec<Buf>,
+    exps_rb: Vec<Buf>,
+    acc_hi: Buf,
+    acc_lo: Buf,
+    term: Buf,
+}
+
+impl Workspace {
+    fn held(&self) -> usize {
+        let one = [
+            &self.mua,
+            &self.mub,
+            &self.ea,
+            &self.eb,
+            &self.res_a,
+            &self.res_b,
+            &self.prod,
+            &self.part,
+            &self.z,
+            &self.zrow,
+            &self.xa,
+            &self.yb,
+            &self.wbits,
+            &self.xmax,
+            &self.pack_a,
+            &self.pack_b,
+            &self.mu_tmp,
+            &self.acc_hi,
+            &self.acc_lo,
+            &self.term,
+        ];
+        let many = [
+            &self.slices_a,
+            &self.slices_b,
+            &self.rems_b,
+            &self.exps_a,
+            &self.exps_b,
+            &self.exps_rb,
+        ];
+        one.iter().map(|b| b.cap()).sum::<usize>()
+            + many
+                .iter()
+                .flat_map(|v| v.iter())
+                .map(|b| b.cap())
+                .sum::<usize>()
+    }
+}
+
+fn with_workspace<R>(dev: &Device, f: impl FnOnce(&mut Workspace) -> Result<R>) -> Result<R> {
+    let ws = dev.cached("ozaki_workspace", || Ok(Mutex::new(Workspace::default())))?;
+    let mut guard = ws.lock().unwrap_or_else(|e| e.into_inner());
+    f(&mut guard)
+}
+
+/// One matrix operand seen as `count` vectors of length `len`: element `t` of vector `v` at
+/// `ptr[v·sv + t·st]`.
+#[derive(Clone, Copy, Debug)]
+struct Vecs {
+    ptr: u64,
+    sv: u64,
+    st: u64,
+    count: usize,
+}
+
+/// Rows of `op(A)` (`m` vectors of length `k`).
+fn rows_of(a: u64, trans: Trans, lda: usize, m: usize) -> Vecs {
+    let (sv, st) = match trans {
+        Trans::No => (1, lda as u64),
+        Trans::Yes => (lda as u64, 1),
+    };
+    Vecs {
+        ptr: a,
+        sv,
+        st,
+        count: m,
+    }
+}
+
+/// Columns of `op(B)` (`n` vectors of length `k`).
+fn cols_of(b: u64, trans: Trans, ldb: usize, n: usize) -> Vecs {
+    let (sv, st) = match trans {
+        Trans::No => (ldb as u64, 1),
+        Trans::Yes => (1, ldb as u64),
+    };
+    Vecs {
+        ptr: b,
+        sv,
+        st,
+        count: n,
+    }
+}
+
+/// `out[v]` = bits of the largest `|x_vt|` (at least those of +Inf for a vector with NaN/Inf).
+fn vecmax(dev: &Device, x: Vecs, len: usize, out: u64) -> Result<()> {
+    memset0(dev, out, 8 * x.count)?;
+    if x.st == 1 {
+        let grid = (
+            blocks(x.count, 8, u32::MAX as usize),
+            blocks(len, 1024, 65_535),
+        );
+        // SAFETY: ozaki_vecmax_tcontig(const double* x, u64 sv, u64 count, u64 len, u64* out)
+        // with the launch shape it asks for; x addresses x[v·sv + t] for v < count, t < len
+        // (the operand checks of check_gemm_args), out holds count u64.
+        unsafe {
+            launch(
+                dev,
+                "ozaki_vecmax_tcontig",
+                cfg(grid, 256),
+                args![x.ptr, x.sv, x.count, len, out],
+            )
+        }
+    } else {
+        let grid = (
+            blocks(x.count, 256, u32::MAX as usize),
+            blocks(len, 64, 65_535),
+        );
+        // SAFETY: ozaki_vecmax_vcontig(const double* x, u64 st, u64 count, u64 len, u64* out),
+        // as above with sv = 1.
+        unsafe {
+            launch(
+                dev,
+                "ozaki_vecmax_vcontig",
+                cfg(grid, 256),
+                args![x.ptr, x.st, x.count, len, out],
+            )
+        }
+    }
+}
+
+fn exps_make(dev: &Device, mubits: u64, count: usize, q: i32, xv: u64, exps: u64) -> Result<()> {
+    let c = cfg((blocks(count, 256, 4096), 1), 256);
+    // SAFETY: ozaki_exps_make(const u64* mubits, u64 count, int q, const int* xv, int* exps):
+    // mubits holds count u64, xv is null or holds count ints, exps holds count ints.
+    unsafe { launch(dev, "ozaki_exps_make", c, args![mubits, count, q, xv, exps]) }
+}
+
+/// `ozaki_residues_make` over the padded `countp × lenp` range of `x`.
+#[allow(clippy::too_many_arguments)]
+fn residues(
+    dev: &Device,
+    x: Vecs,
+    len: usize,
+    countp: usize,
+    lenp: usize,
+    mubits: u64,
+    exps: u64,
+    nmod: usize,
+    mode: i32,
+    out: u64,
+) -> Result<()> {
+    let tiles = lenp.div_ceil(128) * countp.div_ceil(32);
+    let sms = dev.info().multiprocessors.max(1) as usize;
+    let c = cfg((blocks(tiles, 1, sms * 8), 1), 256);
+    let slab = countp * lenp;
+    // SAFETY: ozaki_residues_make(const double* x, u64 sv, u64 st, u64 count, u64 len,
+    // u64 countp, u64 lenp, const u64* mubits, const int* exps, int nmod, int mode,
+    // signed char* out, u64 slab), block 256, any grid: x as for vecmax, mubits and exps hold
+    // count entries, out holds nmod slabs of countp·lenp bytes (1 slab in mode 1), lenp and
+    // slab are multiples of 16.
+    unsafe {
+        launch(
+            dev,
+            "ozaki_residues_make",
+            c,
+            args![
+                x.ptr,
+                x.sv,
+                x.st,
+                x.count,
+                len,
+                countp,
+                lenp,
+                mubits,
+                exps,
+                nmod as i32,
+                mode,
+                out,
+                slab
+            ],
+        )
+    }
+}
+
+fn round16(x: usize) -> usize {
+    x.div_ceil(16) * 16
+}
+
+/// What the reconstruction kernel writes.
+enum Output {
+    /// `C ← α·AB + β·C`.
+    Update {
+        alpha: f64,
+        beta: f64,
+        c: u64,
+        ldc: usize,
+    },
+    /// The double-double product, `m × n` (`hi`, `lo`).
+    Product { hi: u64, lo: u64 },
+}
+
+fn crt_arg(crt: &Crt) -> Result<CrtArg> {
+    let words = crt.w_words.len();
+    if !(2..=MAX_WORDS).contains(&words) || crt.moduli.len() > 20 {
+        return Err(Error::OutOfRange {
+            what: "ozaki2 CRT words",
+            got: words,
+            min: 2,
+            max: MAX_WORDS,
+        });
+    }
+    let mut w = [[0.0; 20]; MAX_WORDS];
+    let mut p = [0.0; MAX_WORDS];
+    for c in 0..words {
+        w[c][..crt.moduli.len()].copy_from_slice(&crt.w_words[c]);
+        p[c] = crt.p_words[c];
+    }
+    Ok(CrtArg {
+        w,
+        p,
+        p_inv: crt.p_inv,
+        words: words as i32,
+        nmod: crt.moduli.len() as i32,
+    })
+}
+
+/// Columns per block of the product, from free memory (see the module documentation).
+fn plan_cols(dev: &Device, held: usize, fixed: usize, per_col: usize, n: usize) -> Result<usize> {
+    let cap = std::env::var("MPBLAS_OZAKI_MAX_COLS")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .unwrap_or(DEFAULT_MAX_COLS);
+    let (free, _) = dev.memory()?;
+    let avail = (free + held).saturating_sub(MEMORY_MARGIN);
+    let fit = avail.saturating_sub(fixed) / per_col.max(1);
+    let nb = n.min(cap).min(fit);
+    let nb = if nb >= n { n } else { (nb / 16) * 16 };
+    if nb == 0 {
+        return Err(Error::CudaOutOfMemory {
+            ordinal: dev.ordinal(),
+            bytes: fixed + per_col * n.min(16),
+        });
+    }
+    Ok(nb)
+}
+
+/// Per-stage GPU times, when `MPBLAS_OZAKI_PROFILE` is set (then each call synchronises once
+/// at its end and prints the times to stderr; otherwise nothing is recorded).
+struct Prof {
+    events: Vec<(&'static str, cudarc::driver::CudaEvent)>,
+    on: bool,
+}
+
+impl Prof {
+    fn new(dev: &Device) -> Prof {
+        let on = std::env::var_os("MPBLAS_OZAKI_PROFILE").is_some_and(|v| v != "0");
+        let mut p = Prof {
+            events: Vec::new(),
+            on,
+        };
+        p.mark(dev, "start");
+        p
+    }
+    fn mark(&mut self, dev: &Device, what: &'static str) {
+        if !self.on {
+            return;
+        }
+        let stream = dev.stream();
+        if let Ok(e) = stream
+            .context()
+            .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+            && e.record(stream).is_ok()
+        {
+            self.events.push((what, e));
+        }
+    }
+    fn report(&self, what: &str) {
+        if !self.on || self.events.len() < 2 {
+            return;
+        }
+        if let Some((_, last)) = self.events.last() {
+            let _ = last.synchronize();
+        }
+        let mut line = format!("[ozaki profile] {what}:");
+        for w in self.events.windows(2) {
+            if let Ok(ms) = w[0].1.elapsed_ms(&w[1].1) {
+                line += &format!(" {} {:.3} ms,", w[1].0, ms);
+            }
+        }
+        if let (Some(a), Some(b)) = (self.events.first(), self.events.last())
+            && let Ok(ms) = a.1.elapsed_ms(&b.1)
+        {
+            line += &format!(" total {ms:.3} ms");
+        }
+        eprintln!("{line}");
+    }
+}
+
+/// Stages 1–7 of scheme II on the device (arguments already checked, `m, n, k ≥ 1`).
+#[allow(clippy::too_many_arguments)]
+fn ozaki2_device(
+    dev: &Device,
+    ws: &mut Workspace,
+    blas: &Blas,
+    va: Vecs,
+    vb: Vecs,
+    k: usize,
+    params: &Ozaki2Params,
+    out: Output,
+) -> Result<()> {
+    let (m, n) = (va.count, vb.count);
+    let crt = Crt::new(params.moduli)?;
+    let q = fast_q(params.moduli, k)?;
+    let nmod = crt.moduli.len();
+    if crt.moduli[..] != KERNEL_MODULI[..nmod] {
+        return Err(Error::OutOfRange {
+            what: "ozaki2 moduli (kernel table out of date)",
+            got: nmod,
+            min: OZAKI2_MODULI.0,
+            max: OZAKI2_MODULI.1,
+        });
+    }
+    let accurate = params.mode == Ozaki2Mode::Accurate;
+    if accurate && k > ACCURATE_MAX_K {
+        return Err(Error::OutOfRange {
+            what: "k (inner dimension) of accurate-mode ozaki2 on the GPU",
+            got: k,
+            min: 0,
+            max: ACCURATE_MAX_K,
+        });
+    }
+    let kp = round16(k);
+    let mp = round16(m);
+    let chunked = kp > K_CHUNK;
+    // Sizes (bytes) of everything but the products, then the products per column.
+    let res_a_bytes = nmod * mp * kp;
+    let res_b_bytes = nmod * n * kp;
+    let acc_bytes = if accurate {
+        mp * kp.max(n * 4) + n * kp + 16 * (m + n)
+    } else {
+        0
+    };
+    let fixed = res_a_bytes + res_b_bytes + acc_bytes + 24 * (m + n);
+    let per_col = 4 * mp * (nmod + usize::from(chunked));
+    let held = ws.held();
+    let nb = plan_cols(dev, held, fixed, per_col, n)?;
+
+    let mut prof = Prof::new(dev);
+    let mua = ws.mua.get(dev, 8 * m)?;
+    let mub = ws.mub.get(dev, 8 * n)?;
+    let ea = ws.ea.get(dev, 4 * m)?;
+    let eb = ws.eb.get(dev, 4 * n)?;
+    vecmax(dev, va, k, mua)?;
+    vecmax(dev, vb, k, mub)?;
+    prof.mark(dev, "maxima");
+
+    if accurate {
+        let fitf = 1.0 + (-50f64).exp2();
+        let kf = k as f64;
+        let hps = crt.half_p_safe;
+        // The 6-bit bounds go where the residues will (slab 0 of each), then Z = ĀB̄ᵀ.
+        let ra = ws.res_a.get(dev, res_a_bytes)?;
+        let rb = ws.res_b.get(dev, res_b_bytes)?;
+        residues(dev, va, k, mp, kp, mua, 0, 1, 1, ra)?;
+        residues(dev, vb, k, n, kp, mub, 0, 1, 1, rb)?;
+        let z = ws.z.get(dev, 4 * mp * n)?;
+        // SAFETY: ra holds mp rows of kp bytes, rb n columns of kp bytes, z mp·n ints.
+        unsafe { blas.gemm_i8_tn(mp, n, kp, ra, kp, rb, kp, z, mp)? };
+        let zrow = ws.zrow.get(dev, 4 * m)?;
+        let xa = ws.xa.get(dev, 4 * m)?;
+        let yb = ws.yb.get(dev, 4 * n)?;
+        let wbits = ws.wbits.get(dev, 8 * n)?;
+        let xmax = ws.xmax.get(dev, 4)?;
+        memset0(dev, zrow, 4 * m)?;
+        memset0(dev, wbits, 8 * n)?;
+        memset0(dev, xmax, 4)?;
+        let c = cfg(
+            (blocks(m, 256, u32::MAX as usize), blocks(n, 64, 65_535)),
+            256,
+        );
+        // SAFETY: ozaki_zrow_max(const int* z, u64 ldz, u64 m, u64 n, int* zrow), block 256,
+        // grid (ceil(m/256), chunks): z holds ldz·n ints (ldz = mp ≥ m), zrow m ints.
+        unsafe { launch(dev, "ozaki_zrow_max", c, args![z, mp, m, n, zrow])? };
+        let c = cfg((blocks(m, 256, 4096), 1), 256);
+        // SAFETY: ozaki_acc_rows(const int* zrow, const u64* mubits, u64 m, int q, double kf,
+        // double fitf, double hps, int* xa, int* xmax): zrow, mubits, xa hold m entries, xmax 1.
+        unsafe {
+            launch(
+                dev,
+                "ozaki_acc_rows",
+                c,
+                args![zrow, mua, m, q, kf, fitf, hps, xa, xmax],
+            )?
+        };
+        let c = cfg(
+            (n.min(u32::MAX as usize) as u32, blocks(m, 2048, 65_535)),
+            256,
+        );
+        // SAFETY: ozaki_zcol_max(const int* z, u64 ldz, u64 m, u64 n, const int* xa, int q,
+        // u64* wbits), block 256 (its shared reduction assumes it), grid (n, chunks): z as
+        // above, xa m ints, wbits n u64.
+        unsafe { launch(dev, "ozaki_zcol_max", c, args![z, mp, m, n, xa, q, wbits])? };
+        let c = cfg((blocks(n, 256, 4096), 1), 256);
+        // SAFETY: ozaki_acc_cols(const u64* wbits, const u64* mubits, u64 n, int q, double kf,
+        // double fitf, double hps, const int* xmax, int* yb): n entries each, xmax 1.
+        unsafe {
+            launch(
+                dev,
+                "ozaki_acc_cols",
+                c,
+                args![wbits, mub, n, q, kf, fitf, hps, xmax, yb],
+            )?
+        };
+        exps_make(dev, mua, m, q, xa, ea)?;
+        exps_make(dev, mub, n, q, yb, eb)?;
+    } else {
+        exps_make(dev, mua, m, q, 0, ea)?;
+        exps_make(dev, mub, n, q, 0, eb)?;
+    }
+    prof.mark(dev, "exponents");
+
+    let ra = ws.res_a.get(dev, res_a_bytes)?;
+    let rb = ws.res_b.get(dev, res_b_bytes)?;
+    residues(dev, va, k, mp, kp, mua, ea, nmod, 0, ra)?;
+    residues(dev, vb, k, n, kp, mub, eb, nmod, 0, rb)?;
+    prof.mark(dev, "residues");
+    let slab_a = mp * kp;
+    let slab_b = n * kp;
+    let slab_p = mp * nb;
+    let prod = ws.prod.get(dev, 4 * nmod * slab_p)?;
+    let part = if chunked {
+        ws.part.get(dev, 4 * slab_p)?
+    } else {
+        0
+    };
+    let crt_a = crt_arg(&crt)?;
+    let (alpha, beta, c, ldc, mode, hi, lo) = match out {
+        Output::Update {
+            alpha,
+            beta,
+            c,
+            ldc,
+        } => (alpha, beta, c, ldc, 0i32, 0u64, 0u64),
+        Output::Product { hi, lo } => (1.0, 0.0, 0, m, 1, hi, lo),
+    };
+    let mut j0 = 0;
+    while j0 < n {
+        let nbt = nb.min(n - j0);
+        for (l, &ml) in crt.moduli.iter().enumerate() {
+            let pl = prod + (4 * l * slab_p) as u64;
+            let mut k0 = 0;
+            while k0 < kp {
+                let k1 = (k0 + K_CHUNK).min(kp);
+                let dst = if k0 == 0 { pl } else { part };
+                // SAFETY: A slab l holds mp rows of kp bytes (columns k0..k1 of each), B slab l
+                // holds n columns of kp bytes (columns j0..j0+nbt, rows k0..k1), dst holds
+                // mp·nb ints; all offsets are multiples of 16 bytes.
+                unsafe {
+                    blas.gemm_i8_tn(
+                        mp,
+                        nbt,
+                        k1 - k0,
+                        ra + (l * slab_a + k0) as u64,
+                        kp,
+                        rb + (l * slab_b + j0 * kp + k0) as u64,
+                        kp,
+                        dst,
+                        mp,
+                    )?
+                };
+                if k0 > 0 {
+                    let c = cfg((blocks(mp * nbt, 256, 4096), 1), 256);
+                    // SAFETY: ozaki_fold_mod(int* acc, const int* part, u64 count, int modulus):
+                    // pl and part hold mp·nbt ≤ mp·nb ints each, distinct buffers.
+                    unsafe {
+                        launch(
+                            dev,
+                            "ozaki_fold_mod",
+                            c,
+                            args![pl, part, mp * nbt, ml as i32],
+                        )?
+                    };
+                }
+                k0 = k1;
+            }
+        }
+        prof.mark(dev, "int8 gemms");
+        let c2 = cfg_2d(dev, m, nbt);
+        // SAFETY: ozaki_crt_update(const int* prod, u64 ldp, u64 slab, u64 m, u64 nb, u64 j0,
+        // OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
+        // double alpha, double beta, double* c, u64 ldc, int mode, double* out_hi,
+        // double* out_lo, const double* a, u64 asv, u64 ast, const double* b, u64 bsv,
+        // u64 bst, u64 k), 2-D launch (cfg_2d): prod holds nmod slabs of slab = mp·nb ints
+        // with leading dimension mp; ea, mua hold m entries, eb, mub n; in mode 0 c holds
+        // ldc·(n−1)+m doubles and a, b address op(A), op(B) (read only for bad vectors); in
+        // mode 1 out_hi, out_lo hold m·n doubles.
+        unsafe {
+            launch(
+                dev,
+                "ozaki_crt_update",
+                c2,
+                args![
+                    prod, mp, slab_p, m, nbt, j0, crt_a, ea, eb, mua, mub, alpha, beta, c, ldc,
+                    mode, hi, lo, va.ptr, va.sv, va.st, vb.ptr, vb.sv, vb.st, k
+                ],
+            )?
+        };
+        prof.mark(dev, "crt");
+        j0 += nbt;
+    }
+    prof.report(&format!("ozaki2 {m}x{n}x{k} N={nmod} {:?}", params.mode));
+    Ok(())
+}
+
+/// The BLAS quick returns on the device; `true` if the call is finished.
+#[allow(clippy::too_many_arguments)]
+fn quick_return(
+    dev: &Device,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    beta: f64,
+    c: u64,
+    ldc: usize,
+) -> Result<bool> {
+    if m == 0 || n == 0 {
+        return Ok(true);
+    }
+    if alpha == 0.0 || k == 0 {
+        if beta != 1.0 {
+            // SAFETY: ozaki_scale_c(double* c, u64 m, u64 n, u64 ldc, double beta), 2-D launch:
+            // c holds ldc·(n−1)+m doubles (check_gemm_args).
+            unsafe {
+                launch(
+                    dev,
+                    "ozaki_scale_c",
+                    cfg_2d(dev, m, n),
+                    args![c, m, n, ldc, beta],
+                )?
+            };
+        }
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+fn check_devices(dev: &Device, a: &DeviceVec<f64>, b: &DeviceVec<f64>, c: usize) -> Result<()> {
+    dev.check_on("a", a.ordinal())?;
+    dev.check_on("b", b.ordinal())?;
+    dev.check_on("c", c)
+}
+
+/// `C ← α·op(A)·op(B) + β·C` by Ozaki scheme II on INT8 tensor cores: the GPU twin of
+/// [`crate::ozaki::ozaki2_gemm`], bit for bit (column-major, BLAS conventions of
+/// [`crate::ozaki`]; NaN/Inf rows and columns handled as there).
+///
+/// # Errors
+/// Those of the CPU function ([`Error::LeadingDim`], [`Error::ArrayTooShort`],
+/// [`Error::OutOfRange`]); [`Error::DeviceMismatch`]; [`Error::CudaLibraryMissing`] without
+/// cuBLAS; [`Error::CudaOutOfMemory`] when even a 16-column block of the product does not fit
+/// (nothing is enqueued then); [`Error::OutOfRange`] for accurate mode with `k > 524287` or a
+/// dimension beyond cuBLAS's `i32`; [`Error::CudaLaunch`] if a kernel or cuBLAS call fails.
+#[allow(clippy::too_many_arguments)]
+pub fn ozaki2_gemm(
+    dev: &Device,
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    a: &DeviceVec<f64>,
+    lda: usize,
+    b: &DeviceVec<f64>,
+    ldb: usize,
+    beta: f64,
+    c: &mut DeviceVec<f64>,
+    ldc: usize,
+    params: &Ozaki2Params,
+) -> Result<()> {
+    cpu::ozaki2::check_params(k, params)?;
+    check_gemm_args(
+        transa,
+        transb,
+        m,
+        n,
+        k,
+        a.len(),
+        lda,
+        b.len(),
+        ldb,
+        c.len(),
+        ldc,
+    )?;
+    check_devices(dev, a, b, c.ordinal())?;
+    let pc = dev_ptr(dev, &c.words_mut()[0]);
+    if quick_return(dev, m, n, k, alpha, beta, pc, ldc)? {
+        return Ok(());
+    }
+    let blas = blas(dev)?;
+    let va = rows_of(dev_ptr(dev, &a.words()[0]), transa, lda, m);
+    let vb = cols_of(dev_ptr(dev, &b.words()[0]), transb, ldb, n);
+    let out = Output::Update {
+        alpha,
+        beta,
+        c: pc,
+        ldc,
+    };
+    with_workspace(dev, |ws| {
+        ozaki2_device(dev, ws, &blas, va, vb, k, params, out)
+    })
+}
+
+/// `op(A)·op(B)` by scheme II as an `m × n` column-major double-double array: the GPU twin of
+/// [`crate::ozaki::ozaki2::product`] (bit for bit, after the CPU's packing and zeroing of
+/// non-finite rows and columns). With 20 moduli in accurate mode this is the reference the
+/// benchmark uses for large `n`.
+///
+/// # Errors
+/// As [`ozaki2_gemm`].
+#[allow(clippy::too_many_arguments)]
+pub fn ozaki2_product(
+    dev: &Device,
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &DeviceVec<f64>,
+    lda: usize,
+    b: &DeviceVec<f64>,
+    ldb: usize,
+    params: &Ozaki2Params,
+) -> Result<DeviceDdVec> {
+    cpu::ozaki2::check_params(k, params)?;
+    check_gemm_args(
+        transa,
+        transb,
+        m,
+        n,
+        k,
+        a.len(),
+        lda,
+        b.len(),
+        ldb,
+        m * n,
+        m.max(1),
+    )?;
+    check_devices(dev, a, b, dev.ordinal())?;
+    let mut out = dev.zeros::<crate::Dd>(m * n)?;
+    if m == 0 || n == 0 || k == 0 {
+        return Ok(out);
+    }
+    let blas = blas(dev)?;
+    let va = rows_of(dev_ptr(dev, &a.words()[0]), transa, lda, m);
+    let vb = cols_of(dev_ptr(dev, &b.words()[0]), transb, ldb, n);
+    let words = out.words_mut();
+    let hi = dev_ptr(dev, &words[0]);
+    let lo = dev_ptr(dev, &words[1]);
+    with_workspace(dev, |ws| {
+        ozaki2_device(
+            dev,
+            ws,
+            &blas,
+            va,
+            vb,
+            k,
+            params,
+            Output::Product { hi, lo },
+        )
+    })?;
+    Ok(out)
+}
+
+/// `C ← α·op(A)·op(B) + β·C` by cuBLAS DGEMM (for comparison), with the argument checks of
+/// [`crate::ozaki`].
+///
+/// # Errors
+/// [`Error::LeadingDim`], [`Error::ArrayTooShort`], [`Error::DeviceMismatch`],
+/// [`Error::CudaLibraryMissing`], [`Error::OutOfRange`] (a dimension beyond `i32`),
+/// [`Error::CudaLaunch`] if cuBLAS fails.
+#[allow(clippy::too_many_arguments)]
+pub fn dgemm(
+    dev: &Device,
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    a: &DeviceVec<f64>,
+    lda: usize,
+    b: &DeviceVec<f64>,
+    ldb: usize,
+    beta: f64,
+    c: &mut DeviceVec<f64>,
+    ldc: usize,
+) -> Result<()> {
+    check_gemm_args(
+        transa,
+        transb,
+        m,
+        n,
+        k,
+        a.len(),
+        lda,
+        b.len(),
+        ldb,
+        c.len(),
+        ldc,
+    )?;
+    check_devices(dev, a, b, c.ordinal())?;
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    let blas = blas(dev)?;
+    let pa = dev_ptr(dev, &a.words()[0]);
+    let pb = dev_ptr(dev, &b.words()[0]);
+    let pc = dev_ptr(dev, &c.words_mut()[0]);
+    // SAFETY: check_gemm_args proved that a, b, c hold the matrices their dimensions and
+    // leading dimensions describe; c is a distinct allocation (`&mut`).
+    unsafe {
+        blas.dgemm(
+            transa == Trans::Yes,
+            transb == Trans::Yes,
+            m,
+            n,
+            k,
+            alpha,
+            pa,
+            lda,
+            pb,
+            ldb,
+            beta,
+            pc,
+            ldc,
+        )
+    }
+}
+
+// ---- scheme I ------------------------------------------------------------------------------------
+
+/// A device split: slice `i` at `slices[i]` (f32 or f64 values, `count × len`), its exponents
+/// at `exps[i]`; with remainders, remainder `r` at `rems[r]` with exponents `rem_exps[r]`.
+struct DevSplit {
+    slices: Vec<u64>,
+    exps: Vec<u64>,
+    rems: Vec<u64>,
+    rem_exps: Vec<u64>,
+}
+
+fn grow(v: &mut Vec<Buf>, n: usize) {
+    while v.len() < n {
+        v.push(Buf::default());
+    }
+}
+
+/// [`split::split`] on the device, on packed rows `rem` (`count × len`, overwritten by the
+/// last remainder).
+#[allow(clippy::too_many_arguments)]
+fn split_device(
+    dev: &Device,
+    mu_tmp: u64,
+    rem: u64,
+    len: usize,
+    count: usize,
+    slices: usize,
+    prec: SliceGemm,
+    slice_bufs: &mut [Buf],
+    exp_bufs: &mut [Buf],
+    rem_bufs: Option<(&mut [Buf], &mut [Buf])>,
+) -> Result<DevSplit> {
+    let f32s = i32::from(prec == SliceGemm::F32);
+    let esize = if prec == SliceGemm::F32 { 4 } else { 8 };
+    let beta = split::beta(split::precision_bits(prec), len) as i32;
+    let total = count * len;
+    let c = cfg((blocks(total, 256, 65_535), 1), 256);
+    let packed = Vecs {
+        ptr: rem,
+        sv: len as u64,
+        st: 1,
+        count,
+    };
+    let mut out = DevSplit {
+        slices: Vec::new(),
+        exps: Vec::new(),
+        rems: Vec::new(),
+        rem_exps: Vec::new(),
+    };
+    let (mut rb, mut re) = match rem_bufs {
+        Some((r, e)) => (Some(r), Some(e)),
+        None => (None, None),
+    };
+    let round = |dst: u64, exps: u64| -> Result<()> {
+        let (s32, s64) = if f32s == 1 { (dst, 0) } else { (0, dst) };
+        // SAFETY: ozaki_split_round(const double* rem, u64 count, u64 len,
+        // const u64* mubits, int f32, float* s32, double* s64, int* exps): rem holds
+        // count·len doubles, the non-null output count·len elements, exps count ints.
+        unsafe {
+            launch(
+                dev,
+                "ozaki_split_round",
+                c,
+                args![rem, count, len, mu_tmp, f32s, s32, s64, exps],
+            )
+        }
+    };
+    for i in 0..slices.saturating_sub(1) {
+        vecmax(dev, packed, len, mu_tmp)?;
+        if let (Some(r), Some(e)) = (rb.as_deref_mut(), re.as_deref_mut()) {
+            let dst = r[i].get(dev, esize * total)?;
+            let ex = e[i].get(dev, 4 * count)?;
+            round(dst, ex)?;
+            out.rems.push(dst);
+            out.rem_exps.push(ex);
+        }
+        let dst = slice_bufs[i].get(dev, esize * total)?;
+        let ex = exp_bufs[i].get(dev, 4 * count)?;
+        let (s32, s64) = if f32s == 1 { (dst, 0) } else { (0, dst) };
+        // SAFETY: ozaki_split_step(double* rem, u64 count, u64 len, const u64* mubits,
+        // int beta, int f32, float* s32, double* s64, int* exps): as for ozaki_split_round,
+        // rem read and written in place element by element.
+        unsafe {
+            launch(
+                dev,
+                "ozaki_split_step",
+                c,
+                args![rem, count, len, mu_tmp, beta, f32s, s32, s64, ex],
+            )?
+        };
+        out.slices.push(dst);
+        out.exps.push(ex);
+    }
+    vecmax(dev, packed, len, mu_tmp)?;
+    let last = slices - 1;
+    let dst = slice_bufs[last].get(dev, esize * total)?;
+    let ex = exp_bufs[last].get(dev, 4 * count)?;
+    round(dst, ex)?;
+    out.slices.push(dst);
+    out.exps.push(ex);
+    if rb.is_some() {
+        out.rems.push(dst);
+        out.rem_exps.push(ex);
+    }
+    Ok(out)
+}
+
+/// Packs `x` into rows (`count × len`), zeroing vectors with NaN/Inf (`mubits` from vecmax).
+fn pack(dev: &Device, x: Vecs, len: usize, mubits: u64, out: u64) -> Result<()> {
+    let tiles = len.div_ceil(128) * x.count.div_ceil(32);
+    let sms = dev.info().multiprocessors.max(1) as usize;
+    let c = cfg((blocks(tiles, 1, sms * 8), 1), 256);
+    // SAFETY: ozaki_pack_vecs(const double* x, u64 sv, u64 st, u64 count, u64 len,
+    // const u64* mubits, double* out), block 256, any grid: x as for vecmax, mubits count
+    // u64, out count·len doubles.
+    unsafe {
+        launch(
+            dev,
+            "ozaki_pack_vecs",
+            c,
+            args![x.ptr, x.sv, x.st, x.count, len, mubits, out],
+        )
+    }
+}
+
+/// Downloads `count·len` slice values and `count` exponents.
+fn download_scaled(
+    dev: &Device,
+    vals: u64,
+    exps: u64,
+    count: usize,
+    len: usize,
+    prec: SliceGemm,
+) -> Result<Scaled> {
+    let total = count * len;
+    let stream = dev.stream();
+    let err = |e: cudarc::driver::DriverError| Error::CudaDriver {
+        op: "download",
+        cause: super::driver_cause(&e),
+    };
+    let mut values = vec![0.0f64; total];
+    dev.synchronize()?;
+    // SAFETY: `vals` addresses `total` elements of the slice precision and `exps` `count`
+    // ints in workspace buffers of this device; the stream was synchronised, so the copies
+    // read finished results into host buffers of the right size.
+    unsafe {
+        match prec {
+            SliceGemm::F32 => {
+                let mut v32 = vec![0.0f32; total];
+                cudarc::driver::result::memcpy_dtoh_sync(&mut v32, vals).map_err(err)?;
+                for (d, s) in values.iter_mut().zip(&v32) {
+                    *d = *s as f64;
+                }
+            }
+            SliceGemm::F64 => {
+                cudarc::driver::result::memcpy_dtoh_sync(&mut values, vals).map_err(err)?;
+            }
+        }
+        let mut ex = vec![0i32; count];
+        cudarc::driver::result::memcpy_dtoh_sync(&mut ex, exps).map_err(err)?;
+        let _ = stream;
+        Ok(Scaled { values, exps: ex })
+    }
+}
+
+/// The device split of `count` packed vectors of length `len` (finite values), downloaded:
+/// the GPU twin of [`split::split`], for stage-by-stage checks.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] if `x` does not hold `count·len` values; driver, compile and
+/// launch errors.
+pub fn ozaki1_split(
+    dev: &Device,
+    x: &[f64],
+    len: usize,
+    count: usize,
+    slices: usize,
+    prec: SliceGemm,
+    keep_remainders: bool,
+) -> Result<Split> {
+    super::check_len("x", count * len, x.len())?;
+    let (lo, hi) = cpu::OZAKI1_SLICES;
+    if !(lo..=hi).contains(&slices) {
+        return Err(Error::OutOfRange {
+            what: "ozaki1 slices",
+            got: slices,
+            min: lo,
+            max: hi,
+        });
+    }
+    if count * len == 0 {
+        return Ok(split::split(x, len, count, slices, prec, keep_remainders));
+    }
+    let xd = dev.upload_f64(x)?;
+    with_workspace(dev, |ws| {
+        let rem = ws.pack_a.get(dev, 8 * count * len)?;
+        let mu = ws.mu_tmp.get(dev, 8 * count)?;
+        let src = dev_ptr(dev, &xd.words()[0]);
+        let v = Vecs {
+            ptr: src,
+            sv: len as u64,
+            st: 1,
+            count,
+        };
+        vecmax(dev, v, len, mu)?;
+        pack(dev, v, len, mu, rem)?;
+        grow(&mut ws.slices_a, slices);
+        grow(&mut ws.exps_a, slices);
+        grow(&mut ws.rems_b, slices);
+        grow(&mut ws.exps_rb, slices);
+        let rems = if keep_remainders {
+            Some((&mut ws.rems_b[..], &mut ws.exps_rb[..]))
+        } else {
+            None
+        };
+        let sp = split_device(
+            dev,
+            mu,
+            rem,
+            len,
+            count,
+            slices,
+            prec,
+            &mut ws.slices_a,
+            &mut ws.exps_a,
+            rems,
+        )?;
+        let get = |v: &[u64], e: &[u64]| -> Result<Vec<Scaled>> {
+            v.iter()
+                .zip(e)
+                .map(|(&p, &q)| download_scaled(dev, p, q, count, len, prec))
+                .collect()
+        };
+        Ok(Split {
+            slices: get(&sp.slices, &sp.exps)?,
+            remainders: get(&sp.rems, &sp.rem_exps)?,
+        })
+    })
+}
+
+/// `C ← α·op(A)·op(B) + β·C` by Ozaki scheme I on the GPU: the splits of
+/// [`crate::ozaki::ozaki1_gemm`] (identical to the CPU's), slice products by cuBLAS SGEMM or
+/// DGEMM (default math mode, no TF32), summed in the order of [`crate::ozaki::ozaki1::terms`].
+///
+/// # Errors
+/// Those of the CPU function; [`Error::DeviceMismatch`]; [`Error::CudaLibraryMissing`];
+/// [`Error::CudaOutOfMemory`]; [`Error::CudaLaunch`].
+#[allow(clippy::too_many_arguments)]
+pub fn ozaki1_gemm(
+    dev: &Device,
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    a: &DeviceVec<f64>,
+    lda: usize,
+    b: &DeviceVec<f64>,
+    ldb: usize,
+    beta: f64,
+    c: &mut DeviceVec<f64>,
+    ldc: usize,
+    params: &Ozaki1Params,
+) -> Result<()> {
+    cpu::ozaki1::check_params(k, params)?;
+    check_gemm_args(
+        transa,
+        transb,
+        m,
+        n,
+        k,
+        a.len(),
+        lda,
+        b.len(),
+        ldb,
+        c.len(),
+        ldc,
+    )?;
+    check_devices(dev, a, b, c.ordinal())?;
+    let pc = dev_ptr(dev, &c.words_mut()[0]);
+    if quick_return(dev, m, n, k, alpha, beta, pc, ldc)? {
+        return Ok(());
+    }
+    let blas = blas(dev)?;
+    let va = rows_of(dev_ptr(dev, &a.words()[0]), transa, lda, m);
+    let vb = cols_of(dev_ptr(dev, &b.words()[0]), transb, ldb, n);
+    let s = params.slices;
+    let prec = params.slice_gemm;
+    let esize = if prec == SliceGemm::F32 { 4 } else { 8 };
+    let tri = params.products == Products::Triangular;
+    // Everything is allocated up front; refuse before enqueueing if it cannot fit.
+    let need = 8 * k * (m + n)
+        + esize * k * (s * m + s * n + if tri { s * n } else { 0 })
+        + m * n * (16 + esize)
+        + 32 * (m + n);
+    with_workspace(dev, |ws| {
+        let (free, _) = dev.memory()?;
+        if need > (free + ws.held()).saturating_sub(MEMORY_MARGIN) {
+            return Err(Error::CudaOutOfMemory {
+                ordinal: dev.ordinal(),
+                bytes: need,
+            });
+        }
+        let mua = ws.mua.get(dev, 8 * m)?;
+        let mub = ws.mub.get(dev, 8 * n)?;
+        vecmax(dev, va, k, mua)?;
+        vecmax(dev, vb, k, mub)?;
+        let pa = ws.pack_a.get(dev, 8 * m * k)?;
+        let pb = ws.pack_b.get(dev, 8 * n * k)?;
+        pack(dev, va, k, mua, pa)?;
+        pack(dev, vb, k, mub, pb)?;
+        let mu = ws.mu_tmp.get(dev, 8 * m.max(n))?;
+        grow(&mut ws.slices_a, s);
+        grow(&mut ws.exps_a, s);
+        grow(&mut ws.slices_b, s);
+        grow(&mut ws.exps_b, s);
+        grow(&mut ws.rems_b, s);
+        grow(&mut ws.exps_rb, s);
+        let sa = split_device(
+            dev,
+            mu,
+            pa,
+            k,
+            m,
+            s,
+            prec,
+            &mut ws.slices_a,
+            &mut ws.exps_a,
+            None,
+        )?;
+        let rems = if tri {
+            Some((&mut ws.rems_b[..], &mut ws.exps_rb[..]))
+        } else {
+            None
+        };
+        let sb = split_device(
+            dev,
+            mu,
+            pb,
+            k,
+            n,
+            s,
+            prec,
+            &mut ws.slices_b,
+            &mut ws.exps_b,
+            rems,
+        )?;
+        let acc_hi = ws.acc_hi.get(dev, 8 * m * n)?;
+        let acc_lo = ws.acc_lo.get(dev, 8 * m * n)?;
+        memset0(dev, acc_hi, 8 * m * n)?;
+        memset0(dev, acc_lo, 8 * m * n)?;
+        let term = ws.term.get(dev, esize * m * n)?;
+        let dd = i32::from(params.accumulate == Accumulate::Dd);
+        for t in cpu::ozaki1::terms(s, params.products) {
+            let (bp, be) = match t.b {
+                cpu::ozaki1::BOperand::Slice(j) => (sb.slices[j], sb.exps[j]),
+                cpu::ozaki1::BOperand::Remainder(r) => match (sb.rems.get(r), sb.rem_exps.get(r)) {
+                    (Some(&p), Some(&e)) => (p, e),
+                    _ => {
+                        return Err(Error::OutOfRange {
+                            what: "remainder index of B",
+                            got: r,
+                            min: 0,
+                            max: sb.rems.len().saturating_sub(1),
+                        });
+                    }
+                },
+            };
+            let ap = sa.slices[t.a];
+            let ae = sa.exps[t.a];
+            // SAFETY: the slices hold count·k elements of the slice precision, k × count
+            // column-major (lda = ldb = k); term holds m·n elements.
+            unsafe {
+                match prec {
+                    SliceGemm::F32 => {
+                        blas.sgemm(true, false, m, n, k, 1.0, ap, k, bp, k, 0.0, term, m)?
+                    }
+                    SliceGemm::F64 => {
+                        blas.dgemm(true, false, m, n, k, 1.0, ap, k, bp, k, 0.0, term, m)?
+                    }
+                }
+            };
+            let (p32, p64) = if prec == SliceGemm::F32 {
+                (term, 0)
+            } else {
+                (0, term)
+            };
+            // SAFETY: ozaki_term_acc(const float* p32, const double* p64, u64 m, u64 n,
+            // const int* ea, const int* eb, int dd, double* acc_hi, double* acc_lo), 2-D
+            // launch: the non-null product holds m·n elements, ea m ints, eb n ints, the
+            // accumulators m·n doubles.
+            unsafe {
+                launch(
+                    dev,
+                    "ozaki_term_acc",
+                    cfg_2d(dev, m, n),
+                    args![p32, p64, m, n, ae, be, dd, acc_hi, acc_lo],
+                )?
+            };
+        }
+        // SAFETY: ozaki_term_finish(const double* acc_hi, const double* acc_lo, int dd, u64 m,
+        // u64 n, double alpha, double beta, double* c, u64 ldc, const u64* mua,
+        // const u64* mub, const double* a, u64 asv, u64 ast, const double* b, u64 bsv,
+        // u64 bst, u64 k), 2-D launch: accumulators m·n doubles, c ldc·(n−1)+m doubles,
+        // mua m, mub n, a and b the user's operands (check_gemm_args).
+        unsafe {
+            launch(
+                dev,
+                "ozaki_term_finish",
+                cfg_2d(dev, m, n),
+                args![
+                    acc_hi, acc_lo, dd, m, n, alpha, beta, pc, ldc, mua, mub, va.ptr, va.sv, va.st,
+                    vb.ptr, vb.sv, vb.st, k
+                ],
+            )
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_moduli_match_the_cpu() {
+        assert_eq!(cpu::ozaki2::moduli(20), KERNEL_MODULI.to_vec());
+        let src = MODULE.source;
+        for (l, m) in KERNEL_MODULI.iter().enumerate() {
+            assert!(src.contains(&format!("X({l}, {m})")), "modulus {l} = {m}");
+        }
+    }
+
+    #[test]
+    fn crt_words_fit_the_kernel() {
+        for nmod in OZAKI2_MODULI.0..=OZAKI2_MODULI.1 {
+            let crt = Crt::new(nmod).unwrap();
+            let a = crt_arg(&crt).unwrap();
+            assert_eq!(a.nmod as usize, nmod);
+            assert!(a.words as usize <= MAX_WORDS);
+        }
+        assert_eq!(std::mem::size_of::<CrtArg>(), 8 * (80 + 4 + 1) + 8);
+    }
+}

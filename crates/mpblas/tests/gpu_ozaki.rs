@@ -1,0 +1,533 @@
+//! GPU Ozaki GEMMs against the CPU reference.
+//!
+//! - `cuda::ozaki2_gemm` returns the bits of `ozaki::ozaki2_gemm` (NaN payloads aside) on odd
+//!   sizes, both transposes, α/β (β = 0 with NaN in C), leading dimensions above the minimum,
+//!   zero rows and columns, NaN and Inf rows and columns, rows spread over 2^±600, fast and
+//!   accurate modes, 8, 14, 16 and 20 moduli, n up to 1024, and the column-blocked path.
+//! - `cuda::ozaki2::product` (the double-double product) equals `ozaki2::product`.
+//! - `cuda::ozaki::ozaki1_split` equals `split::split` (f32 and f64 slices, remainders);
+//!   `cuda::ozaki1_gemm` agrees with the CPU to within the slice products' rounding.
+//! - Argument errors and quick returns.
+//!
+//! Every test needs a GPU and is `#[ignore]`d; run them with `scripts/gpu-check.sh`.
+#![cfg(feature = "cuda")]
+
+use mpblas::cuda::{self, Device, DeviceVec};
+use mpblas::ozaki::reproduce::{SplitMix64, paper_matrix};
+use mpblas::ozaki::{
+    self, Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, Trans, split,
+};
+use mpblas::{Dd, Error};
+
+fn device() -> Device {
+    match Device::open(0) {
+        Ok(d) => {
+            eprintln!("{}", d.info());
+            d
+        }
+        Err(e) => panic!("these tests need a CUDA GPU, and none is usable: {e}"),
+    }
+}
+
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+/// One GEMM problem with stored (not op) shapes and leading dimensions above the minimum.
+struct Case {
+    ta: Trans,
+    tb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    lda: usize,
+    ldb: usize,
+    ldc: usize,
+    a: Vec<f64>,
+    b: Vec<f64>,
+    c: Vec<f64>,
+}
+
+fn case(ta: Trans, tb: Trans, m: usize, n: usize, k: usize, phi: f64, seed: u64) -> Case {
+    let (ar, ac) = if ta == Trans::No { (m, k) } else { (k, m) };
+    let (br, bc) = if tb == Trans::No { (k, n) } else { (n, k) };
+    let (lda, ldb, ldc) = (ar + 3, br + 1, m + 2);
+    Case {
+        ta,
+        tb,
+        m,
+        n,
+        k,
+        lda,
+        ldb,
+        ldc,
+        a: paper_matrix(lda, ac, phi, seed),
+        b: paper_matrix(ldb, bc, phi, seed + 1),
+        c: paper_matrix(ldc, n, 1.0, seed + 2),
+    }
+}
+
+impl Case {
+    fn a_at(&mut self, i: usize, l: usize) -> &mut f64 {
+        match self.ta {
+            Trans::No => &mut self.a[i + l * self.lda],
+            Trans::Yes => &mut self.a[l + i * self.lda],
+        }
+    }
+    fn b_at(&mut self, l: usize, j: usize) -> &mut f64 {
+        match self.tb {
+            Trans::No => &mut self.b[l + j * self.ldb],
+            Trans::Yes => &mut self.b[j + l * self.ldb],
+        }
+    }
+}
+
+fn check_ozaki2(dev: &Device, cs: &Case, alpha: f64, beta: f64, p: &Ozaki2Params, what: &str) {
+    let mut cpu_c = cs.c.clone();
+    ozaki::ozaki2_gemm(
+        cs.ta, cs.tb, cs.m, cs.n, cs.k, alpha, &cs.a, cs.lda, &cs.b, cs.ldb, beta, &mut cpu_c,
+        cs.ldc, p,
+    )
+    .expect("cpu ozaki2");
+    let a = dev.upload_f64(&cs.a).unwrap();
+    let b = dev.upload_f64(&cs.b).unwrap();
+    let mut c = dev.upload_f64(&cs.c).unwrap();
+    cuda::ozaki2_gemm(
+        dev, cs.ta, cs.tb, cs.m, cs.n, cs.k, alpha, &a, cs.lda, &b, cs.ldb, beta, &mut c, cs.ldc, p,
+    )
+    .expect("gpu ozaki2");
+    let gpu_c = c.download().unwrap();
+    let mut bad = 0;
+    for (idx, (g, h)) in gpu_c.iter().zip(&cpu_c).enumerate() {
+        if !same(*g, *h) {
+            if bad < 5 {
+                eprintln!(
+                    "{what}: c[{}, {}] gpu {g:e} cpu {h:e}",
+                    idx % cs.ldc,
+                    idx / cs.ldc
+                );
+            }
+            bad += 1;
+        }
+    }
+    assert_eq!(bad, 0, "{what}: {bad} entries differ");
+    eprintln!("{what}: {} entries identical", gpu_c.len());
+}
+
+/// transa, transb, m, n, k, φ, α, β, moduli, mode.
+type Run = (
+    Trans,
+    Trans,
+    usize,
+    usize,
+    usize,
+    f64,
+    f64,
+    f64,
+    usize,
+    Ozaki2Mode,
+);
+
+fn p2(moduli: usize, mode: Ozaki2Mode) -> Ozaki2Params {
+    Ozaki2Params { moduli, mode }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn ozaki2_equals_cpu_bit_for_bit() {
+    let dev = device();
+    use Ozaki2Mode::{Accurate, Fast};
+    use Trans::{No, Yes};
+    let runs: &[Run] = &[
+        (No, No, 1, 1, 1, 1.0, 1.0, 0.0, 16, Fast),
+        (No, No, 7, 5, 3, 1.0, -2.0, 0.5, 16, Fast),
+        (Yes, No, 33, 17, 129, 1.0, 1.0, 0.0, 16, Accurate),
+        (No, Yes, 65, 31, 200, 2.0, 0.75, 1.0, 14, Fast),
+        (Yes, Yes, 100, 64, 1000, 0.5, -1.5, 0.25, 14, Accurate),
+        (No, No, 255, 257, 300, 1.0, 1.0, 0.0, 8, Fast),
+        (No, No, 129, 130, 77, 2.0, 1.0, -1.0, 20, Fast),
+        (Yes, No, 129, 130, 77, 2.0, 1.0, 0.0, 20, Accurate),
+        (No, No, 1024, 1024, 1024, 1.0, 1.0, 0.0, 16, Fast),
+        (No, No, 1024, 1024, 1024, 2.0, 1.0, 0.0, 16, Accurate),
+        (Yes, No, 1000, 1023, 1021, 1.0, -1.0, 2.0, 14, Fast),
+    ];
+    for (r, &(ta, tb, m, n, k, phi, alpha, beta, nm, mode)) in runs.iter().enumerate() {
+        let mut cs = case(ta, tb, m, n, k, phi, 100 + r as u64);
+        if beta == 0.0 && m > 1 {
+            cs.c[0] = f64::NAN; // must be overwritten, not read
+        }
+        let what = format!("{ta:?}{tb:?} {m}x{n}x{k} phi {phi} N {nm} {mode:?} a {alpha} b {beta}");
+        check_ozaki2(&dev, &cs, alpha, beta, &p2(nm, mode), &what);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn ozaki2_special_rows_equal_cpu() {
+    let dev = device();
+    for (ta, tb, mode) in [
+        (Trans::No, Trans::No, Ozaki2Mode::Fast),
+        (Trans::Yes, Trans::Yes, Ozaki2Mode::Accurate),
+    ] {
+        let (m, n, k) = (37, 41, 53);
+        let mut cs = case(ta, tb, m, n, k, 2.0, 7);
+        for l in 0..k {
+            *cs.a_at(3, l) = 0.0; // zero row
+            *cs.b_at(l, 5) = 0.0; // zero column
+            // Rows spread far apart: exponents of e_i near the range ends.
+            *cs.a_at(4, l) *= 2f64.powi(600);
+            *cs.a_at(6, l) *= 2f64.powi(-600);
+            *cs.b_at(l, 7) *= 2f64.powi(-700);
+            *cs.b_at(l, 8) *= 2f64.powi(500);
+        }
+        *cs.a_at(9, 11) = f64::NAN;
+        *cs.a_at(10, 0) = f64::INFINITY;
+        *cs.b_at(2, 12) = f64::NEG_INFINITY;
+        *cs.b_at(k - 1, 13) = f64::NAN;
+        // A subnormal maximum.
+        for l in 0..k {
+            *cs.a_at(12, l) = f64::from_bits(1 + l as u64);
+        }
+        for nm in [8, 16, 20] {
+            let what = format!("special {ta:?}{tb:?} N {nm} {mode:?}");
+            check_ozaki2(&dev, &cs, 1.5, 0.5, &p2(nm, mode), &what);
+            check_ozaki2(&dev, &cs, 1.0, 0.0, &p2(nm, mode), &what);
+        }
+        // All-zero operand.
+        let mut z = case(ta, tb, 9, 10, 11, 1.0, 8);
+        z.a.iter_mut().for_each(|x| *x = 0.0);
+        check_ozaki2(&dev, &z, 1.0, 1.0, &p2(16, mode), "zero A");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn ozaki2_column_blocks_equal_cpu() {
+    let dev = device();
+    // SAFETY (of set_var in edition 2024): the GPU tests run with --test-threads=1 and no
+    // other thread of this process reads the environment meanwhile.
+    unsafe { std::env::set_var("MPBLAS_OZAKI_MAX_COLS", "32") };
+    let cs = case(Trans::No, Trans::Yes, 70, 101, 90, 1.0, 11);
+    check_ozaki2(
+        &dev,
+        &cs,
+        1.0,
+        0.5,
+        &p2(16, Ozaki2Mode::Fast),
+        "blocked fast",
+    );
+    check_ozaki2(
+        &dev,
+        &cs,
+        1.0,
+        0.5,
+        &p2(14, Ozaki2Mode::Accurate),
+        "blocked accurate",
+    );
+    unsafe { std::env::remove_var("MPBLAS_OZAKI_MAX_COLS") };
+    dev.release_workspaces().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn ozaki2_product_equals_cpu() {
+    let dev = device();
+    let (m, n, k) = (50, 60, 70);
+    let a = paper_matrix(m, k, 1.0, 3);
+    let b = paper_matrix(k, n, 1.0, 4);
+    for p in [p2(20, Ozaki2Mode::Accurate), p2(16, Ozaki2Mode::Fast)] {
+        let ap = ozaki::pack_rows(Trans::No, m, k, &a, m);
+        let cpu = ozaki::ozaki2::product(m, n, k, &ap, &b, &p).unwrap();
+        let ad = dev.upload_f64(&a).unwrap();
+        let bd = dev.upload_f64(&b).unwrap();
+        let gpu =
+            cuda::ozaki::ozaki2_product(&dev, Trans::No, Trans::No, m, n, k, &ad, m, &bd, k, &p)
+                .unwrap()
+                .download()
+                .unwrap();
+        for (g, c) in gpu.iter().zip(&cpu) {
+            assert!(same(g.hi, c.hi) && same(g.lo, c.lo), "{g:?} vs {c:?}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn ozaki1_splits_equal_cpu() {
+    let dev = device();
+    let mut g = SplitMix64::new(5);
+    for &(len, count) in &[(1usize, 3usize), (7, 5), (129, 9), (1000, 33)] {
+        let x: Vec<f64> = (0..len * count)
+            .map(|i| (g.uniform() - 0.5) * ((i % 37) as f64 - 18.0).exp2())
+            .collect();
+        for prec in [SliceGemm::F32, SliceGemm::F64] {
+            for slices in [2, 3, 6] {
+                for keep in [false, true] {
+                    let cpu = split::split(&x, len, count, slices, prec, keep);
+                    let gpu = cuda::ozaki::ozaki1_split(&dev, &x, len, count, slices, prec, keep)
+                        .unwrap();
+                    assert_eq!(gpu.slices.len(), cpu.slices.len());
+                    assert_eq!(gpu.remainders.len(), cpu.remainders.len());
+                    for (s, t) in gpu
+                        .slices
+                        .iter()
+                        .chain(&gpu.remainders)
+                        .zip(cpu.slices.iter().chain(&cpu.remainders))
+                    {
+                        assert_eq!(s.exps, t.exps, "{len}x{count} {prec:?} s {slices}");
+                        assert!(
+                            s.values
+                                .iter()
+                                .zip(&t.values)
+                                .all(|(a, b)| a.to_bits() == b.to_bits()),
+                            "{len}x{count} {prec:?} s {slices} keep {keep}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn ozaki1_agrees_with_cpu() {
+    let dev = device();
+    for (ta, tb) in [
+        (Trans::No, Trans::No),
+        (Trans::Yes, Trans::No),
+        (Trans::No, Trans::Yes),
+    ] {
+        let mut cs = case(ta, tb, 67, 45, 129, 1.0, 21);
+        *cs.a_at(3, 4) = f64::NAN;
+        let absab = |i: usize, j: usize, cs: &mut Case| -> f64 {
+            (0..cs.k)
+                .map(|l| (*cs.a_at(i, l) * *cs.b_at(l, j)).abs())
+                .sum()
+        };
+        for (s, prec, acc, tol) in [
+            (3, SliceGemm::F32, Accumulate::F64, 2f64.powi(-30)),
+            (6, SliceGemm::F32, Accumulate::Dd, 2f64.powi(-50)),
+            (3, SliceGemm::F64, Accumulate::F64, 2f64.powi(-50)),
+        ] {
+            let p = Ozaki1Params {
+                slices: s,
+                products: Products::Triangular,
+                slice_gemm: prec,
+                accumulate: acc,
+            };
+            let mut cpu_c = cs.c.clone();
+            ozaki::ozaki1_gemm(
+                cs.ta, cs.tb, cs.m, cs.n, cs.k, 1.0, &cs.a, cs.lda, &cs.b, cs.ldb, 0.5, &mut cpu_c,
+                cs.ldc, &p,
+            )
+            .unwrap();
+            let a = dev.upload_f64(&cs.a).unwrap();
+            let b = dev.upload_f64(&cs.b).unwrap();
+            let mut c = dev.upload_f64(&cs.c).unwrap();
+            cuda::ozaki1_gemm(
+                &dev, cs.ta, cs.tb, cs.m, cs.n, cs.k, 1.0, &a, cs.lda, &b, cs.ldb, 0.5, &mut c,
+                cs.ldc, &p,
+            )
+            .unwrap();
+            let gpu_c = c.download().unwrap();
+            for j in 0..cs.n {
+                for i in 0..cs.m {
+                    let idx = i + j * cs.ldc;
+                    let (g, h) = (gpu_c[idx], cpu_c[idx]);
+                    if i == 3 {
+                        assert!(same(g, h), "NaN row: {g} vs {h}");
+                        continue;
+                    }
+                    let scale = absab(i, j, &mut cs) + 0.5 * cs.c[idx].abs();
+                    assert!(
+                        (g - h).abs() <= tol * scale,
+                        "{p:?} ({i},{j}): {g:e} vs {h:e}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn errors_and_quick_returns() {
+    let dev = device();
+    let a = dev.upload_f64(&[1.0; 12]).unwrap();
+    let b = dev.upload_f64(&[1.0; 12]).unwrap();
+    let mut c = dev.upload_f64(&[3.0; 12]).unwrap();
+    let p = Ozaki2Params::default();
+    let r = cuda::ozaki2_gemm(
+        &dev,
+        Trans::No,
+        Trans::No,
+        3,
+        3,
+        3,
+        1.0,
+        &a,
+        2,
+        &b,
+        3,
+        0.0,
+        &mut c,
+        3,
+        &p,
+    );
+    assert!(
+        matches!(r, Err(Error::LeadingDim { arg: "lda", .. })),
+        "{r:?}"
+    );
+    let r = cuda::ozaki2_gemm(
+        &dev,
+        Trans::No,
+        Trans::No,
+        4,
+        4,
+        4,
+        1.0,
+        &a,
+        4,
+        &b,
+        4,
+        0.0,
+        &mut c,
+        4,
+        &p,
+    );
+    assert!(
+        matches!(r, Err(Error::ArrayTooShort { arg: "a", .. })),
+        "{r:?}"
+    );
+    for nm in [7, 21] {
+        let r = cuda::ozaki2_gemm(
+            &dev,
+            Trans::No,
+            Trans::No,
+            3,
+            3,
+            3,
+            1.0,
+            &a,
+            3,
+            &b,
+            3,
+            0.0,
+            &mut c,
+            3,
+            &p2(nm, Ozaki2Mode::Fast),
+        );
+        assert!(matches!(r, Err(Error::OutOfRange { .. })), "{r:?}");
+    }
+    let p1 = Ozaki1Params {
+        slices: 9,
+        ..Ozaki1Params::default()
+    };
+    let r = cuda::ozaki1_gemm(
+        &dev,
+        Trans::No,
+        Trans::No,
+        3,
+        3,
+        3,
+        1.0,
+        &a,
+        3,
+        &b,
+        3,
+        0.0,
+        &mut c,
+        3,
+        &p1,
+    );
+    assert!(matches!(r, Err(Error::OutOfRange { .. })), "{r:?}");
+    // alpha = 0: C = beta C; k = 0 likewise; m = 0: nothing.
+    cuda::ozaki2_gemm(
+        &dev,
+        Trans::No,
+        Trans::No,
+        3,
+        3,
+        3,
+        0.0,
+        &a,
+        3,
+        &b,
+        3,
+        2.0,
+        &mut c,
+        3,
+        &p,
+    )
+    .unwrap();
+    assert_eq!(c.download().unwrap()[..9], [6.0; 9]);
+    cuda::ozaki2_gemm(
+        &dev,
+        Trans::No,
+        Trans::No,
+        3,
+        3,
+        0,
+        1.0,
+        &a,
+        3,
+        &b,
+        1,
+        0.0,
+        &mut c,
+        3,
+        &p,
+    )
+    .unwrap();
+    assert_eq!(c.download().unwrap()[..9], [0.0; 9]);
+    assert_eq!(c.download().unwrap()[9..], [3.0; 3]);
+    cuda::ozaki2_gemm(
+        &dev,
+        Trans::No,
+        Trans::No,
+        0,
+        3,
+        3,
+        1.0,
+        &a,
+        1,
+        &b,
+        3,
+        0.0,
+        &mut c,
+        1,
+        &p,
+    )
+    .unwrap();
+    // DGEMM agrees with a plain CPU product on small integers (exact).
+    let mut c = dev.upload_f64(&[0.0; 9]).unwrap();
+    let av: Vec<f64> = (0..9).map(|x| x as f64).collect();
+    let ad = dev.upload_f64(&av).unwrap();
+    cuda::dgemm(
+        &dev,
+        Trans::Yes,
+        Trans::No,
+        3,
+        3,
+        3,
+        1.0,
+        &ad,
+        3,
+        &ad,
+        3,
+        0.0,
+        &mut c,
+        3,
+    )
+    .unwrap();
+    let got = c.download().unwrap();
+    for j in 0..3 {
+        for i in 0..3 {
+            let want: f64 = (0..3).map(|l| av[l + i * 3] * av[l + j * 3]).sum();
+            assert_eq!(got[i + j * 3], want);
+        }
+    }
+    let _ = Dd::ZERO;
+    let _: Option<DeviceVec<f64>> = None;
+}
