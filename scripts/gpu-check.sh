@@ -10,8 +10,8 @@
 #      of the device headers, and (with NVRTC) every module compiling for sm_90 plus the disk
 #      cache round trip;
 #   2. the release test binaries of mpblas (lib, gpu_bits, gpu_func_bits, gpu_rns_bits,
-#      kernels_compile, cuda_host) and the gpu_bench, gpu_func_bench and gpu_rns_bench
-#      examples, with debug info stripped, into gpu-bundle/;
+#      gpu_ozaki, kernels_compile, cuda_host) and the gpu_bench, gpu_func_bench,
+#      gpu_rns_bench and gpu_ozaki_bench examples, with debug info stripped, into gpu-bundle/;
 #   3. gpu-bundle/run.sh, which runs every test binary with --include-ignored --test-threads=1,
 #      then the benchmarks, and prints a summary.
 set -euo pipefail
@@ -43,10 +43,10 @@ mkdir -p "$bundle/bin"
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 cargo test --release -p mpblas --features cuda --no-run --message-format=json \
-    --lib --test gpu_bits --test gpu_func_bits --test gpu_rns_bits --test kernels_compile \
-    --test cuda_host >"$list"
+    --lib --test gpu_bits --test gpu_func_bits --test gpu_rns_bits --test gpu_ozaki \
+    --test kernels_compile --test cuda_host >"$list"
 cargo build --release -p mpblas --features cuda --example gpu_bench --example gpu_func_bench \
-    --example gpu_rns_bench --message-format=json >>"$list"
+    --example gpu_rns_bench --example gpu_ozaki_bench --message-format=json >>"$list"
 # Pick the executables out of cargo's JSON messages: "<name> <path>" per line.
 python3 - "$list" >"$bundle/bin/.list" <<'PY'
 import json, sys
@@ -101,9 +101,10 @@ nvidia-smi -L || echo "nvidia-smi not available"
 failed=0
 summary=""
 # RUN_ONLY="name ..." runs only those test binaries and benchmarks (one device call has a
-# time limit; the whole bundle can be run in parts).
+# time limit; the whole bundle can be run in parts). OZAKI_SIZES="1024,...,16384" sets the
+# Ozaki benchmark's sizes (default below); OZAKI_BENCH_SKIP_OZ1=1 skips the slow Ozaki-I rows.
 want() { [ -z "${RUN_ONLY:-}" ] || [[ " $RUN_ONLY " == *" $1 "* ]]; }
-for t in lib cuda_host kernels_compile gpu_bits gpu_func_bits gpu_rns_bits; do
+for t in lib cuda_host kernels_compile gpu_bits gpu_func_bits gpu_rns_bits gpu_ozaki; do
     want "$t" || continue
     echo
     echo "== $t"
@@ -122,11 +123,13 @@ done
 echo
 echo "== benchmark"
 nvidia-smi -L 2>/dev/null | head -n 1
-for b in gpu_bench gpu_func_bench gpu_rns_bench; do
+for b in gpu_bench gpu_func_bench gpu_rns_bench gpu_ozaki_bench; do
     want "$b" || continue
+    args=()
+    [ "$b" = gpu_ozaki_bench ] && args=("${OZAKI_SIZES:-1024,2048,4096,8192,16384}")
     echo
     echo "== $b"
-    if ! "$bin/$b"; then
+    if ! "$bin/$b" "${args[@]}"; then
         failed=1
         summary+=$(printf '%-16s FAILED' "$b")$'\n'
     else
@@ -140,7 +143,8 @@ printf '%s' "$summary"
 if [ "$failed" -ne 0 ]; then echo "SOME CHECKS FAILED"; exit 1; fi
 echo "ALL CHECKS PASSED"
 RUN
-chmod +x "$bundle/run.sh"
+cp scripts/gpu-sanitize.sh "$bundle/sanitize.sh"
+chmod +x "$bundle/run.sh" "$bundle/sanitize.sh"
 
 say "bundle"
 ls -l "$bundle/bin"
