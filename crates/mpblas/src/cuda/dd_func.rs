@@ -1,7 +1,7 @@
 //! Element-wise double-double functions (`kernels/dd_func.cu`): `exp`, `ln`, `sin`, `cos`.
 //!
 //! Each function computes `out[i] = f(x[i])` with exactly the CPU algorithm of [`Dd`]
-//! ([`Dd::exp`], [`Dd::ln`], [`Dd::sin`], [`Dd::cos`]: the device code in `kernels/dd_func.cuh`
+//! ([`Dd::exp`](crate::Dd::exp), [`Dd::ln`](crate::Dd::ln), [`Dd::sin`](crate::Dd::sin), [`Dd::cos`](crate::Dd::cos): the device code in `kernels/dd_func.cuh`
 //! is an operation-by-operation twin of `dd/func`, including the Payne–Hanek reduction of
 //! `reduce.rs` in `kernels/reduce.cuh`), so `out` holds the same bits as the CPU would produce
 //! for every input, special values and huge arguments included (a NaN's payload and sign aside).
@@ -32,7 +32,7 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
     kernels: KERNELS,
 };
 
-/// `out[i] = e^x[i]`: [`Dd::exp`](crate::Dd::exp).
+/// `out[i] = e^x[i]`: [`Dd::exp`](crate::Dd::exp)(crate::Dd::exp).
 ///
 /// # Errors
 ///
@@ -41,7 +41,7 @@ pub fn exp(dev: &Device, x: &DeviceDdVec, out: &mut DeviceDdVec) -> Result<()> {
     launch_map(dev, &MODULE, "dd_exp_v", x, None, None, out)
 }
 
-/// `out[i] = ln x[i]`: [`Dd::ln`](crate::Dd::ln).
+/// `out[i] = ln x[i]`: [`Dd::ln`](crate::Dd::ln)(crate::Dd::ln).
 ///
 /// # Errors
 ///
@@ -50,7 +50,7 @@ pub fn ln(dev: &Device, x: &DeviceDdVec, out: &mut DeviceDdVec) -> Result<()> {
     launch_map(dev, &MODULE, "dd_ln_v", x, None, None, out)
 }
 
-/// `out[i] = sin x[i]`: [`Dd::sin`](crate::Dd::sin).
+/// `out[i] = sin x[i]`: [`Dd::sin`](crate::Dd::sin)(crate::Dd::sin).
 ///
 /// # Errors
 ///
@@ -59,7 +59,7 @@ pub fn sin(dev: &Device, x: &DeviceDdVec, out: &mut DeviceDdVec) -> Result<()> {
     launch_map(dev, &MODULE, "dd_sin_v", x, None, None, out)
 }
 
-/// `out[i] = cos x[i]`: [`Dd::cos`](crate::Dd::cos).
+/// `out[i] = cos x[i]`: [`Dd::cos`](crate::Dd::cos)(crate::Dd::cos).
 ///
 /// # Errors
 ///

@@ -1,7 +1,7 @@
 //! Element-wise quad-double functions (`kernels/qd_func.cu`): `exp`, `ln`, `sin`, `cos`.
 //!
 //! Each function computes `out[i] = f(x[i])` with exactly the CPU algorithm of [`Qd`]
-//! ([`Qd::exp`], [`Qd::ln`], [`Qd::sin`], [`Qd::cos`]: the device code in `kernels/qd_func.cuh`
+//! ([`Qd::exp`](crate::Qd::exp), [`Qd::ln`](crate::Qd::ln), [`Qd::sin`](crate::Qd::sin), [`Qd::cos`](crate::Qd::cos): the device code in `kernels/qd_func.cuh`
 //! is an operation-by-operation twin of `qd/func.rs`, including the Payne–Hanek reduction of
 //! `reduce.rs` in `kernels/reduce.cuh`), so `out` holds the same bits as the CPU would produce
 //! for every input, special values and huge arguments included (a NaN's payload and sign aside).
@@ -32,7 +32,7 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
     kernels: KERNELS,
 };
 
-/// `out[i] = e^x[i]`: [`Qd::exp`](crate::Qd::exp).
+/// `out[i] = e^x[i]`: [`Qd::exp`](crate::Qd::exp)(crate::Qd::exp).
 ///
 /// # Errors
 ///
@@ -41,7 +41,7 @@ pub fn exp(dev: &Device, x: &DeviceQdVec, out: &mut DeviceQdVec) -> Result<()> {
     launch_map(dev, &MODULE, "qd_exp_v", x, None, None, out)
 }
 
-/// `out[i] = ln x[i]`: [`Qd::ln`](crate::Qd::ln).
+/// `out[i] = ln x[i]`: [`Qd::ln`](crate::Qd::ln)(crate::Qd::ln).
 ///
 /// # Errors
 ///
@@ -50,7 +50,7 @@ pub fn ln(dev: &Device, x: &DeviceQdVec, out: &mut DeviceQdVec) -> Result<()> {
     launch_map(dev, &MODULE, "qd_ln_v", x, None, None, out)
 }
 
-/// `out[i] = sin x[i]`: [`Qd::sin`](crate::Qd::sin).
+/// `out[i] = sin x[i]`: [`Qd::sin`](crate::Qd::sin)(crate::Qd::sin).
 ///
 /// # Errors
 ///
@@ -59,7 +59,7 @@ pub fn sin(dev: &Device, x: &DeviceQdVec, out: &mut DeviceQdVec) -> Result<()> {
     launch_map(dev, &MODULE, "qd_sin_v", x, None, None, out)
 }
 
-/// `out[i] = cos x[i]`: [`Qd::cos`](crate::Qd::cos).
+/// `out[i] = cos x[i]`: [`Qd::cos`](crate::Qd::cos)(crate::Qd::cos).
 ///
 /// # Errors
 ///

@@ -56,7 +56,7 @@ fn split(
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::cuda::rns).
 pub fn add(
     dev: &Device,
     x: &DeviceMpArray,
@@ -70,7 +70,7 @@ pub fn add(
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::cuda::rns).
 pub fn sub(
     dev: &Device,
     x: &DeviceMpArray,
@@ -84,7 +84,7 @@ pub fn sub(
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::cuda::rns).
 pub fn mul(
     dev: &Device,
     x: &DeviceMpArray,
@@ -98,7 +98,7 @@ pub fn mul(
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::cuda::rns).
 pub fn div(
     dev: &Device,
     x: &DeviceMpArray,
@@ -116,7 +116,7 @@ pub fn div(
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::cuda::rns).
 pub fn sqrt(dev: &Device, x: &DeviceMpArray, out: &mut DeviceMpArray) -> Result<()> {
     check(dev, x, None, out)?;
     if out.is_empty() {

@@ -1,24 +1,4 @@
-//! [`DeviceMpArray`]: an [`MpArray`] on one GPU, in exactly the host layout (Table 2 of the
-//! MPRES-BLAS GEMV paper), plus the auxiliary buffer of the split kernels, and the basis
-//! constants each device keeps once per basis.
-//!
-//! | field | device array | content |
-//! |---|---|---|
-//! | `digits` | `n·L` `u32` | all residues of element 0, then of element 1, … |
-//! | `sign` | `L` `u8` | 0 positive, 1 negative |
-//! | `exp` | `L` `i64` | exponents |
-//! | `eval` | `2L` records `{f64, i64}` (`4L` `u64` words) | the `L` lower bounds, then the `L` upper bounds |
-//! | `class` | `L` `u8` | 0 finite, 1 infinite, 2 NaN |
-//! | `buf` | `4L` `u32` | the plan kernel 1 writes for kernels 2 and 3 (flags, two scalings, a bit bound) |
-//!
-//! The basis constants (moduli, Barrett and CRT constants, power-of-two and limb tables) are
-//! packed into one `u32` table ([`pack_basis`]) and uploaded once per basis and device: every
-//! array of that basis on that device shares it (the device keeps it while it lives).
-//!
-//! Transfers are enqueued on the device's stream in call order: an upload returns once the
-//! host data has been staged (the source may be reused at once), kernels queued after it see
-//! it; a download waits for everything queued before it.
-
+//! The device twin of `MpArray`: see [`DeviceMpArray`].
 use super::{Device, check_len, driver_cause};
 use crate::error::{Error, Result};
 use crate::rns::{Basis, ExtF, MpArray};
@@ -143,8 +123,25 @@ pub(crate) fn device_tables(dev: &Device, basis: &Basis) -> Result<Arc<CudaSlice
     })
 }
 
-/// `L` RNS numbers of one basis on one GPU, in the layout of [`MpArray`]; see the
-/// [module docs](self).
+/// `L` RNS numbers of one basis on one GPU, in exactly the host layout of [`MpArray`] (Table 2
+/// of the MPRES-BLAS GEMV paper), plus the auxiliary buffer of the split kernels.
+///
+/// | field | device array | content |
+/// |---|---|---|
+/// | `digits` | `n·L` `u32` | all residues of element 0, then of element 1, … |
+/// | `sign` | `L` `u8` | 0 positive, 1 negative |
+/// | `exp` | `L` `i64` | exponents |
+/// | `eval` | `2L` records `{f64, i64}` (`4L` `u64` words) | the `L` lower bounds, then the `L` upper bounds |
+/// | `class` | `L` `u8` | 0 finite, 1 infinite, 2 NaN |
+/// | `buf` | `4L` `u32` | the plan kernel 1 writes for kernels 2 and 3 (flags, two scalings, a bit bound) |
+///
+/// The basis constants (moduli, Barrett and CRT constants, power-of-two and limb tables) are
+/// packed into one `u32` table ([`pack_basis`]) and uploaded once per basis and device: every
+/// array of that basis on that device shares it (the device keeps it while it lives).
+///
+/// Transfers are enqueued on the device's stream in call order: an upload returns once the
+/// host data has been staged (the source may be reused at once), kernels queued after it see
+/// it; a download waits for everything queued before it.
 pub struct DeviceMpArray {
     basis: Arc<Basis>,
     tables: Arc<CudaSlice<u32>>,
