@@ -25,21 +25,29 @@ pub trait GpuElem: Elem + DeviceScalar {
     fn bits(self) -> [u64; 4];
 }
 
-fn dd_sqrt(
-    d: &Device,
-    x: &DeviceVec<Dd>,
-    _: &DeviceVec<Dd>,
-    o: &mut DeviceVec<Dd>,
-) -> mpblas::Result<()> {
-    cuda::dd::sqrt(d, x, o)
+/// Adapters giving the library's unary kernels the binary shape of [`GpuKernel`] (the second
+/// operand is ignored, as the CPU's unary kernels ignore theirs).
+macro_rules! unary_adapters {
+    ($($name:ident: $t:ty => $f:path;)*) => {$(
+        fn $name(
+            d: &Device,
+            x: &DeviceVec<$t>,
+            _: &DeviceVec<$t>,
+            o: &mut DeviceVec<$t>,
+        ) -> mpblas::Result<()> {
+            $f(d, x, o)
+        }
+    )*};
 }
-fn qd_sqrt(
-    d: &Device,
-    x: &DeviceVec<Qd>,
-    _: &DeviceVec<Qd>,
-    o: &mut DeviceVec<Qd>,
-) -> mpblas::Result<()> {
-    cuda::qd::sqrt(d, x, o)
+unary_adapters! {
+    dd_sqrt: Dd => cuda::dd::sqrt;
+    dd_exp: Dd => cuda::dd::exp;
+    dd_ln: Dd => cuda::dd::ln;
+    dd_sin: Dd => cuda::dd::sin;
+    qd_sqrt: Qd => cuda::qd::sqrt;
+    qd_exp: Qd => cuda::qd::exp;
+    qd_ln: Qd => cuda::qd::ln;
+    qd_sin: Qd => cuda::qd::sin;
 }
 
 impl GpuElem for Dd {
@@ -50,7 +58,9 @@ impl GpuElem for Dd {
             Op::Mul => Some(cuda::dd::mul),
             Op::Div => Some(cuda::dd::div),
             Op::Sqrt => Some(dd_sqrt),
-            Op::Exp | Op::Ln | Op::Sin => None,
+            Op::Exp => Some(dd_exp),
+            Op::Ln => Some(dd_ln),
+            Op::Sin => Some(dd_sin),
         }
     }
     fn bits(self) -> [u64; 4] {
@@ -66,7 +76,9 @@ impl GpuElem for Qd {
             Op::Mul => Some(cuda::qd::mul),
             Op::Div => Some(cuda::qd::div),
             Op::Sqrt => Some(qd_sqrt),
-            Op::Exp | Op::Ln | Op::Sin => None,
+            Op::Exp => Some(qd_exp),
+            Op::Ln => Some(qd_ln),
+            Op::Sin => Some(qd_sin),
         }
     }
     fn bits(self) -> [u64; 4] {

@@ -442,9 +442,7 @@ fn print_gpu_table(cases: &[Case], name: &str) {
         }
         println!("{}", line.trim_end());
     }
-    println!(
-        "n/a on the GPU: f64 (no f64 kernels in the library) and exp, ln, sin (no GPU kernels yet)"
-    );
+    println!("n/a on the GPU: f64 (no f64 kernels in the library)");
     println!();
 }
 
