@@ -354,6 +354,38 @@ macro_rules! elementwise_stub {
             pub fn sqrt(_: &Device, _: &$v, _: &mut $v) -> Result<()> {
                 Err(Error::CudaNotBuilt)
             }
+            /// `out[i] = exp(x[i])`.
+            ///
+            /// # Errors
+            ///
+            /// Always [`Error::CudaNotBuilt`].
+            pub fn exp(_: &Device, _: &$v, _: &mut $v) -> Result<()> {
+                Err(Error::CudaNotBuilt)
+            }
+            /// `out[i] = ln(x[i])`.
+            ///
+            /// # Errors
+            ///
+            /// Always [`Error::CudaNotBuilt`].
+            pub fn ln(_: &Device, _: &$v, _: &mut $v) -> Result<()> {
+                Err(Error::CudaNotBuilt)
+            }
+            /// `out[i] = sin(x[i])`.
+            ///
+            /// # Errors
+            ///
+            /// Always [`Error::CudaNotBuilt`].
+            pub fn sin(_: &Device, _: &$v, _: &mut $v) -> Result<()> {
+                Err(Error::CudaNotBuilt)
+            }
+            /// `out[i] = cos(x[i])`.
+            ///
+            /// # Errors
+            ///
+            /// Always [`Error::CudaNotBuilt`].
+            pub fn cos(_: &Device, _: &$v, _: &mut $v) -> Result<()> {
+                Err(Error::CudaNotBuilt)
+            }
         }
     };
 }
