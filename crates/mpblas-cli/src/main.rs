@@ -68,12 +68,15 @@ enum Command {
         /// Also time the library's CUDA kernels on GPU 0 (an error if there is none).
         #[arg(long)]
         gpu: bool,
-        /// Matrix sizes for `ozaki` (square n).
-        #[arg(long, value_delimiter = ',', default_value = "256,512")]
+        /// Matrix sizes for `ozaki` (square n) [default: 256,512; with --gpu 1024,2048,4096].
+        #[arg(long, value_delimiter = ',')]
         sizes: Vec<usize>,
-        /// Seeds averaged over, for `ozaki` (the paper used 10).
-        #[arg(long, default_value_t = 3)]
-        seeds: usize,
+        /// Seeds averaged over, for `ozaki` (the paper used 10) [default: 3; with --gpu 10].
+        #[arg(long)]
+        seeds: Option<usize>,
+        /// For `ozaki`: also write an SVG scatter plot (log time vs log error per method).
+        #[arg(long, value_name = "PATH")]
+        svg: Option<PathBuf>,
     },
     /// Time one element-wise operation in one format and print one line.
     Bench {
@@ -99,7 +102,7 @@ enum Paper {
     /// RNS floats (MPRES-BLAS papers): moduli, dynamic range and + × ÷ √ rates at 106..1696 bits.
     /// Uses at most 16384 elements per array (RNS operations are slow; `--n` lowers it).
     Rns,
-    /// Ozaki scheme (paper 002): Tables 2 and 3 on the CPU at n = `--sizes` (default 256 512).
+    /// Ozaki scheme (paper 002): Tables 2 and 3 on the CPU (or with `--gpu` on GPU 0) at n = `--sizes`.
     Ozaki,
 }
 
@@ -178,8 +181,26 @@ fn run(cli: Cli) -> Result<(), String> {
             opts,
             sizes,
             seeds,
+            gpu,
+            svg,
             ..
-        } => reproduce_ozaki::run(&reproduce_ozaki::Plan { sizes, seeds }, opts.json),
+        } => {
+            let plan = reproduce_ozaki::Plan {
+                sizes: if sizes.is_empty() {
+                    if gpu {
+                        vec![1024, 2048, 4096]
+                    } else {
+                        vec![256, 512]
+                    }
+                } else {
+                    sizes
+                },
+                seeds: seeds.unwrap_or(if gpu { 10 } else { 3 }),
+                gpu,
+                svg,
+            };
+            reproduce_ozaki::run(&plan, opts.json)
+        }
         Command::Reproduce {
             paper: Paper::Qd,
             opts,
