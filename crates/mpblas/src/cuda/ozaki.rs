@@ -1604,4 +1604,16 @@ mod tests {
         }
         assert_eq!(std::mem::size_of::<CrtArg>(), 8 * (80 + 4 + 1) + 8);
     }
+
+    #[test]
+    fn f32_packing_round_trips() {
+        for len in [0usize, 1, 2, 5, 16] {
+            let x: Vec<f32> = (0..len).map(|i| i as f32 * -1.25 + 0.1).collect();
+            let w = pack_f32(&x);
+            assert_eq!(w.len(), len.div_ceil(2));
+            let back = unpack_f32(&w, len);
+            let want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+            assert_eq!(back, want);
+        }
+    }
 }
