@@ -102,104 +102,142 @@ const COLOURS: [&str; 8] = [
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
 ];
 
-/// An SVG scatter plot of `log10` time (x) against `log10` max relative error (y), one point
-/// per `(φ, n)` row and method, one colour and legend entry per method (the paper's Figures
-/// 17–25 put all methods of one `(φ, n)` on one plot; here all rows share one).
+/// An SVG plot like the paper's Figures 17–25: one panel per `(φ, n)` row (rows of panels by
+/// φ, columns by n), each a scatter of `log10` time (x) against `log10` max relative error (y)
+/// with one point per method, one colour and legend entry per method, and the same axes in
+/// every panel so that panels compare.
 pub fn svg_plot(rep: &Reproduction, title: &str) -> String {
-    let pts: Vec<(usize, f64, f64)> = rep
-        .rows
-        .iter()
-        .flat_map(|r| (0..8).map(move |m| (m, r.time[m], r.err[m])))
-        .filter(|&(_, t, e)| t > 0.0 && e > 0.0 && t.is_finite() && e.is_finite())
-        .map(|(m, t, e)| (m, t.log10(), e.log10()))
-        .collect();
-    let range = |f: fn(&(usize, f64, f64)) -> f64| {
-        let lo = pts.iter().map(f).fold(f64::INFINITY, f64::min);
-        let hi = pts.iter().map(f).fold(f64::NEG_INFINITY, f64::max);
+    let ok = |t: f64, e: f64| t > 0.0 && e > 0.0 && t.is_finite() && e.is_finite();
+    let pts = || {
+        rep.rows.iter().flat_map(move |r| {
+            (0..8)
+                .filter(move |&m| ok(r.time[m], r.err[m]))
+                .map(move |m| (r.time[m].log10(), r.err[m].log10()))
+        })
+    };
+    let range = |v: Vec<f64>| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         if lo.is_finite() {
             (lo.floor(), hi.ceil().max(lo.floor() + 1.0))
         } else {
             (0.0, 1.0)
         }
     };
-    let (x0, x1) = range(|p| p.1);
-    let (y0, y1) = range(|p| p.2);
-    let (w, h, left, right, top, bottom) = (800.0, 560.0, 80.0, 150.0, 50.0, 60.0);
-    let px = |x: f64| left + (x - x0) / (x1 - x0) * (w - left - right);
-    let py = |y: f64| h - bottom - (y - y0) / (y1 - y0) * (h - top - bottom);
+    let (x0, x1) = range(pts().map(|p| p.0).collect());
+    let (y0, y1) = range(pts().map(|p| p.1).collect());
+    let mut phis: Vec<f64> = Vec::new();
+    let mut ns: Vec<usize> = Vec::new();
+    for r in &rep.rows {
+        if !phis.contains(&r.phi) {
+            phis.push(r.phi);
+        }
+        if !ns.contains(&r.n) {
+            ns.push(r.n);
+        }
+    }
+    let (pw, ph) = (300.0, 230.0); // one panel's plot area
+    let (left, gap_x, top, gap_y, legend) = (70.0, 60.0, 60.0, 70.0, 130.0);
+    let cols = ns.len().max(1) as f64;
+    let rows = phis.len().max(1) as f64;
+    let w = left + cols * (pw + gap_x) + legend;
+    let h = top + rows * (ph + gap_y);
+    let xstep = ((x1 - x0) / 6.0).ceil().max(1.0);
+    let ystep = ((y1 - y0) / 8.0).ceil().max(1.0);
     let mut s = String::new();
     let _ = writeln!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">"#
     );
     let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
     let _ = writeln!(
         s,
-        r#"<text x="{}" y="25" text-anchor="middle" font-size="15">{}</text>"#,
-        (left + w - right) / 2.0,
+        r#"<text x="{}" y="24" text-anchor="middle" font-size="15">{}</text>"#,
+        (w - legend) / 2.0,
         escape(title)
     );
-    let _ = writeln!(
-        s,
-        r#"<rect x="{left}" y="{top}" width="{}" height="{}" fill="none" stroke="black"/>"#,
-        w - left - right,
-        h - top - bottom
-    );
-    let mut x = x0;
-    while x <= x1 + 1e-9 {
+    for r in &rep.rows {
+        let ci = ns.iter().position(|&n| n == r.n).unwrap_or(0) as f64;
+        let ri = phis.iter().position(|&p| p == r.phi).unwrap_or(0) as f64;
+        let ox = left + ci * (pw + gap_x);
+        let oy = top + ri * (ph + gap_y);
+        let px = |x: f64| ox + (x - x0) / (x1 - x0) * pw;
+        let py = |y: f64| oy + ph - (y - y0) / (y1 - y0) * ph;
         let _ = writeln!(
             s,
-            r##"<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#ddd"/><text x="{0}" y="{3}" text-anchor="middle">1e{4}</text>"##,
-            px(x),
-            top,
-            h - bottom,
-            h - bottom + 16.0,
-            x as i64
+            r#"<text x="{}" y="{}" text-anchor="middle" font-size="13">φ = {}, n = {}</text>"#,
+            ox + pw / 2.0,
+            oy - 8.0,
+            r.phi,
+            r.n
         );
-        x += 1.0;
-    }
-    let ystep = ((y1 - y0) / 12.0).ceil().max(1.0);
-    let mut y = y0;
-    while y <= y1 + 1e-9 {
         let _ = writeln!(
             s,
-            r##"<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="#ddd"/><text x="{3}" y="{4}" text-anchor="end">1e{5}</text>"##,
-            left,
-            py(y),
-            w - right,
-            left - 6.0,
-            py(y) + 4.0,
-            y as i64
+            r#"<rect x="{ox}" y="{oy}" width="{pw}" height="{ph}" fill="none" stroke="black"/>"#
         );
-        y += ystep;
-    }
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="{}" text-anchor="middle">time [s] (mean over seeds, log scale)</text>"#,
-        (left + w - right) / 2.0,
-        h - 15.0
-    );
-    let _ = writeln!(
-        s,
-        r#"<text x="20" y="{0}" text-anchor="middle" transform="rotate(-90 20 {0})">max relative error (mean over seeds, log scale)</text>"#,
-        (top + h - bottom) / 2.0
-    );
-    for &(m, t, e) in &pts {
+        let mut x = x0;
+        while x <= x1 + 1e-9 {
+            let _ = writeln!(
+                s,
+                r##"<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#ddd"/><text x="{0}" y="{3}" text-anchor="middle">1e{4}</text>"##,
+                px(x),
+                oy,
+                oy + ph,
+                oy + ph + 14.0,
+                x as i64
+            );
+            x += xstep;
+        }
+        let mut y = y0;
+        while y <= y1 + 1e-9 {
+            let _ = writeln!(
+                s,
+                r##"<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="#ddd"/><text x="{3}" y="{4}" text-anchor="end">1e{5}</text>"##,
+                ox,
+                py(y),
+                ox + pw,
+                ox - 5.0,
+                py(y) + 4.0,
+                y as i64
+            );
+            y += ystep;
+        }
         let _ = writeln!(
             s,
-            r#"<circle cx="{:.2}" cy="{:.2}" r="4" fill="{}" fill-opacity="0.8"/>"#,
-            px(t),
-            py(e),
-            COLOURS[m]
+            r#"<text x="{}" y="{}" text-anchor="middle">time [s]</text>"#,
+            ox + pw / 2.0,
+            oy + ph + 30.0
         );
+        let _ = writeln!(
+            s,
+            r#"<text x="{0}" y="{1}" text-anchor="middle" transform="rotate(-90 {0} {1})">max relative error</text>"#,
+            ox - 45.0,
+            oy + ph / 2.0
+        );
+        for m in 0..8 {
+            if ok(r.time[m], r.err[m]) {
+                let _ = writeln!(
+                    s,
+                    r#"<circle cx="{:.2}" cy="{:.2}" r="4.5" fill="{}" fill-opacity="0.85"><title>{} φ={} n={}: {:.3e} s, {:.3e}</title></circle>"#,
+                    px(r.time[m].log10()),
+                    py(r.err[m].log10()),
+                    COLOURS[m],
+                    METHODS[m],
+                    r.phi,
+                    r.n,
+                    r.time[m],
+                    r.err[m]
+                );
+            }
+        }
     }
+    let lx = w - legend + 10.0;
     for (i, (name, col)) in METHODS.iter().zip(COLOURS).enumerate() {
         let yy = top + 10.0 + 20.0 * i as f64;
         let _ = writeln!(
             s,
-            r#"<circle cx="{}" cy="{yy}" r="5" fill="{col}"/><text x="{}" y="{}">{name}</text>"#,
-            w - right + 15.0,
-            w - right + 25.0,
+            r#"<circle cx="{lx}" cy="{yy}" r="5" fill="{col}"/><text x="{}" y="{}">{name}</text>"#,
+            lx + 10.0,
             yy + 4.0
         );
     }
