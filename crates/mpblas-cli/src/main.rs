@@ -3,7 +3,7 @@
 //! - `mpblas info`: version, number formats, machine.
 //! - `mpblas reproduce qd`: the QD paper's operation-rate tables, ours beside the paper's.
 //! - `mpblas reproduce rns`: the RNS format at the MPRES papers' precisions (basis, rates).
-//! - `mpblas reproduce ozaki`: the Ozaki-scheme paper's Tables 2 and 3 (CPU for now).
+//! - `mpblas reproduce ozaki`: the Ozaki-scheme paper's Tables 2 and 3 (CPU, or GPU with `--gpu`; `--svg` plot).
 //! - `mpblas bench`: one format and operation, one line.
 //!
 //! Errors print a message on stderr and exit with status 1 (usage errors: 2, from clap).
