@@ -259,3 +259,45 @@ fn escape(text: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mpblas::ozaki::reproduce::ReproRow;
+
+    #[test]
+    fn svg_survives_empty_zero_and_non_finite_values() {
+        let empty = Reproduction {
+            rows: vec![],
+            seeds: 0,
+        };
+        let s = svg_plot(&empty, "a < b & c");
+        assert!(s.starts_with("<svg") && s.ends_with("</svg>\n"));
+        assert!(s.contains("a &lt; b &amp; c"));
+        let row = ReproRow {
+            phi: 1.0,
+            n: 8,
+            err: [
+                1e-3,
+                0.0,
+                f64::INFINITY,
+                f64::NAN,
+                1e-12,
+                1e-14,
+                1e-15,
+                1e-16,
+            ],
+            time: [1e-5; 8],
+        };
+        let s = svg_plot(
+            &Reproduction {
+                rows: vec![row],
+                seeds: 1,
+            },
+            "t",
+        );
+        // 5 plotted points (zero, Inf and NaN errors left out) and 8 legend marks.
+        assert_eq!(s.matches("<circle").count(), 5 + 8);
+        assert!(!s.contains("NaN") && !s.contains("inf"));
+    }
+}
