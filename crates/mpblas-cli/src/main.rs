@@ -165,8 +165,10 @@ fn run(cli: Cli) -> Result<(), String> {
             paper: Paper::Rns,
             opts,
             threads,
+            svg,
             ..
         } => {
+            no_svg(svg.as_ref())?;
             let setup = opts.setup()?;
             let plan = reproduce_rns::Plan {
                 n: setup.n.min(16_384),
@@ -207,8 +209,10 @@ fn run(cli: Cli) -> Result<(), String> {
             threads,
             json_file,
             gpu,
+            svg,
             ..
         } => {
+            no_svg(svg.as_ref())?;
             let plan = reproduce::Plan {
                 setup: opts.setup()?,
                 threads: threads_or_all(threads)?,
@@ -225,6 +229,14 @@ fn run(cli: Cli) -> Result<(), String> {
             let threads = threads_or_all(Some(threads))?;
             bench::run(format, op, &opts.setup()?, threads, opts.json)
         }
+    }
+}
+
+/// `--svg` is for `reproduce ozaki` only.
+fn no_svg(svg: Option<&PathBuf>) -> Result<(), String> {
+    match svg {
+        Some(_) => Err("--svg is only for `reproduce ozaki`".into()),
+        None => Ok(()),
     }
 }
 

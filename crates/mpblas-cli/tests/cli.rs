@@ -93,6 +93,7 @@ fn bad_arguments_are_errors_not_panics() {
     for args in [
         &["reproduce", "ozaki", "--sizes", "0"][..],
         &["reproduce", "qd", "--n", "0"],
+        &["reproduce", "rns", "--svg", "x.svg"],
         &["reproduce", "rns", "--reps", "0"],
         &["bench", "--threads", "0"],
     ] {
