@@ -3,7 +3,7 @@
 //! - `mpblas info`: version, number formats, machine.
 //! - `mpblas reproduce qd`: the QD paper's operation-rate tables, ours beside the paper's.
 //! - `mpblas reproduce rns`: the RNS format at the MPRES papers' precisions (basis, rates).
-//! - `mpblas reproduce ozaki`: the Ozaki-scheme paper's Tables 2 and 3 (CPU for now).
+//! - `mpblas reproduce ozaki`: the Ozaki-scheme paper's Tables 2 and 3 (CPU, or GPU with `--gpu`; `--svg` plot).
 //! - `mpblas bench`: one format and operation, one line.
 //!
 //! Errors print a message on stderr and exit with status 1 (usage errors: 2, from clap).
@@ -68,12 +68,15 @@ enum Command {
         /// Also time the library's CUDA kernels on GPU 0 (an error if there is none).
         #[arg(long)]
         gpu: bool,
-        /// Matrix sizes for `ozaki` (square n).
-        #[arg(long, value_delimiter = ',', default_value = "256,512")]
+        /// Matrix sizes for `ozaki` (square n) [default: 256,512; with --gpu 1024,2048,4096].
+        #[arg(long, value_delimiter = ',')]
         sizes: Vec<usize>,
-        /// Seeds averaged over, for `ozaki` (the paper used 10).
-        #[arg(long, default_value_t = 3)]
-        seeds: usize,
+        /// Seeds averaged over, for `ozaki` (the paper used 10) [default: 3; with --gpu 10].
+        #[arg(long)]
+        seeds: Option<usize>,
+        /// For `ozaki`: also write an SVG scatter plot (log time vs log error per method).
+        #[arg(long, value_name = "PATH")]
+        svg: Option<PathBuf>,
     },
     /// Time one element-wise operation in one format and print one line.
     Bench {
@@ -99,7 +102,7 @@ enum Paper {
     /// RNS floats (MPRES-BLAS papers): moduli, dynamic range and + × ÷ √ rates at 106..1696 bits.
     /// Uses at most 16384 elements per array (RNS operations are slow; `--n` lowers it).
     Rns,
-    /// Ozaki scheme (paper 002): Tables 2 and 3 on the CPU at n = `--sizes` (default 256 512).
+    /// Ozaki scheme (paper 002): Tables 2 and 3 on the CPU (or with `--gpu` on GPU 0) at n = `--sizes`.
     Ozaki,
 }
 
@@ -162,8 +165,10 @@ fn run(cli: Cli) -> Result<(), String> {
             paper: Paper::Rns,
             opts,
             threads,
+            svg,
             ..
         } => {
+            no_svg(svg.as_ref())?;
             let setup = opts.setup()?;
             let plan = reproduce_rns::Plan {
                 n: setup.n.min(16_384),
@@ -178,16 +183,36 @@ fn run(cli: Cli) -> Result<(), String> {
             opts,
             sizes,
             seeds,
+            gpu,
+            svg,
             ..
-        } => reproduce_ozaki::run(&reproduce_ozaki::Plan { sizes, seeds }, opts.json),
+        } => {
+            let plan = reproduce_ozaki::Plan {
+                sizes: if sizes.is_empty() {
+                    if gpu {
+                        vec![1024, 2048, 4096]
+                    } else {
+                        vec![256, 512]
+                    }
+                } else {
+                    sizes
+                },
+                seeds: seeds.unwrap_or(if gpu { 10 } else { 3 }),
+                gpu,
+                svg,
+            };
+            reproduce_ozaki::run(&plan, opts.json)
+        }
         Command::Reproduce {
             paper: Paper::Qd,
             opts,
             threads,
             json_file,
             gpu,
+            svg,
             ..
         } => {
+            no_svg(svg.as_ref())?;
             let plan = reproduce::Plan {
                 setup: opts.setup()?,
                 threads: threads_or_all(threads)?,
@@ -204,6 +229,14 @@ fn run(cli: Cli) -> Result<(), String> {
             let threads = threads_or_all(Some(threads))?;
             bench::run(format, op, &opts.setup()?, threads, opts.json)
         }
+    }
+}
+
+/// `--svg` is for `reproduce ozaki` only.
+fn no_svg(svg: Option<&PathBuf>) -> Result<(), String> {
+    match svg {
+        Some(_) => Err("--svg is only for `reproduce ozaki`".into()),
+        None => Ok(()),
     }
 }
 

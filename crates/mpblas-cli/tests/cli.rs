@@ -93,6 +93,7 @@ fn bad_arguments_are_errors_not_panics() {
     for args in [
         &["reproduce", "ozaki", "--sizes", "0"][..],
         &["reproduce", "qd", "--n", "0"],
+        &["reproduce", "rns", "--svg", "x.svg"],
         &["reproduce", "rns", "--reps", "0"],
         &["bench", "--threads", "0"],
     ] {
@@ -103,4 +104,53 @@ fn bad_arguments_are_errors_not_panics() {
     }
     let (code, _, stderr) = mpblas(&["reproduce", "nosuchpaper"]);
     assert_eq!(code, 2, "usage errors exit 2: {stderr}");
+}
+
+#[test]
+fn reproduce_ozaki_svg_names_every_method() {
+    let path = std::env::temp_dir().join(format!("mpblas-ozaki-{}.svg", std::process::id()));
+    let p = path.to_str().unwrap();
+    let (code, _, stderr) = mpblas(&[
+        "reproduce",
+        "ozaki",
+        "--sizes",
+        "16",
+        "--seeds",
+        "1",
+        "--svg",
+        p,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let svg = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(svg.starts_with("<svg"), "{svg}");
+    assert!(svg.trim_end().ends_with("</svg>"));
+    for m in mpblas::ozaki::reproduce::METHODS {
+        assert!(svg.contains(&format!(">{m}</text>")), "legend lacks {m}");
+    }
+}
+
+#[test]
+fn reproduce_ozaki_gpu_is_an_error_without_cuda() {
+    if mpblas::cuda::device_count().unwrap_or(0) > 0 {
+        // With a GPU: a tiny run must succeed with one row per phi.
+        let v = json(&[
+            "reproduce",
+            "ozaki",
+            "--gpu",
+            "--sizes",
+            "16",
+            "--seeds",
+            "1",
+            "--json",
+        ]);
+        assert_eq!(v["device"], "gpu");
+        assert_eq!(v["rows"].as_array().unwrap().len(), 3, "one row per phi");
+        return;
+    }
+    let (code, _, stderr) = mpblas(&["reproduce", "ozaki", "--gpu"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.starts_with("mpblas: error:"), "{stderr}");
+    assert!(stderr.contains("CUDA"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }

@@ -20,7 +20,7 @@
 
 use mpblas::Result;
 use mpblas::cuda::{self, Device, DeviceVec};
-use mpblas::ozaki::reproduce::{SplitMix64, max_rel_errors};
+use mpblas::ozaki::reproduce::{SplitMix64, max_rel_error_dd as max_rel, max_rel_errors};
 use mpblas::ozaki::{
     Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, Trans,
 };
@@ -56,17 +56,6 @@ fn time(dev: &Device, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<
         t.push(f64::from(dev.time_ms(&mut f)?));
     }
     Ok(median(t))
-}
-
-/// Max relative error of `c` against the double-double reference `(hi, lo)`.
-fn max_rel(c: &[f64], hi: &[f64], lo: &[f64]) -> f64 {
-    c.par_iter()
-        .zip(hi.par_iter().zip(lo.par_iter()))
-        .map(|(&c, (&h, &l))| {
-            let e = ((c - h) - l).abs() / h.abs();
-            if e.is_nan() { f64::INFINITY } else { e }
-        })
-        .reduce(|| 0.0, f64::max)
 }
 
 enum Method {

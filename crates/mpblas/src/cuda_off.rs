@@ -405,3 +405,25 @@ pub mod dd {
 pub mod qd {
     pub use super::qd_elementwise::*;
 }
+
+/// GPU Ozaki functions: without the `cuda` feature only the reproduction entry point, which
+/// returns [`Error::CudaNotBuilt`].
+pub mod ozaki {
+    use super::Device;
+    use crate::error::{Error, Result};
+    use crate::ozaki::reproduce::Reproduction;
+
+    /// The seed paper's Tables 2 and 3 on the GPU.
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::CudaNotBuilt`].
+    pub fn reproduce_gpu(
+        _dev: &Device,
+        _sizes: &[usize],
+        _phis: &[f64],
+        _seeds: &[u64],
+    ) -> Result<Reproduction> {
+        Err(Error::CudaNotBuilt)
+    }
+}

@@ -531,3 +531,31 @@ fn errors_and_quick_returns() {
     let _ = Dd::ZERO;
     let _: Option<DeviceVec<f64>> = None;
 }
+
+/// `cuda::ozaki::reproduce_gpu` against the CPU reproduction on small sizes (one odd, so the
+/// f32 packing has a half word): same rows, positive times, and errors of the same size (SGEMM
+/// and the slice products sum in other orders, and the reference is the 20-moduli product, not
+/// the exact one).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn reproduce_gpu_agrees_with_cpu() {
+    let dev = device();
+    let (sizes, phis, seeds) = ([33usize, 64], [0.1, 2.0], [1u64]);
+    let g = cuda::ozaki::reproduce_gpu(&dev, &sizes, &phis, &seeds).unwrap();
+    let c = ozaki::reproduce::reproduce(&sizes, &phis, &seeds).unwrap();
+    assert_eq!(g.rows.len(), c.rows.len());
+    assert_eq!(g.seeds, 1);
+    for (gr, cr) in g.rows.iter().zip(&c.rows) {
+        assert_eq!((gr.phi, gr.n), (cr.phi, cr.n));
+        for m in 0..8 {
+            assert!(gr.time[m] > 0.0, "{} n={} method {m}", gr.phi, gr.n);
+            let (ge, ce) = (gr.err[m], cr.err[m]);
+            assert!(
+                ge <= 10.0 * ce + 1e-15 && ce <= 10.0 * ge + 1e-15,
+                "phi {} n {} method {m}: gpu {ge:e} cpu {ce:e}",
+                gr.phi,
+                gr.n
+            );
+        }
+    }
+}

@@ -1444,6 +1444,143 @@ pub fn ozaki1_gemm(
     })
 }
 
+// ---- reproduction of the seed paper's tables -------------------------------------------------
+
+/// `f32` values packed two to an `f64` word (little-endian halves), so that they travel in a
+/// `DeviceVec<f64>`; the length is rounded up to whole words.
+fn pack_f32(x: &[f32]) -> Vec<f64> {
+    x.chunks(2)
+        .map(|p| {
+            let lo = u64::from(p[0].to_bits());
+            let hi = p.get(1).map_or(0, |v| u64::from(v.to_bits()));
+            f64::from_bits(lo | (hi << 32))
+        })
+        .collect()
+}
+
+/// The inverse of [`pack_f32`], widened to `f64`, `len` values.
+fn unpack_f32(w: &[f64], len: usize) -> Vec<f64> {
+    w.iter()
+        .flat_map(|x| {
+            let b = x.to_bits();
+            [
+                f64::from(f32::from_bits(b as u32)),
+                f64::from(f32::from_bits((b >> 32) as u32)),
+            ]
+        })
+        .take(len)
+        .collect()
+}
+
+/// One warm-up call, then the median of three CUDA-event timings, in seconds.
+fn timed3(dev: &Device, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?;
+    dev.synchronize()?;
+    let mut t = [0.0f64; 3];
+    for x in &mut t {
+        *x = f64::from(dev.time_ms(&mut f)?);
+    }
+    t.sort_by(f64::total_cmp);
+    Ok(t[1] * 1e-3)
+}
+
+/// The seed paper's Tables 2 and 3 on the GPU, rows as [`crate::ozaki::reproduce::reproduce`]
+/// (same inputs: seed `s` draws A from `s` and B from `s + 1000`). Methods: "single" is cuBLAS
+/// SGEMM on the inputs rounded to `f32`; "k split" is [`ozaki1_gemm`] with `k` `f32` slices
+/// (triangular products, `f64` sum); "double" is [`dgemm`]; "OzII-16" is [`ozaki2_gemm`] with
+/// the default parameters (16 moduli, fast). Each time is one warm-up then the median of three
+/// CUDA-event timings of the whole call (inputs already on the device); each error is the
+/// maximum relative error against [`ozaki2_product`] with 20 moduli in accurate mode, held as
+/// double-double.
+///
+/// # Errors
+/// Those of the GEMMs ([`Error::CudaLibraryMissing`], [`Error::CudaOutOfMemory`],
+/// [`Error::CudaLaunch`], ...).
+pub fn reproduce_gpu(
+    dev: &Device,
+    sizes: &[usize],
+    phis: &[f64],
+    seeds: &[u64],
+) -> Result<cpu::reproduce::Reproduction> {
+    use cpu::reproduce::{ReproRow, Reproduction, max_rel_error_dd, paper_matrix};
+    let blas = blas(dev)?;
+    let no = Trans::No;
+    let mut rows = Vec::new();
+    for &phi in phis {
+        for &n in sizes {
+            let mut err = [0.0; 8];
+            let mut time = [0.0; 8];
+            for &seed in seeds {
+                let a = paper_matrix(n, n, phi, seed);
+                let b = paper_matrix(n, n, phi, seed + 1000);
+                let ad = dev.upload_f64(&a)?;
+                let bd = dev.upload_f64(&b)?;
+                let refp = Ozaki2Params {
+                    moduli: 20,
+                    mode: Ozaki2Mode::Accurate,
+                };
+                let r = ozaki2_product(dev, no, no, n, n, n, &ad, n, &bd, n, &refp)?.download()?;
+                let hi: Vec<f64> = r.iter().map(|x| x.hi).collect();
+                let lo: Vec<f64> = r.iter().map(|x| x.lo).collect();
+                drop(r);
+                // Single: SGEMM on f32 copies, packed two to a word.
+                let to32 = |x: &[f64]| x.iter().map(|&v| v as f32).collect::<Vec<f32>>();
+                let a32 = dev.upload_f64(&pack_f32(&to32(&a)))?;
+                let b32 = dev.upload_f64(&pack_f32(&to32(&b)))?;
+                let mut c32: DeviceVec<f64> = dev.zeros(n * n)?;
+                let (pa, pb) = (dev_ptr(dev, &a32.words()[0]), dev_ptr(dev, &b32.words()[0]));
+                let pc = dev_ptr(dev, &c32.words_mut()[0]);
+                time[0] += timed3(dev, || {
+                    // SAFETY: a32, b32 hold n·n f32 values each (packed, rounded up to whole
+                    // words) and c32 n·n f64 words, more than n·n f32; c32 is distinct.
+                    unsafe { blas.sgemm(false, false, n, n, n, 1.0, pa, n, pb, n, 0.0, pc, n) }
+                })?;
+                let c = unpack_f32(&c32.download()?, n * n);
+                err[0] += max_rel_error_dd(&c, &hi, &lo);
+                drop((a32, b32, c32));
+                let mut cd: DeviceVec<f64> = dev.zeros(n * n)?;
+                for s in 2..=6 {
+                    let p = Ozaki1Params {
+                        slices: s,
+                        products: Products::Triangular,
+                        slice_gemm: SliceGemm::F32,
+                        accumulate: Accumulate::F64,
+                    };
+                    time[s - 1] += timed3(dev, || {
+                        ozaki1_gemm(
+                            dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n, &p,
+                        )
+                    })?;
+                    err[s - 1] += max_rel_error_dd(&cd.download()?, &hi, &lo);
+                }
+                time[6] += timed3(dev, || {
+                    dgemm(dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n)
+                })?;
+                err[6] += max_rel_error_dd(&cd.download()?, &hi, &lo);
+                let p2 = Ozaki2Params::default();
+                time[7] += timed3(dev, || {
+                    ozaki2_gemm(
+                        dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n, &p2,
+                    )
+                })?;
+                err[7] += max_rel_error_dd(&cd.download()?, &hi, &lo);
+                drop((ad, bd, cd));
+                dev.release_workspaces()?;
+            }
+            let ns = seeds.len().max(1) as f64;
+            for t in 0..8 {
+                err[t] /= ns;
+                time[t] /= ns;
+            }
+            rows.push(ReproRow { phi, n, err, time });
+        }
+    }
+    Ok(Reproduction {
+        rows,
+        seeds: seeds.len(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1466,5 +1603,17 @@ mod tests {
             assert!(a.words as usize <= MAX_WORDS);
         }
         assert_eq!(std::mem::size_of::<CrtArg>(), 8 * (80 + 4 + 1) + 8);
+    }
+
+    #[test]
+    fn f32_packing_round_trips() {
+        for len in [0usize, 1, 2, 5, 16] {
+            let x: Vec<f32> = (0..len).map(|i| i as f32 * -1.25 + 0.1).collect();
+            let w = pack_f32(&x);
+            assert_eq!(w.len(), len.div_ceil(2));
+            let back = unpack_f32(&w, len);
+            let want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+            assert_eq!(back, want);
+        }
     }
 }

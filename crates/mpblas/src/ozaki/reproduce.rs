@@ -421,3 +421,16 @@ impl Reproduction {
         s
     }
 }
+
+/// Maximum over entries of the paper's relative error `|c* − c|/|c*|` of `c` against a
+/// double-double reference `c* = hi + lo` (NaN counts as infinite): the measure of the GPU
+/// reproduction, whose reference is scheme II with 20 moduli.
+pub fn max_rel_error_dd(c: &[f64], hi: &[f64], lo: &[f64]) -> f64 {
+    c.par_iter()
+        .zip(hi.par_iter().zip(lo.par_iter()))
+        .map(|(&c, (&h, &l))| {
+            let e = ((c - h) - l).abs() / h.abs();
+            if e.is_nan() { f64::INFINITY } else { e }
+        })
+        .reduce(|| 0.0, f64::max)
+}
