@@ -349,6 +349,74 @@ pub(crate) fn non_finite_patch(
     patch
 }
 
+/// A checked CPU GEMM call with work to do: `op(A)` packed row by row and `op(B)` column by
+/// column, their non-finite rows and columns zeroed, and the plain-`f64` values of the entries
+/// of C those touch, to write after the scheme's update ([`apply_patch`]).
+pub(crate) struct Prepared {
+    /// `op(A)` packed by [`pack_rows`], non-finite rows zeroed.
+    pub ap: Vec<f64>,
+    /// `op(B)` packed by [`pack_cols`], non-finite columns zeroed.
+    pub bp: Vec<f64>,
+    /// The entries of C in non-finite rows or columns (see [`non_finite_patch`]).
+    pub patch: Vec<(usize, f64)>,
+}
+
+/// The prologue both CPU schemes share after checking their own parameters: the BLAS argument
+/// checks, the quick returns (`None`: C is already final), packing and the non-finite patch.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prepare(
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    a: &[f64],
+    lda: usize,
+    b: &[f64],
+    ldb: usize,
+    beta: f64,
+    c: &mut [f64],
+    ldc: usize,
+) -> Result<Option<Prepared>> {
+    check_gemm_args(
+        transa,
+        transb,
+        m,
+        n,
+        k,
+        a.len(),
+        lda,
+        b.len(),
+        ldb,
+        c.len(),
+        ldc,
+    )?;
+    if quick_return(m, n, k, alpha, beta, c, ldc).is_some() {
+        return Ok(None);
+    }
+    let mut ap = pack_rows(transa, m, k, a, lda);
+    let mut bp = pack_cols(transb, k, n, b, ldb);
+    let bad_a = take_non_finite(&mut ap, k, m);
+    let bad_b = take_non_finite(&mut bp, k, n);
+    let patch = non_finite_patch(
+        &bad_a, &bad_b, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+    );
+    Ok(Some(Prepared { ap, bp, patch }))
+}
+
+/// `α·s + β·c` from a double-double product entry `s`, rounded once to `f64` (`c` is not read
+/// when `β = 0`, as BLAS requires).
+#[inline]
+pub(crate) fn update_dd(s: crate::Dd, alpha: f64, beta: f64, c: f64) -> f64 {
+    let t = s.mul_f64(alpha);
+    if beta == 0.0 {
+        t.to_f64()
+    } else {
+        t.add_accurate(crate::Dd::mul_f64_f64(beta, c)).to_f64()
+    }
+}
+
 /// Writes a patch made by [`non_finite_patch`].
 pub(crate) fn apply_patch(c: &mut [f64], patch: &[(usize, f64)]) {
     for &(idx, v) in patch {

@@ -12,9 +12,8 @@
 
 use super::split::{self, Scaled, Split};
 use super::{
-    Accumulate, OZAKI1_SLICES, Ozaki1Params, Products, SliceGemm, Trans, apply_patch,
-    check_gemm_args, gemm_cpu, non_finite_patch, pack_cols, pack_rows, quick_return,
-    take_non_finite,
+    Accumulate, OZAKI1_SLICES, Ozaki1Params, Prepared, Products, SliceGemm, Trans, apply_patch,
+    gemm_cpu, prepare, update_dd,
 };
 use crate::Dd;
 use crate::error::{Error, Result};
@@ -243,29 +242,11 @@ pub fn ozaki1_gemm(
     params: &Ozaki1Params,
 ) -> Result<()> {
     check_params(k, params)?;
-    check_gemm_args(
-        transa,
-        transb,
-        m,
-        n,
-        k,
-        a.len(),
-        lda,
-        b.len(),
-        ldb,
-        c.len(),
-        ldc,
-    )?;
-    if quick_return(m, n, k, alpha, beta, c, ldc).is_some() {
+    let Some(Prepared { ap, bp, patch }) =
+        prepare(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)?
+    else {
         return Ok(());
-    }
-    let mut ap = pack_rows(transa, m, k, a, lda);
-    let mut bp = pack_cols(transb, k, n, b, ldb);
-    let bad_a = take_non_finite(&mut ap, k, m);
-    let bad_b = take_non_finite(&mut bp, k, n);
-    let patch = non_finite_patch(
-        &bad_a, &bad_b, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-    );
+    };
     let sa = split::split(&ap, k, m, params.slices, params.slice_gemm, false);
     let sb = split::split(
         &bp,
@@ -288,14 +269,7 @@ pub fn ozaki1_gemm(
                         alpha * s[idx] + beta * *cij
                     }
                 }
-                ProductSum::Dd(s) => {
-                    let t = s[idx].mul_f64(alpha);
-                    if beta == 0.0 {
-                        t.to_f64()
-                    } else {
-                        t.add_accurate(Dd::mul_f64_f64(beta, *cij)).to_f64()
-                    }
-                }
+                ProductSum::Dd(s) => update_dd(s[idx], alpha, beta, *cij),
             };
         }
     }

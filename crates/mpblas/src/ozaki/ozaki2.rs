@@ -26,8 +26,8 @@
 
 use super::split::{ceil_log2, ldexp, vec_max_abs};
 use super::{
-    OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Trans, apply_patch, check_gemm_args, gemm_cpu,
-    non_finite_patch, pack_cols, pack_rows, quick_return, take_non_finite,
+    OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Prepared, Trans, apply_patch, gemm_cpu, prepare,
+    update_dd,
 };
 use crate::Dd;
 use crate::eft::two_sum;
@@ -523,39 +523,16 @@ pub fn ozaki2_gemm(
     params: &Ozaki2Params,
 ) -> Result<()> {
     check_params(k, params)?;
-    check_gemm_args(
-        transa,
-        transb,
-        m,
-        n,
-        k,
-        a.len(),
-        lda,
-        b.len(),
-        ldb,
-        c.len(),
-        ldc,
-    )?;
-    if quick_return(m, n, k, alpha, beta, c, ldc).is_some() {
+    let Some(Prepared { ap, bp, patch }) =
+        prepare(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)?
+    else {
         return Ok(());
-    }
-    let mut ap = pack_rows(transa, m, k, a, lda);
-    let mut bp = pack_cols(transb, k, n, b, ldb);
-    let bad_a = take_non_finite(&mut ap, k, m);
-    let bad_b = take_non_finite(&mut bp, k, n);
-    let patch = non_finite_patch(
-        &bad_a, &bad_b, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-    );
+    };
     let s = product(m, n, k, &ap, &bp, params)?;
     for j in 0..n {
         for i in 0..m {
             let cij = &mut c[i + j * ldc];
-            let t = s[i + j * m].mul_f64(alpha);
-            *cij = if beta == 0.0 {
-                t.to_f64()
-            } else {
-                t.add_accurate(Dd::mul_f64_f64(beta, *cij)).to_f64()
-            };
+            *cij = update_dd(s[i + j * m], alpha, beta, *cij);
         }
     }
     apply_patch(c, &patch);
