@@ -830,6 +830,59 @@ fn quick_return(
     Ok(false)
 }
 
+/// An update call `C ← α·op(A)·op(B) + β·C` that passed its checks and has work to do: the
+/// cuBLAS handle, the views of `op(A)` rows and `op(B)` columns, and C's device address.
+struct Update {
+    blas: std::sync::Arc<Blas>,
+    va: Vecs,
+    vb: Vecs,
+    pc: u64,
+}
+
+/// The prologue `ozaki1_gemm` and `ozaki2_gemm` share after checking their own parameters:
+/// BLAS argument and device checks, the quick returns (`None`: C is already final), the cuBLAS
+/// handle and the operand views.
+#[allow(clippy::too_many_arguments)]
+fn prepare_update(
+    dev: &Device,
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    a: &DeviceVec<f64>,
+    lda: usize,
+    b: &DeviceVec<f64>,
+    ldb: usize,
+    beta: f64,
+    c: &mut DeviceVec<f64>,
+    ldc: usize,
+) -> Result<Option<Update>> {
+    check_gemm_args(
+        transa,
+        transb,
+        m,
+        n,
+        k,
+        a.len(),
+        lda,
+        b.len(),
+        ldb,
+        c.len(),
+        ldc,
+    )?;
+    check_devices(dev, a, b, c.ordinal())?;
+    let pc = dev_ptr(dev, &c.words_mut()[0]);
+    if quick_return(dev, m, n, k, alpha, beta, pc, ldc)? {
+        return Ok(None);
+    }
+    let blas = blas(dev)?;
+    let va = rows_of(dev_ptr(dev, &a.words()[0]), transa, lda, m);
+    let vb = cols_of(dev_ptr(dev, &b.words()[0]), transb, ldb, n);
+    Ok(Some(Update { blas, va, vb, pc }))
+}
+
 fn check_devices(dev: &Device, a: &DeviceVec<f64>, b: &DeviceVec<f64>, c: usize) -> Result<()> {
     dev.check_on("a", a.ordinal())?;
     dev.check_on("b", b.ordinal())?;
@@ -865,27 +918,12 @@ pub fn ozaki2_gemm(
     params: &Ozaki2Params,
 ) -> Result<()> {
     cpu::ozaki2::check_params(k, params)?;
-    check_gemm_args(
-        transa,
-        transb,
-        m,
-        n,
-        k,
-        a.len(),
-        lda,
-        b.len(),
-        ldb,
-        c.len(),
-        ldc,
-    )?;
-    check_devices(dev, a, b, c.ordinal())?;
-    let pc = dev_ptr(dev, &c.words_mut()[0]);
-    if quick_return(dev, m, n, k, alpha, beta, pc, ldc)? {
+    let Some(Update { blas, va, vb, pc }) = prepare_update(
+        dev, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+    )?
+    else {
         return Ok(());
-    }
-    let blas = blas(dev)?;
-    let va = rows_of(dev_ptr(dev, &a.words()[0]), transa, lda, m);
-    let vb = cols_of(dev_ptr(dev, &b.words()[0]), transb, ldb, n);
+    };
     let out = Output::Update {
         alpha,
         beta,
@@ -1290,27 +1328,12 @@ pub fn ozaki1_gemm(
     params: &Ozaki1Params,
 ) -> Result<()> {
     cpu::ozaki1::check_params(k, params)?;
-    check_gemm_args(
-        transa,
-        transb,
-        m,
-        n,
-        k,
-        a.len(),
-        lda,
-        b.len(),
-        ldb,
-        c.len(),
-        ldc,
-    )?;
-    check_devices(dev, a, b, c.ordinal())?;
-    let pc = dev_ptr(dev, &c.words_mut()[0]);
-    if quick_return(dev, m, n, k, alpha, beta, pc, ldc)? {
+    let Some(Update { blas, va, vb, pc }) = prepare_update(
+        dev, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+    )?
+    else {
         return Ok(());
-    }
-    let blas = blas(dev)?;
-    let va = rows_of(dev_ptr(dev, &a.words()[0]), transa, lda, m);
-    let vb = cols_of(dev_ptr(dev, &b.words()[0]), transb, ldb, n);
+    };
     let s = params.slices;
     let prec = params.slice_gemm;
     let esize = if prec == SliceGemm::F32 { 4 } else { 8 };
