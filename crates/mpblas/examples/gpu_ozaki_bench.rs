@@ -1,8 +1,9 @@
 //! Ozaki-scheme GEMM against cuBLAS DGEMM on the GPU, square `n × n`, inputs
-//! `(rand − 0.5)·exp(φ·randn)` with φ = 1 (the paper's generator, `ozaki::reproduce`).
+//! `(rand − 0.5)·exp(φ·randn)`, φ = 1 unless `OZAKI_BENCH_PHI` says otherwise (the paper's
+//! generator, `ozaki::reproduce`).
 //!
-//! For each n: cuBLAS DGEMM; Ozaki II (`cuda::ozaki2_gemm`) with 14 and 16 moduli, fast and
-//! accurate; Ozaki I (`cuda::ozaki1_gemm`) with f32 slices, s = 2..6, f64 sum (the paper's
+//! For each n: cuBLAS DGEMM; Ozaki II (`cuda::ozaki2_gemm`) in fast mode with each moduli count
+//! of `OZAKI_BENCH_MODULI` (default 14,16) and in accurate mode with the largest; Ozaki I (`cuda::ozaki1_gemm`) with f32 slices, s = 2..6, f64 sum (the paper's
 //! method), and with f64 slices, s = 3 (n ≤ 8192). Each is run once to warm up, then timed
 //! `reps` times with CUDA events around the whole call (every conversion step, every GEMM and
 //! the reconstruction included; the workspace is kept between calls), and the median is
@@ -15,7 +16,8 @@
 //!
 //! Run: `cargo run --release --example gpu_ozaki_bench [-- 1024,2048,...]`; env
 //! `OZAKI_BENCH_REPS` (default 5), `OZAKI_BENCH_CSV` (write the rows there),
-//! `OZAKI_BENCH_SKIP_OZ1` (Ozaki II and DGEMM only),
+//! `OZAKI_BENCH_SKIP_OZ1` (Ozaki II and DGEMM only), `OZAKI_BENCH_PHI` (default 1),
+//! `OZAKI_BENCH_MODULI` (default `14,16`),
 //! `MPBLAS_OZAKI_PROFILE=1` (per-stage times of every Ozaki II call on stderr).
 
 use mpblas::Result;
@@ -27,16 +29,33 @@ use mpblas::ozaki::{
 use rayon::prelude::*;
 use std::io::Write;
 
-const PHI: f64 = 1.0;
+/// φ of the inputs: `OZAKI_BENCH_PHI` (default 1).
+fn phi() -> f64 {
+    std::env::var("OZAKI_BENCH_PHI")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0)
+}
+
+/// Moduli counts of the Ozaki II rows: `OZAKI_BENCH_MODULI` (default `14,16`); accurate mode
+/// for the largest only.
+fn moduli_list() -> Vec<usize> {
+    std::env::var("OZAKI_BENCH_MODULI")
+        .ok()
+        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .filter(|v: &Vec<usize>| !v.is_empty())
+        .unwrap_or_else(|| vec![14, 16])
+}
 
 /// `n × n` column-major `(rand − 0.5)·exp(φ·randn)`, one generator per column (parallel).
 fn matrix(n: usize, seed: u64) -> Vec<f64> {
+    let phi = phi();
     let mut out = vec![0.0; n * n];
     out.par_chunks_mut(n).enumerate().for_each(|(j, col)| {
         let mut g = SplitMix64::new(seed.wrapping_mul(0x1_0000_0001).wrapping_add(j as u64));
         for x in col.iter_mut() {
             let u = g.uniform() - 0.5;
-            *x = u * (PHI * g.normal()).exp();
+            *x = u * (phi * g.normal()).exp();
         }
     });
     out
@@ -102,7 +121,10 @@ fn main() -> Result<()> {
         .max(1);
     let dev = Device::open(0)?;
     println!("{}", dev.info());
-    println!("inputs (rand-0.5)*exp({PHI}*randn); median of {reps} after 1 warm-up; CUDA events");
+    println!(
+        "inputs (rand-0.5)*exp({}*randn); median of {reps} after 1 warm-up; CUDA events",
+        phi()
+    );
     let mut rows: Vec<String> = vec!["n,method,ms,tflops,vs_dgemm,max_rel_err".to_string()];
     let mut table = String::new();
     for &n in &sizes {
@@ -134,10 +156,18 @@ fn main() -> Result<()> {
         drop(r);
         dev.release_workspaces()?;
         let mut methods = vec![Method::Dgemm];
-        for nm in [14, 16] {
-            for mode in [Ozaki2Mode::Fast, Ozaki2Mode::Accurate] {
-                methods.push(Method::Oz2(Ozaki2Params { moduli: nm, mode }));
-            }
+        let nms = moduli_list();
+        for &nm in &nms {
+            methods.push(Method::Oz2(Ozaki2Params {
+                moduli: nm,
+                mode: Ozaki2Mode::Fast,
+            }));
+        }
+        if let Some(&nm) = nms.iter().max() {
+            methods.push(Method::Oz2(Ozaki2Params {
+                moduli: nm,
+                mode: Ozaki2Mode::Accurate,
+            }));
         }
         let skip_oz1 = std::env::var_os("OZAKI_BENCH_SKIP_OZ1").is_some();
         for s in (2..=6).filter(|_| !skip_oz1) {

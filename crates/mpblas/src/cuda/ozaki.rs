@@ -14,6 +14,7 @@
 //! | stage | kernel | bytes |
 //! |---|---|---|
 //! | row / column maxima (NaN/Inf detection included) | `ozaki_vecmax_*` | `8(m+n)k` read |
+//! | fast mode: 16-bit 2-norm bounds | `ozaki_vecnorm_*` | `8(m+n)k` read |
 //! | exponents | `ozaki_exps_make` | `O(m+n)` |
 //! | scale, round, residues mod every `m_l` (one pass) | `ozaki_residues_make` | `8(m+n)k` read, `N(m+n)kp` written |
 //! | `N` INT8 GEMMs, TN | cuBLAS | `4Nmn` written |
@@ -38,7 +39,7 @@
 use super::cublas::{Blas, blas};
 use super::{Device, DeviceDdVec, DeviceVec, ModuleSource};
 use crate::error::{Error, Result};
-use crate::ozaki::ozaki2::{Crt, fast_q};
+use crate::ozaki::ozaki2::{Crt, fast_q, fast_x};
 use crate::ozaki::split::{self, Scaled, Split};
 use crate::ozaki::{
     self as cpu, Accumulate, OZAKI2_MODULI, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products,
@@ -52,6 +53,8 @@ use std::sync::Mutex;
 pub const KERNELS: &[&str] = &[
     "ozaki_vecmax_tcontig",
     "ozaki_vecmax_vcontig",
+    "ozaki_vecnorm_tcontig",
+    "ozaki_vecnorm_vcontig",
     "ozaki_exps_make",
     "ozaki_zrow_max",
     "ozaki_acc_rows",
@@ -275,6 +278,8 @@ struct Workspace {
     yb: Buf,
     wbits: Buf,
     xmax: Buf,
+    sqa: Buf,
+    sqb: Buf,
     // scheme I
     pack_a: Buf,
     pack_b: Buf,
@@ -307,6 +312,8 @@ impl Workspace {
             &self.yb,
             &self.wbits,
             &self.xmax,
+            &self.sqa,
+            &self.sqb,
             &self.pack_a,
             &self.pack_b,
             &self.mu_tmp,
@@ -412,11 +419,67 @@ fn vecmax(dev: &Device, x: Vecs, len: usize, out: u64) -> Result<()> {
     }
 }
 
-fn exps_make(dev: &Device, mubits: u64, count: usize, q: i32, xv: u64, exps: u64) -> Result<()> {
+/// `sq[v]` = the fast mode's sum of squares of vector `v` ([`cpu::ozaki2::norm_squares`]),
+/// from the maxima `mubits` of [`vecmax`].
+fn vecnorm(dev: &Device, x: Vecs, len: usize, mubits: u64, sq: u64) -> Result<()> {
+    memset0(dev, sq, 8 * x.count)?;
+    if x.st == 1 {
+        let grid = (
+            blocks(x.count, 8, u32::MAX as usize),
+            blocks(len, 1024, 65_535),
+        );
+        // SAFETY: ozaki_vecnorm_tcontig(const double* x, u64 sv, u64 count, u64 len,
+        // const u64* mubits, u64* sq) with the launch shape it asks for; x as for vecmax,
+        // mubits and sq hold count u64.
+        unsafe {
+            launch(
+                dev,
+                "ozaki_vecnorm_tcontig",
+                cfg(grid, 256),
+                args![x.ptr, x.sv, x.count, len, mubits, sq],
+            )
+        }
+    } else {
+        let grid = (
+            blocks(x.count, 256, u32::MAX as usize),
+            blocks(len, 64, 65_535),
+        );
+        // SAFETY: ozaki_vecnorm_vcontig(const double* x, u64 st, u64 count, u64 len,
+        // const u64* mubits, u64* sq), as above with sv = 1.
+        unsafe {
+            launch(
+                dev,
+                "ozaki_vecnorm_vcontig",
+                cfg(grid, 256),
+                args![x.ptr, x.st, x.count, len, mubits, sq],
+            )
+        }
+    }
+}
+
+/// `exps[v]` for each mode: `sq` non-null is the fast mode (`q` is then `fast_x`), `xv`
+/// non-null the accurate mode.
+fn exps_make(
+    dev: &Device,
+    mubits: u64,
+    count: usize,
+    q: i32,
+    xv: u64,
+    sq: u64,
+    exps: u64,
+) -> Result<()> {
     let c = cfg((blocks(count, 256, 4096), 1), 256);
-    // SAFETY: ozaki_exps_make(const u64* mubits, u64 count, int q, const int* xv, int* exps):
-    // mubits holds count u64, xv is null or holds count ints, exps holds count ints.
-    unsafe { launch(dev, "ozaki_exps_make", c, args![mubits, count, q, xv, exps]) }
+    // SAFETY: ozaki_exps_make(const u64* mubits, u64 count, int q, const int* xv,
+    // const u64* sq, int* exps): mubits holds count u64, xv is null or holds count ints, sq is
+    // null or holds count u64, exps holds count ints.
+    unsafe {
+        launch(
+            dev,
+            "ozaki_exps_make",
+            c,
+            args![mubits, count, q, xv, sq, exps],
+        )
+    }
 }
 
 /// `ozaki_residues_make` over the padded `countp × lenp` range of `x`.
@@ -434,8 +497,13 @@ fn residues(
     out: u64,
 ) -> Result<()> {
     let tiles = lenp.div_ceil(128) * countp.div_ceil(32);
-    let sms = dev.info().multiprocessors.max(1) as usize;
-    let c = cfg((blocks(tiles, 1, sms * 8), 1), 256);
+    let c = cfg(
+        (
+            blocks(tiles, 1, resident_blocks(dev, "ozaki_residues_make", 256)?),
+            1,
+        ),
+        256,
+    );
     let slab = countp * lenp;
     // SAFETY: ozaki_residues_make(const double* x, u64 sv, u64 st, u64 count, u64 len,
     // u64 countp, u64 lenp, const u64* mubits, const int* exps, int nmod, int mode,
@@ -464,6 +532,21 @@ fn residues(
             ],
         )
     }
+}
+
+/// How many blocks of `block` threads of `kernel` the whole GPU holds at once. A grid-stride
+/// kernel launched with exactly this many blocks has no second, partial wave: with 8 blocks
+/// per SM (more than fit) the residue kernel ran its last third of the blocks on a third of
+/// the GPU, about 2.4× its memory floor on the H100.
+fn resident_blocks(dev: &Device, kernel: &'static str, block: u32) -> Result<usize> {
+    let f = dev.function(&MODULE, kernel)?;
+    let per_sm = f
+        .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
+        .map_err(|e| Error::CudaDriver {
+            op: "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+            cause: e.to_string(),
+        })?;
+    Ok(per_sm.max(1) as usize * dev.info().multiprocessors.max(1) as usize)
 }
 
 fn round16(x: usize) -> usize {
@@ -625,7 +708,7 @@ fn ozaki2_device(
     } else {
         0
     };
-    let fixed = res_a_bytes + res_b_bytes + acc_bytes + 24 * (m + n);
+    let fixed = res_a_bytes + res_b_bytes + acc_bytes + 32 * (m + n);
     let per_col = 4 * mp * (nmod + usize::from(chunked));
     let held = ws.held();
     let nb = plan_cols(dev, held, fixed, per_col, n)?;
@@ -696,11 +779,16 @@ fn ozaki2_device(
                 args![wbits, mub, n, q, kf, fitf, hps, xmax, yb],
             )?
         };
-        exps_make(dev, mua, m, q, xa, ea)?;
-        exps_make(dev, mub, n, q, yb, eb)?;
+        exps_make(dev, mua, m, q, xa, 0, ea)?;
+        exps_make(dev, mub, n, q, yb, 0, eb)?;
     } else {
-        exps_make(dev, mua, m, q, 0, ea)?;
-        exps_make(dev, mub, n, q, 0, eb)?;
+        let x = fast_x(&crt, k)?;
+        let sqa = ws.sqa.get(dev, 8 * m)?;
+        let sqb = ws.sqb.get(dev, 8 * n)?;
+        vecnorm(dev, va, k, mua, sqa)?;
+        vecnorm(dev, vb, k, mub, sqb)?;
+        exps_make(dev, mua, m, x, 0, sqa, ea)?;
+        exps_make(dev, mub, n, x, 0, sqb, eb)?;
     }
     prof.mark(dev, "exponents");
 

@@ -8,7 +8,7 @@
 
 use super::ozaki1::terms;
 use super::split::{beta, ceil_log2, precision_bits};
-use super::{Accumulate, Ozaki1Params};
+use super::{Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params};
 use crate::Dd;
 use crate::dd::bounds as ddb;
 use crate::error::Result;
@@ -124,38 +124,79 @@ pub fn ozaki1_entry_bound(
     )
 }
 
-/// Bound on `|S − (AB)_ij|` for scheme II before `α`, `β`, in either mode, given the row
-/// maximum `mu_a` and 1-norm `norm1_a` of row `i` of `op(A)`, the same of column `j` of
-/// `op(B)`, and `ab_abs = |(AB)_ij|`.
+/// What scheme II's bound needs of one row of `op(A)` or column of `op(B)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VecStats {
+    /// `max_l |x_l|`.
+    pub max_abs: f64,
+    /// `Σ_l |x_l|` (in `f64`, any order).
+    pub norm1: f64,
+    /// `(Σ_l x_l²)^½` (in `f64`, any order).
+    pub norm2: f64,
+}
+
+impl VecStats {
+    /// The statistics of `x`.
+    pub fn of(x: &[f64]) -> VecStats {
+        VecStats {
+            max_abs: x.iter().fold(0.0f64, |m, t| m.max(t.abs())),
+            norm1: x.iter().map(|t| t.abs()).sum(),
+            norm2: x.iter().map(|t| t * t).sum::<f64>().sqrt(),
+        }
+    }
+}
+
+/// A lower bound of scheme II's scaling exponent `e` of a vector with statistics `st`, for
+/// inner dimension `k`. Accurate mode: `e ≥ q − ⌈log2 μ⌉` ([`super::ozaki2::fast_q`]). Fast
+/// mode: `e = x + 16 − ⌈log2 μ⌉ − ⌈log2 R⌉` ([`super::ozaki2::fast_exponent`]) with
+/// `R ≤ √S(1 + 2^-49)` and `√S = ‖g‖₂ ≤ 2^(16−⌈log2 μ⌉)·‖x‖₂ + √k` (each `g_l` exceeds
+/// `|x_l|·2^(16−⌈log2 μ⌉)` by less than 1); `‖x‖₂` is inflated by `1 + γ_k(u)` for its own
+/// rounding and the whole by `1 + 2^-48`.
 ///
-/// Derivation. Row `i` is scaled by `2^e_i` with `e_i ≥ q − ⌈log2 μ_A⌉` (both modes; `q` from
-/// [`super::ozaki2::fast_q`]) and rounded to the nearest integer (error ≤ 1/2 per entry), and
-/// likewise column `j` by `2^f_j`. The integer product is exact (CRT range), so
+/// # Errors
+/// Those of [`super::ozaki2::fast_q`] and [`super::ozaki2::fast_x`].
+pub fn ozaki2_exponent_lower(params: &Ozaki2Params, k: usize, st: &VecStats) -> Result<i32> {
+    use super::ozaki2::{Crt, NORM_BITS, fast_q, fast_x};
+    let e_mu = ceil_log2(st.max_abs);
+    match params.mode {
+        Ozaki2Mode::Accurate => Ok(fast_q(params.moduli, k)? - e_mu),
+        Ozaki2Mode::Fast => {
+            let x = fast_x(&Crt::new(params.moduli)?, k)?;
+            let infl = 1.0 + gamma(k as f64, U);
+            let r = (super::split::ldexp(st.norm2 * infl, NORM_BITS - e_mu)
+                + (k as f64).sqrt() * (1.0 + 2.0 * U))
+                * (1.0 + (-48f64).exp2());
+            Ok(x + NORM_BITS - e_mu - ceil_log2(r))
+        }
+    }
+}
+
+/// Bound on `|S − (AB)_ij|` for scheme II before `α`, `β`, given the statistics of row `i` of
+/// `op(A)` and column `j` of `op(B)` and `ab_abs = |(AB)_ij|`.
+///
+/// Derivation. Row `i` is scaled by `2^e_i` with `e_i` at least [`ozaki2_exponent_lower`]
+/// and rounded to the nearest integer (error ≤ 1/2 per entry), and likewise column `j` by
+/// `2^f_j`. The integer product is exact (CRT range), so
 /// `2^(e+f)·S − 2^(e+f)·(AB)_ij = δ_A·B' + 2^e·A·δ_B` with `|δ| ≤ 1/2` and
 /// `|B'| ≤ 2^f·|B| + 1/2`, giving
 /// `|S − (AB)_ij| ≤ ½·2^-e·‖b_j‖₁ + ½·2^-f·‖a_i‖₁ + ¼·k·2^-(e+f)`.
-/// The reconstruction to a double-double adds at most `4u²·|S|`. Norms may be computed in
+/// The reconstruction to a double-double adds at most `4u²·|S|`. 1-norms may be computed in
 /// `f64` in any order: they are inflated by `1 + γ_k(u)` here.
 ///
 /// # Errors
-/// Those of [`super::ozaki2::fast_q`] (moduli count out of range, `k` too large).
+/// Those of [`ozaki2_exponent_lower`] (moduli count out of range, `k` too large).
 pub fn ozaki2_ab_bound(
-    moduli: usize,
+    params: &Ozaki2Params,
     k: usize,
-    mu_a: f64,
-    mu_b: f64,
-    norm1_a: f64,
-    norm1_b: f64,
+    a: &VecStats,
+    b: &VecStats,
     ab_abs: f64,
 ) -> Result<f64> {
-    let q = super::ozaki2::fast_q(moduli, k)?;
     let infl = 1.0 + gamma(k as f64, U);
-    let ea = ceil_log2(mu_a) - q;
-    let eb = ceil_log2(mu_b) - q;
-    let inv_e = (ea as f64).exp2();
-    let inv_f = (eb as f64).exp2();
-    let e_ab = 0.5 * inv_e * norm1_b * infl
-        + 0.5 * inv_f * norm1_a * infl
+    let inv_e = (-ozaki2_exponent_lower(params, k, a)? as f64).exp2();
+    let inv_f = (-ozaki2_exponent_lower(params, k, b)? as f64).exp2();
+    let e_ab = 0.5 * inv_e * b.norm1 * infl
+        + 0.5 * inv_f * a.norm1 * infl
         + 0.25 * k as f64 * inv_e * inv_f;
     Ok((e_ab + 4.0 * Dd::UNIT_ROUNDOFF * (ab_abs + e_ab)) * (1.0 + 4.0 * U))
 }
@@ -166,18 +207,16 @@ pub fn ozaki2_ab_bound(
 /// Those of [`ozaki2_ab_bound`].
 #[allow(clippy::too_many_arguments)]
 pub fn ozaki2_entry_bound(
-    moduli: usize,
+    params: &Ozaki2Params,
     k: usize,
-    mu_a: f64,
-    mu_b: f64,
-    norm1_a: f64,
-    norm1_b: f64,
+    a: &VecStats,
+    b: &VecStats,
     ab_abs: f64,
     alpha: f64,
     beta_c0_abs: f64,
     out_abs: f64,
 ) -> Result<f64> {
-    let s_err = ozaki2_ab_bound(moduli, k, mu_a, mu_b, norm1_a, norm1_b, ab_abs)?;
+    let s_err = ozaki2_ab_bound(params, k, a, b, ab_abs)?;
     Ok(update_bound(
         Accumulate::Dd,
         alpha,

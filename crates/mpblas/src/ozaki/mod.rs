@@ -120,7 +120,9 @@ pub const OZAKI1_SLICES: (usize, usize) = (2, 8);
 /// How scheme II chooses its power-of-two scaling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ozaki2Mode {
-    /// From the row maxima of `|A|` and column maxima of `|B|` alone (`|AB| ≤ k·μ_A·μ_B`).
+    /// From the row maxima and a 16-bit-quantised 2-norm bound of each row of `A` and column
+    /// of `B` (Cauchy–Schwarz: `|A'||B'| ≤ ‖A'_i‖₂‖B'_j‖₂`; [`ozaki2::fast_x`]). One extra
+    /// read of A and B, no extra GEMM.
     Fast,
     /// From an extra INT8 GEMM of 6-bit upper bounds of `|A|` and `|B|`, which bounds each entry
     /// of `|A|·|B|` and lets rows and columns with room take more bits.

@@ -193,16 +193,82 @@ extern "C" __global__ void ozaki_vecmax_vcontig(const double *__restrict__ x, u6
     if (m != 0) atomicMax(&out[v], m);
 }
 
+// ---- stage 1b: fast mode's 2-norm bounds (ozaki2::norm_squares) -------------------------------
+
+// ozaki2::quantise_up: ceil(|t| 2^e), at least 1 for t != 0 (at most 2^16 here).
+MP_DEV u64 oz_quantise_up(double t, int e) {
+    if (t == 0.0) return 0;
+    u64 g = (u64)ceil(oz_ldexp(mp_abs(t), e));
+    return g > 1 ? g : 1;
+}
+
+// Vectors contiguous along t: one warp per vector, blockIdx.y picks a range of t;
+// sq[v] += sum of g_t^2 (exact integers: any order gives the same sum; sq zeroed before).
+// Zero and bad vectors are skipped. Launch: block (256), grid (ceil(count/8), chunks).
+extern "C" __global__ void ozaki_vecnorm_tcontig(const double *__restrict__ x, u64 sv, u64 count,
+                                                 u64 len, const u64 *__restrict__ mubits,
+                                                 u64 *__restrict__ sq) {
+    u64 v = (u64)blockIdx.x * 8 + threadIdx.x / 32;
+    unsigned lane = threadIdx.x % 32;
+    if (v >= count) return;
+    double mu = oz_mu(mubits[v]);
+    if (mu == 0.0) return;
+    int e = 16 - oz_ceil_log2(mu);
+    u64 per = (len + gridDim.y - 1) / gridDim.y;
+    u64 t0 = per * blockIdx.y;
+    u64 t1 = t0 + per < len ? t0 + per : len;
+    u64 s = 0;
+    for (u64 t = t0 + lane; t < t1; t += 32) {
+        u64 g = oz_quantise_up(x[v * sv + t], e);
+        s += g * g;
+    }
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if (lane == 0 && s != 0) atomicAdd(&sq[v], s);
+}
+
+// Vectors contiguous along v: one thread per vector, blockIdx.y picks a range of t.
+// Launch: block (256), grid (ceil(count/256), chunks).
+extern "C" __global__ void ozaki_vecnorm_vcontig(const double *__restrict__ x, u64 st, u64 count,
+                                                 u64 len, const u64 *__restrict__ mubits,
+                                                 u64 *__restrict__ sq) {
+    u64 v = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= count) return;
+    double mu = oz_mu(mubits[v]);
+    if (mu == 0.0) return;
+    int e = 16 - oz_ceil_log2(mu);
+    u64 per = (len + gridDim.y - 1) / gridDim.y;
+    u64 t0 = per * blockIdx.y;
+    u64 t1 = t0 + per < len ? t0 + per : len;
+    u64 s = 0;
+    for (u64 t = t0; t < t1; ++t) {
+        u64 g = oz_quantise_up(x[v + t * st], e);
+        s += g * g;
+    }
+    if (s != 0) atomicAdd(&sq[v], s);
+}
+
 // ---- stage 2: scaling exponents -----------------------------------------------------------------
 
-// exps[v] = 0 for a zero or bad vector, else x_v - ceil_log2(mu_v) with x_v = xv[v] (accurate
-// mode) or q (fast mode, xv null).
+// exps[v] = 0 for a zero or bad vector, else
+//   fast mode (sq non-null): ozaki2::fast_exponent(q, mu_v, sq[v]), q = the fast_x exponent;
+//   accurate mode (xv non-null): xv[v] - ceil_log2(mu_v);
+//   maxima only (both null): q - ceil_log2(mu_v).
 extern "C" __global__ void ozaki_exps_make(const u64 *__restrict__ mubits, u64 count, int q,
-                                           const int *__restrict__ xv, int *__restrict__ exps) {
+                                           const int *__restrict__ xv, const u64 *__restrict__ sq,
+                                           int *__restrict__ exps) {
     OZ_GRID_STRIDE(v, count) {
         double mu = oz_mu(mubits[v]);
-        int x = xv ? xv[v] : q;
-        exps[v] = mu == 0.0 ? 0 : x - oz_ceil_log2(mu);
+        int e;
+        if (mu == 0.0) {
+            e = 0;
+        } else if (sq) {
+            // ozaki2::sqrt_up: IEEE conversion, square root and product, as on the CPU.
+            double r = sqrt((double)sq[v]) * (1.0 + 0x1p-50);
+            e = q + 16 - oz_ceil_log2(mu) - oz_ceil_log2(r);
+        } else {
+            e = (xv ? xv[v] : q) - oz_ceil_log2(mu);
+        }
+        exps[v] = e;
     }
 }
 
@@ -320,15 +386,29 @@ MP_DEV void oz_load_tile(double (*tile)[OZ_TT + 1], const double *__restrict__ x
     }
 }
 
-// The symmetric residue in [-M/2, M/2) of the integer (-1)^neg (hi 2^32 + lo), hi < 2^32.
+// 1.5 * 2^52: adding it to an integer-valued |x| < 2^51 is exact and leaves x, in two's
+// complement, in the low bits of the sum; adding it to |w| < 2^51 rounds w to the nearest
+// integer (ties to even).
+#define OZ_MAGIC 6755399441055744.0
+
+// The residue of the integer y = hi 2^32 + lo (hi, lo integer-valued, |hi| <= 2^32,
+// 0 <= lo < 2^32) modulo M, as the low byte of a two's-complement int, in FP64 only (the
+// INT32 pipe's division by a constant took 4x the memory time of this stage):
+//   x = hi c + lo with c = 2^32 mod M: |x| < 2^41, exact, x = y (mod M);
+//   t = round(x / M) from fl(x (1/M)): for odd M, x/M is at least 1/(2M) from a half-integer
+//       and fl(x (1/M)) is within 2^-18 of x/M, so t is the nearest integer; for M = 256 the
+//       product is exact (ties to even);
+//   r = x - t M (one FMA, exact): r in [-(M-1)/2, (M-1)/2] for odd M, [-128, 128] for 256,
+//   where 128 and -128 have the same low byte, 0x80 = the CPU's -128.
+// So the byte equals ozaki2::sym_residue's for every M (the residue is unique in that range).
 template <unsigned M>
-MP_DEV int oz_sym_res(unsigned hi, unsigned lo, bool neg) {
-    const unsigned c32 = (unsigned)((1ULL << 32) % M);
-    unsigned r = (hi % M) * c32 + lo % M;
-    r %= M;
-    if (neg && r != 0) r = M - r;
-    int s = (int)r;
-    return 2 * s >= (int)M ? s - (int)M : s;
+MP_DEV unsigned oz_res_byte(double hi, double lo) {
+    const double c = (double)((1ULL << 32) % M);
+    const double inv = 1.0 / (double)M;
+    double x = __fma_rn(hi, c, lo);
+    double t = __dadd_rn(__dmul_rn(x, inv), OZ_MAGIC) - OZ_MAGIC;
+    double r = __fma_rn(-t, (double)M, x);
+    return (unsigned)__double2loint(r + OZ_MAGIC) & 0xffu;
 }
 
 // The residue of an integer-valued |v| >= 2^64: v = mant 2^sh, (mant mod M)(2^sh mod M).
@@ -377,37 +457,34 @@ extern "C" __global__ void ozaki_residues_make(const double *__restrict__ x, u64
                 continue;
             }
             int e = v < count ? exps[v] : 0;
-            unsigned hi[4], lo[4];
-            bool neg[4], big = false;
-            double av[4];
+            // y = rint(2^e x) = hi 2^32 + lo (exact: floor of a power-of-two scaling, then an
+            // FMA whose result lies in [0, 2^32)); |y| >= 2^64 takes the slow exact path.
+            double hi[4], lo[4], yv[4];
+            bool big = false;
             for (int j = 0; j < 4; ++j) {
                 double y = mu == 0.0 ? 0.0 : rint(oz_ldexp(tile[vv][4 * lane + j], e));
-                neg[j] = y < 0.0;
-                double a = mp_abs(y);
-                av[j] = a;
-                if (a >= 18446744073709551616.0) {
+                yv[j] = y;
+                if (mp_abs(y) >= 18446744073709551616.0) {
                     big = true;
-                    hi[j] = 0;
-                    lo[j] = 0;
+                    hi[j] = 0.0;
+                    lo[j] = 0.0;
                 } else {
-                    double h = floor(a * 2.3283064365386963e-10);
-                    hi[j] = (unsigned)h;
-                    lo[j] = (unsigned)(a - h * 4294967296.0);
+                    hi[j] = floor(y * 2.3283064365386963e-10);
+                    lo[j] = __fma_rn(-hi[j], 4294967296.0, y);
                 }
             }
 #define OZ_RES_STEP(l, M)                                                                          \
     if (l < nmod) {                                                                                 \
         unsigned packed = 0;                                                                        \
-        for (int j = 0; j < 4; ++j) {                                                               \
-            int s;                                                                                  \
-            if (big && av[j] >= 18446744073709551616.0) {                                           \
-                unsigned r = oz_big_res(av[j], M);                                                  \
-                if (neg[j] && r != 0) r = M - r;                                                    \
-                s = 2 * (int)r >= (int)M ? (int)r - (int)M : (int)r;                                \
-            } else {                                                                                \
-                s = oz_sym_res<M>(hi[j], lo[j], neg[j]);                                            \
+        _Pragma("unroll") for (int j = 0; j < 4; ++j) {                                             \
+            unsigned byte = oz_res_byte<M>(hi[j], lo[j]);                                           \
+            if (big && mp_abs(yv[j]) >= 18446744073709551616.0) {                                   \
+                unsigned r = oz_big_res(yv[j], M);                                                  \
+                if (yv[j] < 0.0 && r != 0) r = M - r;                                               \
+                int s = 2 * (int)r >= (int)M ? (int)r - (int)M : (int)r;                            \
+                byte = (unsigned)s & 0xffu;                                                         \
             }                                                                                       \
-            packed |= ((unsigned)s & 0xffu) << (8 * j);                                             \
+            packed |= byte << (8 * j);                                                              \
         }                                                                                           \
         *(unsigned *)(out + (u64)(l) * slab + base) = packed;                                       \
     }
