@@ -413,7 +413,7 @@ pub mod ozaki {
     use crate::error::{Error, Result};
     use crate::ozaki::reproduce::Reproduction;
 
-    /// The seed paper's Tables 2 and 3 on the GPU.
+    /// The seed paper's Tables 2 and 3, and the scheme II columns for `moduli`, on the GPU.
     ///
     /// # Errors
     ///
@@ -423,6 +423,7 @@ pub mod ozaki {
         _sizes: &[usize],
         _phis: &[f64],
         _seeds: &[u64],
+        _moduli: &[usize],
     ) -> Result<Reproduction> {
         Err(Error::CudaNotBuilt)
     }
