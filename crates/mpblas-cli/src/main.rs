@@ -3,7 +3,8 @@
 //! - `mpblas info`: version, number formats, machine.
 //! - `mpblas reproduce qd`: the QD paper's operation-rate tables, ours beside the paper's.
 //! - `mpblas reproduce rns`: the RNS format at the MPRES papers' precisions (basis, rates).
-//! - `mpblas reproduce ozaki`: the Ozaki-scheme paper's Tables 2 and 3 (CPU, or GPU with `--gpu`; `--svg` plot).
+//! - `mpblas reproduce ozaki`: the Ozaki-scheme paper's Tables 2 and 3 and our Ozaki-II table by
+//!   number of moduli (CPU, or GPU with `--gpu`; `--moduli` list; `--svg` plot).
 //! - `mpblas bench`: one format and operation, one line.
 //!
 //! Errors print a message on stderr and exit with status 1 (usage errors: 2, from clap).
@@ -22,6 +23,7 @@ mod rng;
 use clap::{Parser, Subcommand, ValueEnum};
 use elem::Op;
 use measure::Setup;
+use mpblas::ozaki::reproduce::{CPU_DEFAULT_MODULI, GPU_DEFAULT_MODULI};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -33,6 +35,7 @@ use std::process::ExitCode;
     about,
     long_about = None,
     after_help = "Examples:\n  mpblas info --json\n  mpblas reproduce qd --threads 4 > qd.txt\n  \
+                  mpblas reproduce ozaki --gpu --moduli 8-20 --svg ozaki.svg\n  \
                   mpblas bench --format dd --op mul --n 1000000"
 )]
 struct Cli {
@@ -77,6 +80,10 @@ enum Command {
         /// For `ozaki`: also write an SVG scatter plot (log time vs log error per method).
         #[arg(long, value_name = "PATH")]
         svg: Option<PathBuf>,
+        /// For `ozaki`: moduli counts N of the Ozaki-II (fast mode) columns, counts and ranges
+        /// within 8..20, e.g. `8-20` or `8,12,16` [default: 14,16,20; with --gpu 8-20].
+        #[arg(long, value_name = "LIST")]
+        moduli: Option<String>,
     },
     /// Time one element-wise operation in one format and print one line.
     Bench {
@@ -102,7 +109,8 @@ enum Paper {
     /// RNS floats (MPRES-BLAS papers): moduli, dynamic range and + × ÷ √ rates at 106..1696 bits.
     /// Uses at most 16384 elements per array (RNS operations are slow; `--n` lowers it).
     Rns,
-    /// Ozaki scheme (paper 002): Tables 2 and 3 on the CPU (or with `--gpu` on GPU 0) at n = `--sizes`.
+    /// Ozaki scheme (paper 002): Tables 2 and 3 on the CPU (or with `--gpu` on GPU 0) at n = `--sizes`,
+    /// then Ozaki II by number of moduli (`--moduli`) beside DGEMM.
     Ozaki,
 }
 
@@ -166,9 +174,10 @@ fn run(cli: Cli) -> Result<(), String> {
             opts,
             threads,
             svg,
+            moduli,
             ..
         } => {
-            no_svg(svg.as_ref())?;
+            ozaki_only(svg.as_ref(), moduli.as_deref())?;
             let setup = opts.setup()?;
             let plan = reproduce_rns::Plan {
                 n: setup.n.min(16_384),
@@ -185,8 +194,14 @@ fn run(cli: Cli) -> Result<(), String> {
             seeds,
             gpu,
             svg,
+            moduli,
             ..
         } => {
+            let moduli = match moduli {
+                Some(list) => reproduce_ozaki::parse_moduli(&list)?,
+                None if gpu => GPU_DEFAULT_MODULI.to_vec(),
+                None => CPU_DEFAULT_MODULI.to_vec(),
+            };
             let plan = reproduce_ozaki::Plan {
                 sizes: if sizes.is_empty() {
                     if gpu {
@@ -198,6 +213,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     sizes
                 },
                 seeds: seeds.unwrap_or(if gpu { 10 } else { 3 }),
+                moduli,
                 gpu,
                 svg,
             };
@@ -210,9 +226,10 @@ fn run(cli: Cli) -> Result<(), String> {
             json_file,
             gpu,
             svg,
+            moduli,
             ..
         } => {
-            no_svg(svg.as_ref())?;
+            ozaki_only(svg.as_ref(), moduli.as_deref())?;
             let plan = reproduce::Plan {
                 setup: opts.setup()?,
                 threads: threads_or_all(threads)?,
@@ -232,12 +249,16 @@ fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
-/// `--svg` is for `reproduce ozaki` only.
-fn no_svg(svg: Option<&PathBuf>) -> Result<(), String> {
-    match svg {
-        Some(_) => Err("--svg is only for `reproduce ozaki`".into()),
-        None => Ok(()),
+/// `--svg` and `--moduli` are for `reproduce ozaki` only: an error rather than silently
+/// ignored, so that a mistyped paper name does not look like a run with those options.
+fn ozaki_only(svg: Option<&PathBuf>, moduli: Option<&str>) -> Result<(), String> {
+    if svg.is_some() {
+        return Err("--svg is only for `reproduce ozaki`".into());
     }
+    if moduli.is_some() {
+        return Err("--moduli is only for `reproduce ozaki`".into());
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {

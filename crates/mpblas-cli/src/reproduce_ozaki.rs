@@ -1,9 +1,12 @@
 //! `mpblas reproduce ozaki`: the Ozaki-scheme paper's Tables 2 and 3 (mean maximum relative
 //! error, and time and error ratios against single precision) on this CPU, with the paper's
-//! figures printed beside ours; with `--gpu` on GPU 0 (cuBLAS SGEMM/DGEMM and the CUDA Ozaki
-//! GEMMs), and with `--svg` a scatter plot of time against error like the paper's figures.
+//! figures printed beside ours, then our scheme II table (fast mode for each moduli count N of
+//! `--moduli`, beside DGEMM); with `--gpu` on GPU 0 (cuBLAS SGEMM/DGEMM and the CUDA Ozaki
+//! GEMMs, scheme II in accurate mode too), and with `--svg` a scatter plot of time against
+//! error like the paper's figures.
 
-use mpblas::ozaki::reproduce::{METHODS, Reproduction, reproduce};
+use mpblas::ozaki::OZAKI2_MODULI;
+use mpblas::ozaki::reproduce::{PAPER_METHODS, Reproduction, ozaki2_moduli_of, reproduce};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -16,10 +19,51 @@ pub struct Plan {
     pub sizes: Vec<usize>,
     /// Seeds averaged over (the paper used 10).
     pub seeds: usize,
+    /// Moduli counts of the scheme II (fast mode) methods.
+    pub moduli: Vec<usize>,
     /// Run on GPU 0 instead of the CPU.
     pub gpu: bool,
     /// Also write an SVG scatter plot here.
     pub svg: Option<PathBuf>,
+}
+
+/// The moduli counts of `--moduli`: a comma-separated list of counts and inclusive ranges
+/// (`8-20`, `8,12,16`, `8-10,16`), sorted and without repeats.
+///
+/// # Errors
+/// A message naming the bad item: not a number, an empty or reversed range, or a count outside
+/// the supported `8..=20`.
+pub fn parse_moduli(list: &str) -> Result<Vec<usize>, String> {
+    let (lo, hi) = OZAKI2_MODULI;
+    let count = |s: &str| -> Result<usize, String> {
+        let q: usize = s
+            .trim()
+            .parse()
+            .map_err(|_| format!("--moduli: '{}' is not a number of moduli", s.trim()))?;
+        if (lo..=hi).contains(&q) {
+            Ok(q)
+        } else {
+            Err(format!(
+                "--moduli: {q} moduli is not supported (Ozaki II takes {lo} to {hi})"
+            ))
+        }
+    };
+    let mut out = Vec::new();
+    for item in list.split(',') {
+        match item.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (count(a)?, count(b)?);
+                if a > b {
+                    return Err(format!("--moduli: the range '{}' is reversed", item.trim()));
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(count(item)?),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }
 
 /// Runs the reproduction and prints the tables (or JSON).
@@ -41,10 +85,13 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<(), String> {
         None
     };
     let bar = crate::reproduce::progress(1);
-    bar.set_message(format!("ozaki n = {:?}, {} seeds", plan.sizes, plan.seeds));
+    bar.set_message(format!(
+        "ozaki n = {:?}, {} seeds, N = {:?}",
+        plan.sizes, plan.seeds, plan.moduli
+    ));
     let rep = match &dev {
-        Some(d) => mpblas::cuda::ozaki::reproduce_gpu(d, &plan.sizes, &phis, &seeds),
-        None => reproduce(&plan.sizes, &phis, &seeds),
+        Some(d) => mpblas::cuda::ozaki::reproduce_gpu(d, &plan.sizes, &phis, &seeds, &plan.moduli),
+        None => reproduce(&plan.sizes, &phis, &seeds, &plan.moduli),
     }
     .map_err(|e| e.to_string())?;
     bar.finish_and_clear();
@@ -62,11 +109,12 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<(), String> {
             .rows
             .iter()
             .map(|r| {
-                let per_method = |v: &[f64; 8]| -> serde_json::Map<String, serde_json::Value> {
-                    METHODS
+                // NaN (a method that did not run) becomes null.
+                let per_method = |v: &[f64]| -> serde_json::Map<String, serde_json::Value> {
+                    rep.methods
                         .iter()
                         .zip(v)
-                        .map(|(m, x)| (m.to_string(), serde_json::json!(x)))
+                        .map(|(m, x)| (m.clone(), serde_json::json!(x)))
                         .collect()
                 };
                 serde_json::json!({
@@ -76,6 +124,11 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<(), String> {
                 })
             })
             .collect();
+        let unavailable: serde_json::Map<String, serde_json::Value> = rep
+            .unavailable
+            .iter()
+            .map(|(m, why)| (m.clone(), serde_json::json!(why)))
+            .collect();
         let doc = serde_json::json!({
             "paper": "ozaki",
             "device": if dev.is_some() { "gpu" } else { "cpu" },
@@ -83,6 +136,9 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<(), String> {
             "gpu": dev.as_ref().map(|d| d.info().name.clone()),
             "seeds": rep.seeds,
             "reference": if dev.is_some() { GPU_REFERENCE } else { "exact" },
+            "methods": rep.methods,
+            "moduli": plan.moduli,
+            "unavailable": unavailable,
             "rows": rows,
         });
         println!(
@@ -95,32 +151,90 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<(), String> {
             "Ozaki scheme (paper 002): {kind} reproduction on {where_} (the paper's numbers are \
              GPU numbers at n = 1024..4096)\n"
         );
-        let t2 = rep.table2();
-        match &dev {
-            Some(_) => println!("{}", t2.replacen("c* exact", GPU_REFERENCE, 1)),
-            None => println!("{t2}"),
-        }
+        // The GPU run's reference is not the exact product: say so where the tables say c*.
+        let reference = |t: String| match &dev {
+            Some(_) => t.replacen("c* exact", GPU_REFERENCE, 1),
+            None => t,
+        };
+        println!("{}", reference(rep.table2()));
         println!("{}", rep.table3());
+        println!("{}", reference(rep.ozaki2_table()));
     }
     Ok(())
 }
 
-/// Colours of the methods, in [`METHODS`] order.
-const COLOURS: [&str; 8] = [
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+/// Colours of the paper's methods, in [`PAPER_METHODS`] order.
+const PAPER_COLOURS: [&str; 7] = [
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
 ];
+
+/// Colours of the methods that are neither the paper's nor scheme II in fast mode (accurate
+/// mode, cuBLAS's emulation, ...), in order of appearance, reused if there are more.
+const OTHER_COLOURS: [&str; 3] = ["#17becf", "#bcbd22", "#000000"];
+
+/// The colour of scheme II in fast mode with `moduli` moduli: a grey ramp from light (fewest
+/// moduli) to black (most), so that the N family reads as one series, apart from the paper's
+/// coloured methods, and its order shows without the legend.
+fn ramp(moduli: usize) -> String {
+    let (lo, hi) = OZAKI2_MODULI;
+    let t = (moduli.clamp(lo, hi) - lo) as f64 / (hi - lo) as f64;
+    let v = (200.0 - t * 190.0).round() as u8;
+    format!("#{v:02x}{v:02x}{v:02x}")
+}
+
+/// How one method is drawn.
+struct Style {
+    colour: String,
+    /// The moduli count, for scheme II in fast mode (drawn as a labelled, connected series).
+    moduli: Option<usize>,
+}
+
+fn styles(rep: &Reproduction) -> Vec<Style> {
+    let mut other = 0;
+    rep.methods
+        .iter()
+        .map(|m| {
+            if let Some(i) = PAPER_METHODS.iter().position(|p| p == m) {
+                Style {
+                    colour: PAPER_COLOURS[i].into(),
+                    moduli: None,
+                }
+            } else if let Some(q) = ozaki2_moduli_of(m) {
+                Style {
+                    colour: ramp(q),
+                    moduli: Some(q),
+                }
+            } else {
+                other += 1;
+                Style {
+                    colour: OTHER_COLOURS[(other - 1) % OTHER_COLOURS.len()].into(),
+                    moduli: None,
+                }
+            }
+        })
+        .collect()
+}
 
 /// An SVG plot like the paper's Figures 17–25: one panel per `(φ, n)` row (rows of panels by
 /// φ, columns by n), each a scatter of `log10` time (x) against `log10` max relative error (y)
-/// with one point per method, one colour and legend entry per method, and the same axes in
-/// every panel so that panels compare.
+/// with one point per method, and the same axes in every panel so that panels compare. The
+/// paper's methods have a colour each; scheme II in fast mode is a grey ramp by moduli count,
+/// its points joined in N order and labelled with N (labels that would overlap are left out);
+/// other methods get further colours. A method with no value anywhere is "(n/a)" in the
+/// legend.
 pub fn svg_plot(rep: &Reproduction, title: &str) -> String {
     let ok = |t: f64, e: f64| t > 0.0 && e > 0.0 && t.is_finite() && e.is_finite();
+    let value = |r: &mpblas::ozaki::reproduce::ReproRow, m: usize| {
+        let t = r.time.get(m).copied().unwrap_or(f64::NAN);
+        let e = r.err.get(m).copied().unwrap_or(f64::NAN);
+        (t, e)
+    };
     let pts = || {
         rep.rows.iter().flat_map(move |r| {
-            (0..8)
-                .filter(move |&m| ok(r.time[m], r.err[m]))
-                .map(move |m| (r.time[m].log10(), r.err[m].log10()))
+            (0..rep.methods.len())
+                .map(move |m| value(r, m))
+                .filter(move |&(t, e)| ok(t, e))
+                .map(|(t, e)| (t.log10(), e.log10()))
         })
     };
     let range = |v: Vec<f64>| {
@@ -134,6 +248,14 @@ pub fn svg_plot(rep: &Reproduction, title: &str) -> String {
     };
     let (x0, x1) = range(pts().map(|p| p.0).collect());
     let (y0, y1) = range(pts().map(|p| p.1).collect());
+    let style = styles(rep);
+    // Fast scheme II methods in N order: the order of the connecting line.
+    let mut series: Vec<(usize, usize)> = style
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.moduli.map(|q| (q, i)))
+        .collect();
+    series.sort_unstable();
     let mut phis: Vec<f64> = Vec::new();
     let mut ns: Vec<usize> = Vec::new();
     for r in &rep.rows {
@@ -145,11 +267,13 @@ pub fn svg_plot(rep: &Reproduction, title: &str) -> String {
         }
     }
     let (pw, ph) = (300.0, 230.0); // one panel's plot area
-    let (left, gap_x, top, gap_y, legend) = (70.0, 60.0, 60.0, 70.0, 130.0);
+    let (left, gap_x, top, gap_y, legend) = (70.0, 60.0, 60.0, 70.0, 180.0);
+    let legend_step = 17.0;
+    let legend_lines = rep.methods.len() + usize::from(!series.is_empty());
     let cols = ns.len().max(1) as f64;
     let rows = phis.len().max(1) as f64;
     let w = left + cols * (pw + gap_x) + legend;
-    let h = top + rows * (ph + gap_y);
+    let h = (top + rows * (ph + gap_y)).max(top + 20.0 + legend_step * legend_lines as f64);
     let xstep = ((x1 - x0) / 6.0).ceil().max(1.0);
     let ystep = ((y1 - y0) / 8.0).ceil().max(1.0);
     let mut s = String::new();
@@ -160,8 +284,8 @@ pub fn svg_plot(rep: &Reproduction, title: &str) -> String {
     let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
     let _ = writeln!(
         s,
-        r#"<text x="{}" y="24" text-anchor="middle" font-size="15">{}</text>"#,
-        (w - legend) / 2.0,
+        r#"<text x="{}" y="24" font-size="15">{}</text>"#,
+        left - 50.0,
         escape(title)
     );
     for r in &rep.rows {
@@ -222,32 +346,96 @@ pub fn svg_plot(rep: &Reproduction, title: &str) -> String {
             ox - 45.0,
             oy + ph / 2.0
         );
-        for m in 0..8 {
-            if ok(r.time[m], r.err[m]) {
+        // Scheme II's curve first, so that the points sit on top of it.
+        let curve: Vec<(usize, f64, f64)> = series
+            .iter()
+            .map(|&(q, m)| (q, value(r, m)))
+            .filter(|&(_, (t, e))| ok(t, e))
+            .map(|(q, (t, e))| (q, px(t.log10()), py(e.log10())))
+            .collect();
+        if curve.len() > 1 {
+            let points: Vec<String> = curve
+                .iter()
+                .map(|&(_, x, y)| format!("{x:.2},{y:.2}"))
+                .collect();
+            let _ = writeln!(
+                s,
+                r##"<polyline points="{}" fill="none" stroke="#999" stroke-width="1"/>"##,
+                points.join(" ")
+            );
+        }
+        for (m, (name, st)) in rep.methods.iter().zip(&style).enumerate() {
+            let (t, e) = value(r, m);
+            if ok(t, e) {
                 let _ = writeln!(
                     s,
-                    r#"<circle cx="{:.2}" cy="{:.2}" r="4.5" fill="{}" fill-opacity="0.85"><title>{} φ={} n={}: {:.3e} s, {:.3e}</title></circle>"#,
-                    px(r.time[m].log10()),
-                    py(r.err[m].log10()),
-                    COLOURS[m],
-                    METHODS[m],
+                    r##"<circle cx="{:.2}" cy="{:.2}" r="4.5" fill="{}" fill-opacity="0.85" stroke="#333" stroke-width="{}"><title>{} φ={} n={}: {:.3e} s, {:.3e}</title></circle>"##,
+                    px(t.log10()),
+                    py(e.log10()),
+                    st.colour,
+                    if st.moduli.is_some() { 0.6 } else { 0.0 },
+                    escape(name),
                     r.phi,
                     r.n,
-                    r.time[m],
-                    r.err[m]
+                    t,
+                    e
                 );
             }
         }
+        // N beside its point, the ends of the curve first; a label that would overlap one
+        // already placed is left out (neighbouring N often nearly coincide).
+        let mut order: Vec<usize> = (0..curve.len()).collect();
+        if curve.len() > 1 {
+            order.swap(1, curve.len() - 1);
+        }
+        let mut placed: Vec<(f64, f64)> = Vec::new();
+        for i in order {
+            let (q, x, y) = curve[i];
+            let (lx, ly) = (x + 6.0, y - 5.0);
+            if placed
+                .iter()
+                .any(|&(a, b)| (a - lx).abs() < 12.0 && (b - ly).abs() < 9.0)
+            {
+                continue;
+            }
+            placed.push((lx, ly));
+            let _ = writeln!(
+                s,
+                r##"<text x="{lx:.2}" y="{ly:.2}" font-size="8" fill="#444">{q}</text>"##
+            );
+        }
     }
     let lx = w - legend + 10.0;
-    for (i, (name, col)) in METHODS.iter().zip(COLOURS).enumerate() {
-        let yy = top + 10.0 + 20.0 * i as f64;
+    let mut yy = top + 10.0;
+    for (m, name) in rep.methods.iter().enumerate() {
+        if series.first().is_some_and(|&(_, first)| first == m) {
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{}" font-style="italic">Ozaki II, fast, N moduli:</text>"#,
+                lx - 5.0,
+                yy + 4.0
+            );
+            yy += legend_step;
+        }
+        let missing = rep.rows.iter().all(|r| {
+            let (t, e) = value(r, m);
+            t.is_nan() || e.is_nan()
+        });
         let _ = writeln!(
             s,
-            r#"<circle cx="{lx}" cy="{yy}" r="5" fill="{col}"/><text x="{}" y="{}">{name}</text>"#,
+            r##"<circle cx="{lx}" cy="{yy}" r="5" fill="{}" stroke="#333" stroke-width="{}"/><text x="{}" y="{}">{}{}</text>"##,
+            style[m].colour,
+            if style[m].moduli.is_some() { 0.6 } else { 0.0 },
             lx + 10.0,
-            yy + 4.0
+            yy + 4.0,
+            escape(name),
+            if missing && !rep.rows.is_empty() {
+                " (n/a)"
+            } else {
+                ""
+            }
         );
+        yy += legend_step;
     }
     s.push_str("</svg>\n");
     s
@@ -265,11 +453,36 @@ mod tests {
     use super::*;
     use mpblas::ozaki::reproduce::ReproRow;
 
+    fn methods(extra: &[&str]) -> Vec<String> {
+        PAPER_METHODS
+            .iter()
+            .chain(extra)
+            .map(|m| m.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn moduli_lists_and_ranges_parse() {
+        assert_eq!(parse_moduli("8-20").unwrap(), (8..=20).collect::<Vec<_>>());
+        assert_eq!(parse_moduli("16,8, 12").unwrap(), vec![8, 12, 16]);
+        assert_eq!(parse_moduli("8-10,9,20").unwrap(), vec![8, 9, 10, 20]);
+        assert_eq!(parse_moduli("14-14").unwrap(), vec![14]);
+        for bad in [
+            "", "7", "21", "8-21", "12-9", "x", "8,,9", "-8", "8-", "1e1",
+        ] {
+            let e = parse_moduli(bad).unwrap_err();
+            assert!(e.starts_with("--moduli:"), "{bad}: {e}");
+        }
+        assert!(parse_moduli("30").unwrap_err().contains("8 to 20"));
+    }
+
     #[test]
     fn svg_survives_empty_zero_and_non_finite_values() {
         let empty = Reproduction {
+            methods: methods(&[]),
             rows: vec![],
             seeds: 0,
+            unavailable: vec![],
         };
         let s = svg_plot(&empty, "a < b & c");
         assert!(s.starts_with("<svg") && s.ends_with("</svg>\n"));
@@ -277,7 +490,7 @@ mod tests {
         let row = ReproRow {
             phi: 1.0,
             n: 8,
-            err: [
+            err: vec![
                 1e-3,
                 0.0,
                 f64::INFINITY,
@@ -286,18 +499,63 @@ mod tests {
                 1e-14,
                 1e-15,
                 1e-16,
+                f64::NAN,
             ],
-            time: [1e-5; 8],
+            time: vec![1e-5; 9],
         };
-        let s = svg_plot(
-            &Reproduction {
-                rows: vec![row],
-                seeds: 1,
-            },
-            "t",
-        );
-        // 5 plotted points (zero, Inf and NaN errors left out) and 8 legend marks.
-        assert_eq!(s.matches("<circle").count(), 5 + 8);
+        let rep = Reproduction {
+            methods: methods(&["OzII-16", "emu"]),
+            rows: vec![row],
+            seeds: 1,
+            unavailable: vec![],
+        };
+        let s = svg_plot(&rep, "t");
+        // 5 plotted points (zero, Inf and NaN errors left out) and 9 legend marks.
+        assert_eq!(s.matches("<circle").count(), 5 + 9);
         assert!(!s.contains("NaN") && !s.contains("inf"));
+        assert!(s.contains(">emu (n/a)</text>"), "{s}");
+        assert!(s.contains(">4 split (n/a)</text>"), "{s}");
+    }
+
+    #[test]
+    fn svg_joins_and_labels_the_moduli_series() {
+        let mut m = methods(&[]);
+        let ns: Vec<usize> = (8..=20).collect();
+        m.extend(ns.iter().map(|q| format!("OzII-{q}")));
+        m.push("OzII-16acc".into());
+        let k = m.len();
+        // Scheme II's error falls by 100× per modulus and its time grows: points far apart,
+        // so every N gets its label.
+        let row = ReproRow {
+            phi: 2.0,
+            n: 64,
+            err: (0..k)
+                .map(|i| if i < 7 { 1e-6 } else { 10f64.powi(-(i as i32)) })
+                .collect(),
+            time: (0..k).map(|i| 1e-4 * 1.5f64.powi(i as i32)).collect(),
+        };
+        let rep = Reproduction {
+            methods: m.clone(),
+            rows: vec![row],
+            seeds: 1,
+            unavailable: vec![],
+        };
+        let s = svg_plot(&rep, "t");
+        assert_eq!(s.matches("<polyline").count(), 1);
+        assert_eq!(s.matches("<circle").count(), 2 * k);
+        for name in &m {
+            assert!(
+                s.contains(&format!(">{name}</text>")),
+                "legend lacks {name}"
+            );
+        }
+        for q in &ns {
+            assert!(
+                s.contains(&format!("fill=\"#444\">{q}</text>")),
+                "no label {q}"
+            );
+        }
+        assert_eq!(ramp(8), "#c8c8c8");
+        assert_eq!(ramp(20), "#0a0a0a");
     }
 }

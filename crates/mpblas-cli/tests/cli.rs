@@ -86,6 +86,49 @@ fn reproduce_ozaki_small_run() {
         "--json",
     ]);
     assert_eq!(v["rows"].as_array().unwrap().len(), 3, "one row per phi");
+    // The paper's methods first, then Ozaki II for the default moduli counts of the CPU run.
+    let methods: Vec<&str> = v["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let mut want: Vec<String> = mpblas::ozaki::reproduce::PAPER_METHODS
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
+    want.extend(
+        mpblas::ozaki::reproduce::CPU_DEFAULT_MODULI
+            .iter()
+            .map(|&q| mpblas::ozaki::reproduce::ozaki2_method(q)),
+    );
+    assert_eq!(methods, want);
+    for row in v["rows"].as_array().unwrap() {
+        for m in &want {
+            assert!(row["mean_max_rel_error"][m].is_number(), "{m}: {row}");
+            assert!(row["mean_seconds"][m].is_number(), "{m}: {row}");
+        }
+    }
+}
+
+#[test]
+fn reproduce_ozaki_moduli_flag() {
+    let (code, stdout, stderr) = mpblas(&[
+        "reproduce",
+        "ozaki",
+        "--sizes",
+        "16",
+        "--seeds",
+        "1",
+        "--moduli",
+        "8-9,20",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("Ozaki scheme II (INT8 CRT)"), "{stdout}");
+    for m in ["OzII-8", "OzII-9", "OzII-20"] {
+        assert!(stdout.contains(m), "{m}: {stdout}");
+    }
+    assert!(!stdout.contains("OzII-16"), "{stdout}");
 }
 
 #[test]
@@ -94,6 +137,11 @@ fn bad_arguments_are_errors_not_panics() {
         &["reproduce", "ozaki", "--sizes", "0"][..],
         &["reproduce", "qd", "--n", "0"],
         &["reproduce", "rns", "--svg", "x.svg"],
+        &["reproduce", "ozaki", "--moduli", "7"],
+        &["reproduce", "ozaki", "--moduli", "8-21"],
+        &["reproduce", "ozaki", "--moduli", "12-8"],
+        &["reproduce", "ozaki", "--moduli", "sixteen"],
+        &["reproduce", "qd", "--moduli", "16"],
         &["reproduce", "rns", "--reps", "0"],
         &["bench", "--threads", "0"],
     ] {
@@ -125,7 +173,14 @@ fn reproduce_ozaki_svg_names_every_method() {
     let _ = std::fs::remove_file(&path);
     assert!(svg.starts_with("<svg"), "{svg}");
     assert!(svg.trim_end().ends_with("</svg>"));
-    for m in mpblas::ozaki::reproduce::METHODS {
+    let scheme2 = mpblas::ozaki::reproduce::CPU_DEFAULT_MODULI
+        .iter()
+        .map(|&q| mpblas::ozaki::reproduce::ozaki2_method(q));
+    for m in mpblas::ozaki::reproduce::PAPER_METHODS
+        .iter()
+        .map(|m| m.to_string())
+        .chain(scheme2)
+    {
         assert!(svg.contains(&format!(">{m}</text>")), "legend lacks {m}");
     }
 }

@@ -406,14 +406,134 @@ pub mod qd {
     pub use super::qd_elementwise::*;
 }
 
-/// GPU Ozaki functions: without the `cuda` feature only the reproduction entry point, which
-/// returns [`Error::CudaNotBuilt`].
+/// The Ozaki-scheme GEMMs on the GPU (not built: every call returns [`Error::CudaNotBuilt`]).
 pub mod ozaki {
-    use super::Device;
+    use super::{Device, DeviceDdVec, DeviceVec};
     use crate::error::{Error, Result};
     use crate::ozaki::reproduce::Reproduction;
+    use crate::ozaki::split::Split;
+    use crate::ozaki::{Ozaki1Params, Ozaki2Params, SliceGemm, Trans};
 
-    /// The seed paper's Tables 2 and 3 on the GPU.
+    /// The kernel entry points (none without the `cuda` feature).
+    pub const KERNELS: &[&str] = &[];
+
+    /// `C ← α·op(A)·op(B) + β·C` by Ozaki scheme II on INT8 tensor cores.
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::CudaNotBuilt`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn ozaki2_gemm(
+        _dev: &Device,
+        _transa: Trans,
+        _transb: Trans,
+        _m: usize,
+        _n: usize,
+        _k: usize,
+        _alpha: f64,
+        _a: &DeviceVec<f64>,
+        _lda: usize,
+        _b: &DeviceVec<f64>,
+        _ldb: usize,
+        _beta: f64,
+        _c: &mut DeviceVec<f64>,
+        _ldc: usize,
+        _params: &Ozaki2Params,
+    ) -> Result<()> {
+        Err(Error::CudaNotBuilt)
+    }
+
+    /// `op(A)·op(B)` by scheme II as a double-double array.
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::CudaNotBuilt`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn ozaki2_product(
+        _dev: &Device,
+        _transa: Trans,
+        _transb: Trans,
+        _m: usize,
+        _n: usize,
+        _k: usize,
+        _a: &DeviceVec<f64>,
+        _lda: usize,
+        _b: &DeviceVec<f64>,
+        _ldb: usize,
+        _params: &Ozaki2Params,
+    ) -> Result<DeviceDdVec> {
+        Err(Error::CudaNotBuilt)
+    }
+
+    /// `C ← α·op(A)·op(B) + β·C` by cuBLAS DGEMM.
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::CudaNotBuilt`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn dgemm(
+        _dev: &Device,
+        _transa: Trans,
+        _transb: Trans,
+        _m: usize,
+        _n: usize,
+        _k: usize,
+        _alpha: f64,
+        _a: &DeviceVec<f64>,
+        _lda: usize,
+        _b: &DeviceVec<f64>,
+        _ldb: usize,
+        _beta: f64,
+        _c: &mut DeviceVec<f64>,
+        _ldc: usize,
+    ) -> Result<()> {
+        Err(Error::CudaNotBuilt)
+    }
+
+    /// The device split of scheme I, downloaded.
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::CudaNotBuilt`].
+    pub fn ozaki1_split(
+        _dev: &Device,
+        _x: &[f64],
+        _len: usize,
+        _count: usize,
+        _slices: usize,
+        _prec: SliceGemm,
+        _keep_remainders: bool,
+    ) -> Result<Split> {
+        Err(Error::CudaNotBuilt)
+    }
+
+    /// `C ← α·op(A)·op(B) + β·C` by Ozaki scheme I on the GPU.
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::CudaNotBuilt`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn ozaki1_gemm(
+        _dev: &Device,
+        _transa: Trans,
+        _transb: Trans,
+        _m: usize,
+        _n: usize,
+        _k: usize,
+        _alpha: f64,
+        _a: &DeviceVec<f64>,
+        _lda: usize,
+        _b: &DeviceVec<f64>,
+        _ldb: usize,
+        _beta: f64,
+        _c: &mut DeviceVec<f64>,
+        _ldc: usize,
+        _params: &Ozaki1Params,
+    ) -> Result<()> {
+        Err(Error::CudaNotBuilt)
+    }
+
+    /// The seed paper's Tables 2 and 3, and the scheme II columns for `moduli`, on the GPU.
     ///
     /// # Errors
     ///
@@ -423,7 +543,191 @@ pub mod ozaki {
         _sizes: &[usize],
         _phis: &[f64],
         _seeds: &[u64],
+        _moduli: &[usize],
     ) -> Result<Reproduction> {
         Err(Error::CudaNotBuilt)
+    }
+}
+
+pub use ozaki::{dgemm, ozaki1_gemm, ozaki2_gemm};
+
+/// RNS multiple precision on the GPU (not built: every call returns [`Error::CudaNotBuilt`];
+/// a [`DeviceMpArray`](rns::DeviceMpArray) cannot be created, so its methods are unreachable).
+pub mod rns {
+    use super::{Device, Never};
+    use crate::error::{Error, Result};
+    use crate::rns::{Basis, MpArray};
+    use std::sync::Arc;
+
+    /// Largest number of moduli the GPU kernels would handle: bases up to about 1980 bits.
+    pub const MAX_MODULI: usize = 128;
+
+    /// An array of RNS numbers on one GPU (never, without the `cuda` feature).
+    #[derive(Debug)]
+    pub struct DeviceMpArray {
+        never: Never,
+    }
+
+    impl DeviceMpArray {
+        /// `len` zeros of `basis` on `dev`.
+        ///
+        /// # Errors
+        ///
+        /// Always [`Error::CudaNotBuilt`].
+        pub fn zeros(_dev: &Device, _basis: &Arc<Basis>, _len: usize) -> Result<DeviceMpArray> {
+            Err(Error::CudaNotBuilt)
+        }
+        /// A new device array holding `src`.
+        ///
+        /// # Errors
+        ///
+        /// Always [`Error::CudaNotBuilt`].
+        pub fn upload(_dev: &Device, _src: &MpArray) -> Result<DeviceMpArray> {
+            Err(Error::CudaNotBuilt)
+        }
+        /// The number of elements.
+        pub fn len(&self) -> usize {
+            match self.never {}
+        }
+        /// True if there are no elements.
+        pub fn is_empty(&self) -> bool {
+            match self.never {}
+        }
+        /// The basis of every element.
+        pub fn basis(&self) -> &Arc<Basis> {
+            match self.never {}
+        }
+        /// The CUDA ordinal of the device the array lives on.
+        pub fn ordinal(&self) -> usize {
+            match self.never {}
+        }
+        /// Pretend the array lives on device `ordinal`.
+        #[doc(hidden)]
+        pub fn set_ordinal_for_tests(&mut self, _ordinal: usize) {
+            match self.never {}
+        }
+        /// Copy `src` into this array.
+        ///
+        /// # Errors
+        ///
+        /// Unreachable.
+        pub fn copy_from_host(&mut self, _src: &MpArray) -> Result<()> {
+            match self.never {}
+        }
+        /// Copy the array into `dst`.
+        ///
+        /// # Errors
+        ///
+        /// Unreachable.
+        pub fn copy_to_host(&self, _dst: &mut MpArray) -> Result<()> {
+            match self.never {}
+        }
+        /// The array's contents on the host.
+        ///
+        /// # Errors
+        ///
+        /// Unreachable.
+        pub fn download(&self) -> Result<MpArray> {
+            match self.never {}
+        }
+    }
+
+    /// `out[i] = x[i] + y[i]`.
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::CudaNotBuilt`].
+    pub fn add(
+        _dev: &Device,
+        _x: &DeviceMpArray,
+        _y: &DeviceMpArray,
+        _out: &mut DeviceMpArray,
+    ) -> Result<()> {
+        Err(Error::CudaNotBuilt)
+    }
+    /// `out[i] = x[i] − y[i]`.
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::CudaNotBuilt`].
+    pub fn sub(
+        _dev: &Device,
+        _x: &DeviceMpArray,
+        _y: &DeviceMpArray,
+        _out: &mut DeviceMpArray,
+    ) -> Result<()> {
+        Err(Error::CudaNotBuilt)
+    }
+    /// `out[i] = x[i] × y[i]`.
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::CudaNotBuilt`].
+    pub fn mul(
+        _dev: &Device,
+        _x: &DeviceMpArray,
+        _y: &DeviceMpArray,
+        _out: &mut DeviceMpArray,
+    ) -> Result<()> {
+        Err(Error::CudaNotBuilt)
+    }
+    /// `out[i] = x[i] ÷ y[i]`.
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::CudaNotBuilt`].
+    pub fn div(
+        _dev: &Device,
+        _x: &DeviceMpArray,
+        _y: &DeviceMpArray,
+        _out: &mut DeviceMpArray,
+    ) -> Result<()> {
+        Err(Error::CudaNotBuilt)
+    }
+    /// `out[i] = √x[i]`.
+    ///
+    /// # Errors
+    ///
+    /// Always [`Error::CudaNotBuilt`].
+    pub fn sqrt(_dev: &Device, _x: &DeviceMpArray, _out: &mut DeviceMpArray) -> Result<()> {
+        Err(Error::CudaNotBuilt)
+    }
+}
+
+/// The RNS kernel modules, by their public names (no entry points without the `cuda` feature).
+macro_rules! kernel_list_stub {
+    ($($modname:ident: $what:literal),* $(,)?) => {
+        $(
+            #[doc = concat!("Launcher of the RNS ", $what, " kernels (not built).")]
+            pub mod $modname {
+                /// The kernel entry points (none without the `cuda` feature).
+                pub const KERNELS: &[&str] = &[];
+            }
+        )*
+    };
+}
+kernel_list_stub!(
+    rns_esi: "signs, exponents and evaluations",
+    rns_digits: "residue",
+    rns_round: "rounding",
+    rns_divsqrt: "division and square root",
+);
+
+impl Device {
+    /// [`rns::DeviceMpArray::upload`] on this device.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn upload_mp(&self, _src: &crate::rns::MpArray) -> Result<rns::DeviceMpArray> {
+        match self.never {}
+    }
+    /// Drop the workspaces and handles kept on this device between calls.
+    ///
+    /// # Errors
+    ///
+    /// Unreachable.
+    pub fn release_workspaces(&self) -> Result<()> {
+        match self.never {}
     }
 }

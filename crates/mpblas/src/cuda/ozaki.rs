@@ -1595,33 +1595,80 @@ fn timed3(dev: &Device, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
     Ok(t[1] * 1e-3)
 }
 
+/// A GEMM with the signature of [`dgemm`]: the shape of a method appended to the GPU
+/// reproduction by [`EXTRA_GPU_METHODS`].
+type ExtraGemm = fn(
+    &Device,
+    Trans,
+    Trans,
+    usize,
+    usize,
+    usize,
+    f64,
+    &DeviceVec<f64>,
+    usize,
+    &DeviceVec<f64>,
+    usize,
+    f64,
+    &mut DeviceVec<f64>,
+    usize,
+) -> Result<()>;
+
+/// Methods [`reproduce_gpu`] appends after its own, as (name, GEMM). A GEMM that returns an
+/// error does not stop the run: its column becomes "n/a" (NaN) and the error is kept in
+/// [`Reproduction::unavailable`](crate::ozaki::reproduce::Reproduction::unavailable), because
+/// such a method may depend on a library version or GPU the machine lacks.
+///
+/// HOOK: cuBLAS's own FP64 emulation goes here, e.g. `("cuBLAS FP64 emu", emulated_dgemm)`,
+/// once a function of [`dgemm`]'s signature exists for it.
+const EXTRA_GPU_METHODS: &[(&str, ExtraGemm)] = &[];
+
+/// The name of the accurate-mode scheme II method of the GPU reproduction.
+const ACCURATE_METHOD: &str = "OzII-16acc";
+
 /// The seed paper's Tables 2 and 3 on the GPU, rows as [`crate::ozaki::reproduce::reproduce`]
-/// (same inputs: seed `s` draws A from `s` and B from `s + 1000`). Methods: "single" is cuBLAS
-/// SGEMM on the inputs rounded to `f32`; "k split" is [`ozaki1_gemm`] with `k` `f32` slices
-/// (triangular products, `f64` sum); "double" is [`dgemm`]; "OzII-16" is [`ozaki2_gemm`] with
-/// the default parameters (16 moduli, fast). Each time is one warm-up then the median of three
-/// CUDA-event timings of the whole call (inputs already on the device); each error is the
-/// maximum relative error against [`ozaki2_product`] with 20 moduli in accurate mode, held as
-/// double-double.
+/// (same inputs: seed `s` draws A from `s` and B from `s + 1000`; same methods). Methods:
+/// "single" is cuBLAS SGEMM on the inputs rounded to `f32`; "k split" is [`ozaki1_gemm`] with
+/// `k` `f32` slices (triangular products, `f64` sum); "double" is [`dgemm`]; "OzII-N" is
+/// [`ozaki2_gemm`] in fast mode with `N` moduli, for each count of `moduli` (sorted, repeats
+/// dropped; [`GPU_DEFAULT_MODULI`](crate::ozaki::reproduce::GPU_DEFAULT_MODULI), 8..=20, is
+/// the CLI's default); "OzII-16acc" is [`ozaki2_gemm`] with 16 moduli in accurate mode; then
+/// the methods of `EXTRA_GPU_METHODS` (none yet), "n/a" where they fail. Each time is one
+/// warm-up then the median of three CUDA-event timings of the whole call (inputs already on
+/// the device); each error is the maximum relative error against [`ozaki2_product`] with 20
+/// moduli in accurate mode, held as double-double.
 ///
 /// # Errors
-/// Those of the GEMMs ([`Error::CudaLibraryMissing`], [`Error::CudaOutOfMemory`],
-/// [`Error::CudaLaunch`], ...).
+/// [`Error::OutOfRange`] for a moduli count outside `8..=20`; those of the GEMMs
+/// ([`Error::CudaLibraryMissing`], [`Error::CudaOutOfMemory`], [`Error::CudaLaunch`], ...).
 pub fn reproduce_gpu(
     dev: &Device,
     sizes: &[usize],
     phis: &[f64],
     seeds: &[u64],
+    moduli: &[usize],
 ) -> Result<cpu::reproduce::Reproduction> {
-    use cpu::reproduce::{ReproRow, Reproduction, max_rel_error_dd, paper_matrix};
+    use cpu::reproduce::{
+        PAPER_METHODS, ReproRow, Reproduction, checked_moduli, max_rel_error_dd, ozaki2_method,
+        paper_matrix,
+    };
+    let moduli = checked_moduli(moduli)?;
+    let mut methods: Vec<String> = PAPER_METHODS.iter().map(|m| m.to_string()).collect();
+    methods.extend(moduli.iter().map(|&q| ozaki2_method(q)));
+    methods.push(ACCURATE_METHOD.to_string());
+    methods.extend(EXTRA_GPU_METHODS.iter().map(|(name, _)| name.to_string()));
+    let mut unavailable: Vec<(String, String)> = Vec::new();
     let blas = blas(dev)?;
     let no = Trans::No;
     let mut rows = Vec::new();
     for &phi in phis {
         for &n in sizes {
-            let mut err = [0.0; 8];
-            let mut time = [0.0; 8];
+            let mut err = vec![0.0; methods.len()];
+            let mut time = vec![0.0; methods.len()];
             for &seed in seeds {
+                // This seed's error and time per method, pushed in the order of `methods`.
+                let mut e = Vec::with_capacity(methods.len());
+                let mut t = Vec::with_capacity(methods.len());
                 let a = paper_matrix(n, n, phi, seed);
                 let b = paper_matrix(n, n, phi, seed + 1000);
                 let ad = dev.upload_f64(&a)?;
@@ -1641,13 +1688,13 @@ pub fn reproduce_gpu(
                 let mut c32: DeviceVec<f64> = dev.zeros(n * n)?;
                 let (pa, pb) = (dev_ptr(dev, &a32.words()[0]), dev_ptr(dev, &b32.words()[0]));
                 let pc = dev_ptr(dev, &c32.words_mut()[0]);
-                time[0] += timed3(dev, || {
+                t.push(timed3(dev, || {
                     // SAFETY: a32, b32 hold n·n f32 values each (packed, rounded up to whole
                     // words) and c32 n·n f64 words, more than n·n f32; c32 is distinct.
                     unsafe { blas.sgemm(false, false, n, n, n, 1.0, pa, n, pb, n, 0.0, pc, n) }
-                })?;
+                })?);
                 let c = unpack_f32(&c32.download()?, n * n);
-                err[0] += max_rel_error_dd(&c, &hi, &lo);
+                e.push(max_rel_error_dd(&c, &hi, &lo));
                 drop((a32, b32, c32));
                 let mut cd: DeviceVec<f64> = dev.zeros(n * n)?;
                 for s in 2..=6 {
@@ -1657,38 +1704,68 @@ pub fn reproduce_gpu(
                         slice_gemm: SliceGemm::F32,
                         accumulate: Accumulate::F64,
                     };
-                    time[s - 1] += timed3(dev, || {
+                    t.push(timed3(dev, || {
                         ozaki1_gemm(
                             dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n, &p,
                         )
-                    })?;
-                    err[s - 1] += max_rel_error_dd(&cd.download()?, &hi, &lo);
+                    })?);
+                    e.push(max_rel_error_dd(&cd.download()?, &hi, &lo));
                 }
-                time[6] += timed3(dev, || {
+                t.push(timed3(dev, || {
                     dgemm(dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n)
-                })?;
-                err[6] += max_rel_error_dd(&cd.download()?, &hi, &lo);
-                let p2 = Ozaki2Params::default();
-                time[7] += timed3(dev, || {
-                    ozaki2_gemm(
-                        dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n, &p2,
-                    )
-                })?;
-                err[7] += max_rel_error_dd(&cd.download()?, &hi, &lo);
+                })?);
+                e.push(max_rel_error_dd(&cd.download()?, &hi, &lo));
+                let fast = moduli.iter().map(|&q| Ozaki2Params {
+                    moduli: q,
+                    mode: Ozaki2Mode::Fast,
+                });
+                let accurate = Ozaki2Params {
+                    moduli: 16,
+                    mode: Ozaki2Mode::Accurate,
+                };
+                for p2 in fast.chain([accurate]) {
+                    t.push(timed3(dev, || {
+                        ozaki2_gemm(
+                            dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n, &p2,
+                        )
+                    })?);
+                    e.push(max_rel_error_dd(&cd.download()?, &hi, &lo));
+                }
+                for &(name, gemm) in EXTRA_GPU_METHODS {
+                    let run = || gemm(dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n);
+                    match timed3(dev, run) {
+                        Ok(x) => {
+                            t.push(x);
+                            e.push(max_rel_error_dd(&cd.download()?, &hi, &lo));
+                        }
+                        Err(why) => {
+                            // NaN survives the mean: the row shows "n/a", not a partial mean.
+                            t.push(f64::NAN);
+                            e.push(f64::NAN);
+                            if !unavailable.iter().any(|(m, _)| m == name) {
+                                unavailable.push((name.to_string(), why.to_string()));
+                            }
+                        }
+                    }
+                }
+                debug_assert_eq!(e.len(), methods.len());
+                for (sum, x) in err.iter_mut().zip(&e) {
+                    *sum += x;
+                }
+                for (sum, x) in time.iter_mut().zip(&t) {
+                    *sum += x;
+                }
                 drop((ad, bd, cd));
                 dev.release_workspaces()?;
             }
-            let ns = seeds.len().max(1) as f64;
-            for t in 0..8 {
-                err[t] /= ns;
-                time[t] /= ns;
-            }
-            rows.push(ReproRow { phi, n, err, time });
+            rows.push(ReproRow::from_sums(phi, n, err, time, seeds.len()));
         }
     }
     Ok(Reproduction {
+        methods,
         rows,
         seeds: seeds.len(),
+        unavailable,
     })
 }
 
