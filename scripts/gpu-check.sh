@@ -10,8 +10,9 @@
 #      of the device headers, and (with NVRTC) every module compiling for sm_90 plus the disk
 #      cache round trip;
 #   2. the release test binaries of mpblas (lib, gpu_bits, gpu_func_bits, gpu_rns_bits,
-#      gpu_ozaki, kernels_compile, cuda_host) and the gpu_bench, gpu_func_bench,
-#      gpu_rns_bench and gpu_ozaki_bench examples, with debug info stripped, into gpu-bundle/;
+#      gpu_ozaki, gpu_emulation, kernels_compile, cuda_host) and the gpu_bench,
+#      gpu_func_bench, gpu_rns_bench and gpu_ozaki_bench examples, with debug info stripped,
+#      into gpu-bundle/;
 #   3. gpu-bundle/run.sh, which runs every test binary with --include-ignored --test-threads=1,
 #      then the benchmarks, and prints a summary.
 set -euo pipefail
@@ -44,7 +45,7 @@ list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 cargo test --release -p mpblas --features cuda --no-run --message-format=json \
     --lib --test gpu_bits --test gpu_func_bits --test gpu_rns_bits --test gpu_ozaki \
-    --test kernels_compile --test cuda_host >"$list"
+    --test gpu_emulation --test kernels_compile --test cuda_host >"$list"
 cargo build --release -p mpblas --features cuda --example gpu_bench --example gpu_func_bench \
     --example gpu_rns_bench --example gpu_ozaki_bench --message-format=json >>"$list"
 # Pick the executables out of cargo's JSON messages: "<name> <path>" per line.
@@ -104,7 +105,8 @@ summary=""
 # time limit; the whole bundle can be run in parts). OZAKI_SIZES="1024,...,16384" sets the
 # Ozaki benchmark's sizes (default below); OZAKI_BENCH_SKIP_OZ1=1 skips the slow Ozaki-I rows.
 want() { [ -z "${RUN_ONLY:-}" ] || [[ " $RUN_ONLY " == *" $1 "* ]]; }
-for t in lib cuda_host kernels_compile gpu_bits gpu_func_bits gpu_rns_bits gpu_ozaki; do
+for t in lib cuda_host kernels_compile gpu_bits gpu_func_bits gpu_rns_bits gpu_ozaki \
+         gpu_emulation; do
     want "$t" || continue
     echo
     echo "== $t"

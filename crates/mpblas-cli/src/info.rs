@@ -129,13 +129,35 @@ fn cuda() -> Cuda {
             json: json!({ "built": true, "usable": false, "reason": e.to_string() }),
         },
         Ok(devices) => {
-            let gpus: Vec<String> = devices.iter().map(|d| d.to_string()).collect();
+            let emulation: Vec<String> = devices.iter().map(|d| emulation(d.ordinal)).collect();
+            let gpus: Vec<String> = devices
+                .iter()
+                .zip(&emulation)
+                .map(|(d, e)| format!("{d}\n           cuBLAS FP64 emulation: {e}"))
+                .collect();
+            let plain: Vec<String> = devices.iter().map(|d| d.to_string()).collect();
             Cuda {
                 summary: format!("built; {} GPU(s)", gpus.len()),
-                json: json!({ "built": true, "usable": !gpus.is_empty(), "gpus": gpus }),
+                json: json!({
+                    "built": true,
+                    "usable": !gpus.is_empty(),
+                    "gpus": plain,
+                    "cublas_fp64_emulation": emulation,
+                }),
                 gpus,
             }
         }
+    }
+}
+
+/// Whether cuBLAS's own FP64 emulation (the comparison row of the Ozaki benchmarks) can run on
+/// GPU `ordinal`: "available (cuBLAS 13.1.0)" or "not available: <why>".
+fn emulation(ordinal: usize) -> String {
+    let info = mpblas::cuda::Device::open(ordinal)
+        .and_then(|dev| mpblas::cuda::emulation::emulation_info(&dev));
+    match info {
+        Ok(info) => info.to_string(),
+        Err(e) => format!("not available: {e}"),
     }
 }
 

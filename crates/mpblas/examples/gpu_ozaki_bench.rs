@@ -9,6 +9,11 @@
 //! the reconstruction included; the workspace is kept between calls), and the median is
 //! reported with TFLOP/s = 2n³/t and the speed-up over DGEMM measured in the same run.
 //!
+//! Last row per n: cuBLAS's own FP64 emulation (`cuda::emulation::dgemm_emulated`, dynamic
+//! mantissa control, eager strategy), timed and checked the same way, with the mantissa bits
+//! cuBLAS reports (or "native" when it ran plain DGEMM); "n/a: <reason>" where cuBLAS has no
+//! emulation (before 13.1) or the call fails.
+//!
 //! Error column: max over all entries of |c − ref|/|ref|, where ref is the Ozaki II product
 //! with 20 moduli in accurate mode kept as a double-double (`cuda::ozaki::ozaki2_product`;
 //! its own error is below 1e-25 relative to |A||B| here). For n ≤ 1024 the exact product
@@ -107,6 +112,62 @@ impl Method {
             ),
         }
     }
+}
+
+const EMULATED: &str = "cuBLAS FP64 emulation";
+
+/// The row of cuBLAS's FP64 emulation (default configuration), printed and recorded like the
+/// others; `None` (after an "n/a: <reason>" line) when `dgemm_emulated` fails, so that the
+/// benchmark goes on. Returns C for the exact check.
+#[allow(clippy::too_many_arguments)]
+fn emulated_row(
+    dev: &Device,
+    n: usize,
+    reps: usize,
+    t_dgemm: f64,
+    ad: &DeviceVec<f64>,
+    bd: &DeviceVec<f64>,
+    cd: &mut DeviceVec<f64>,
+    hi: &[f64],
+    lo: &[f64],
+    table: &mut String,
+    rows: &mut Vec<String>,
+) -> Result<Option<Vec<f64>>> {
+    use mpblas::cuda::emulation::{EmulationConfig, dgemm_emulated, last_mantissa_bits};
+    // Its workspace (up to ~18 GB at n = 16384) must not compete with the Ozaki ones.
+    dev.release_workspaces()?;
+    let cfg = EmulationConfig::default();
+    let no = Trans::No;
+    let timed = time(dev, reps, || {
+        dgemm_emulated(dev, no, no, n, n, n, 1.0, ad, n, bd, n, 0.0, cd, n, &cfg)
+    })
+    .and_then(|ms| Ok((ms, last_mantissa_bits(dev)?)));
+    let (ms, bits) = match timed {
+        Ok(x) => x,
+        Err(e) => {
+            let line = format!("{n:>6} {EMULATED:<22} n/a: {e}");
+            println!("{line}");
+            *table += &line;
+            table.push('\n');
+            return Ok(None);
+        }
+    };
+    let c = cd.download()?;
+    let err = max_rel(&c, hi, lo);
+    let tf = 2.0 * (n as f64).powi(3) / (ms * 1e-3) / 1e12;
+    let path = bits.map_or("native".to_string(), |b| format!("{b} bits"));
+    let line = format!(
+        "{n:>6} {EMULATED:<22} {ms:>10.3} ms {tf:>8.2} TFLOP/s {:>6.2}x  err {err:.2e}  [{path}]",
+        t_dgemm / ms
+    );
+    println!("{line}");
+    *table += &line;
+    table.push('\n');
+    rows.push(format!(
+        "{n},{EMULATED} ({path}),{ms:.4},{tf:.3},{:.4},{err:.3e}",
+        t_dgemm / ms
+    ));
+    Ok(Some(c))
 }
 
 fn main() -> Result<()> {
@@ -274,6 +335,12 @@ fn main() -> Result<()> {
                 meth.name(),
                 t_dgemm / ms
             ));
+        }
+        if let Some(c) = emulated_row(
+            &dev, n, reps, t_dgemm, &ad, &bd, &mut cd, &hi, &lo, &mut table, &mut rows,
+        )? && n <= 1024
+        {
+            exact_check.push((EMULATED.to_string(), c));
         }
         if !exact_check.is_empty() {
             // Exact errors (error-free accumulation) for the reference itself and the methods.

@@ -123,6 +123,13 @@ pub enum Error {
         /// The library: `"nvrtc"`, `"cublas"`, `"cublasLt"`.
         library: &'static str,
     },
+    /// A CUDA library loads but lacks a function the operation needs (it is older than the
+    /// feature), e.g. cuBLAS without the FP64 emulation API.
+    #[error("CUDA feature not available: {what}")]
+    CudaFeatureMissing {
+        /// What is missing and what provides it.
+        what: String,
+    },
     /// NVRTC rejected a kernel module; `log` is the compiler's log.
     #[error("NVRTC failed to compile CUDA module {module} for {arch}: {cause}\n{log}")]
     CudaCompile {

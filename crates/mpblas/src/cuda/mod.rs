@@ -39,6 +39,7 @@ mod array;
 mod cublas;
 pub mod dd_elementwise;
 pub mod dd_func;
+pub mod emulation;
 #[cfg(test)]
 mod func_tables;
 pub mod nvrtc;

@@ -204,7 +204,7 @@ fn cfg_2d(dev: &Device, m: usize, n: usize) -> LaunchConfig {
     cfg((gx as u32, gy as u32), 256)
 }
 
-fn dev_ptr<T>(dev: &Device, s: &CudaSlice<T>) -> u64 {
+pub(crate) fn dev_ptr<T>(dev: &Device, s: &CudaSlice<T>) -> u64 {
     let (p, _record) = s.device_ptr(dev.stream());
     p
 }
@@ -971,7 +971,12 @@ fn prepare_update(
     Ok(Some(Update { blas, va, vb, pc }))
 }
 
-fn check_devices(dev: &Device, a: &DeviceVec<f64>, b: &DeviceVec<f64>, c: usize) -> Result<()> {
+pub(crate) fn check_devices(
+    dev: &Device,
+    a: &DeviceVec<f64>,
+    b: &DeviceVec<f64>,
+    c: usize,
+) -> Result<()> {
     dev.check_on("a", a.ordinal())?;
     dev.check_on("b", b.ordinal())?;
     dev.check_on("c", c)
