@@ -1624,9 +1624,46 @@ type ExtraGemm = fn(
 /// [`Reproduction::unavailable`](crate::ozaki::reproduce::Reproduction::unavailable), because
 /// such a method may depend on a library version or GPU the machine lacks.
 ///
-/// HOOK: cuBLAS's own FP64 emulation goes here, e.g. `("cuBLAS FP64 emu", emulated_dgemm)`,
-/// once a function of [`dgemm`]'s signature exists for it.
-const EXTRA_GPU_METHODS: &[(&str, ExtraGemm)] = &[];
+/// Methods of the GPU reproduction beyond the paper's and scheme II's: cuBLAS's own FP64
+/// emulation (fixed-point Ozaki scheme inside cuBLAS 13, dynamic mantissa control, eager).
+const EXTRA_GPU_METHODS: &[(&str, ExtraGemm)] = &[("cuBLAS FP64 emu", emulated_dgemm)];
+
+/// [`super::emulation::dgemm_emulated`] with its default configuration, in [`dgemm`]'s shape.
+#[allow(clippy::too_many_arguments)]
+fn emulated_dgemm(
+    dev: &Device,
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    a: &DeviceVec<f64>,
+    lda: usize,
+    b: &DeviceVec<f64>,
+    ldb: usize,
+    beta: f64,
+    c: &mut DeviceVec<f64>,
+    ldc: usize,
+) -> Result<()> {
+    super::emulation::dgemm_emulated(
+        dev,
+        transa,
+        transb,
+        m,
+        n,
+        k,
+        alpha,
+        a,
+        lda,
+        b,
+        ldb,
+        beta,
+        c,
+        ldc,
+        &super::emulation::EmulationConfig::default(),
+    )
+}
 
 /// The name of the accurate-mode scheme II method of the GPU reproduction.
 const ACCURATE_METHOD: &str = "OzII-16acc";
@@ -1638,7 +1675,7 @@ const ACCURATE_METHOD: &str = "OzII-16acc";
 /// [`ozaki2_gemm`] in fast mode with `N` moduli, for each count of `moduli` (sorted, repeats
 /// dropped; [`GPU_DEFAULT_MODULI`](crate::ozaki::reproduce::GPU_DEFAULT_MODULI), 8..=20, is
 /// the CLI's default); "OzII-16acc" is [`ozaki2_gemm`] with 16 moduli in accurate mode; then
-/// the methods of `EXTRA_GPU_METHODS` (none yet), "n/a" where they fail. Each time is one
+/// the methods of `EXTRA_GPU_METHODS` (cuBLAS's FP64 emulation), "n/a" where they fail. Each time is one
 /// warm-up then the median of three CUDA-event timings of the whole call (inputs already on
 /// the device); each error is the maximum relative error against [`ozaki2_product`] with 20
 /// moduli in accurate mode, held as double-double.

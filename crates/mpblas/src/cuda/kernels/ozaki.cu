@@ -411,7 +411,21 @@ MP_DEV unsigned oz_res_byte(double hi, double lo) {
     return (unsigned)__double2loint(r + OZ_MAGIC) & 0xffu;
 }
 
-// The residue of an integer-valued |v| >= 2^64: v = mant 2^sh, (mant mod M)(2^sh mod M).
+// oz_res_byte for y = top 2^64 + hi 2^32 + lo (|top| <= 2^32, hi, lo as there): with
+// d = 2^64 mod M, x = top d + (hi c + lo) satisfies |x| < 2^42, and the rest of the argument
+// of oz_res_byte holds unchanged (x/M is within 2^-17 of fl(x (1/M))).
+template <unsigned M>
+MP_DEV unsigned oz_res_byte3(double top, double hi, double lo) {
+    const double c = (double)((1ULL << 32) % M);
+    const double d = (double)((unsigned)((((1ULL << 32) % M) * ((1ULL << 32) % M)) % M));
+    const double inv = 1.0 / (double)M;
+    double x = __fma_rn(top, d, __fma_rn(hi, c, lo));
+    double t = __dadd_rn(__dmul_rn(x, inv), OZ_MAGIC) - OZ_MAGIC;
+    double r = __fma_rn(-t, (double)M, x);
+    return (unsigned)__double2loint(r + OZ_MAGIC) & 0xffu;
+}
+
+// The residue of an integer-valued |v| >= 2^96: v = mant 2^sh, (mant mod M)(2^sh mod M).
 MP_DEV unsigned oz_big_res(double a, unsigned M) {
     u64 bits = (u64)__double_as_longlong(a) & OZ_ABS_MASK;
     int sh = (int)((bits >> 52) & 0x7ff) - 1075;
@@ -458,27 +472,37 @@ extern "C" __global__ void ozaki_residues_make(const double *__restrict__ x, u64
             }
             int e = v < count ? exps[v] : 0;
             // y = rint(2^e x) = hi 2^32 + lo (exact: floor of a power-of-two scaling, then an
-            // FMA whose result lies in [0, 2^32)); |y| >= 2^64 takes the slow exact path.
-            double hi[4], lo[4], yv[4];
-            bool big = false;
+            // FMA whose result lies in [0, 2^32)).
+            // 2^64 <= |y| < 2^96 (a row's largest entries with 18 or more moduli): first
+            // y = top 2^64 + rest, rest in [0, 2^64) (exact as above), and hi 2^32 + lo = rest;
+            // the residue of top 2^64 is folded in per modulus. Beyond 2^96: the slow path.
+            double hi[4], lo[4], top[4], yv[4];
+            bool big = false, huge = false;
             for (int j = 0; j < 4; ++j) {
                 double y = mu == 0.0 ? 0.0 : rint(oz_ldexp(tile[vv][4 * lane + j], e));
                 yv[j] = y;
-                if (mp_abs(y) >= 18446744073709551616.0) {
-                    big = true;
+                top[j] = 0.0;
+                if (mp_abs(y) >= 79228162514264337593543950336.0) {
+                    huge = true;
                     hi[j] = 0.0;
                     lo[j] = 0.0;
-                } else {
-                    hi[j] = floor(y * 2.3283064365386963e-10);
-                    lo[j] = __fma_rn(-hi[j], 4294967296.0, y);
+                    continue;
                 }
+                if (mp_abs(y) >= 18446744073709551616.0) {
+                    big = true;
+                    top[j] = floor(y * 5.421010862427522e-20);
+                    y = __fma_rn(-top[j], 18446744073709551616.0, y);
+                }
+                hi[j] = floor(y * 2.3283064365386963e-10);
+                lo[j] = __fma_rn(-hi[j], 4294967296.0, y);
             }
 #define OZ_RES_STEP(l, M)                                                                          \
     if (l < nmod) {                                                                                 \
         unsigned packed = 0;                                                                        \
         _Pragma("unroll") for (int j = 0; j < 4; ++j) {                                             \
-            unsigned byte = oz_res_byte<M>(hi[j], lo[j]);                                           \
-            if (big && mp_abs(yv[j]) >= 18446744073709551616.0) {                                   \
+            unsigned byte = big ? oz_res_byte3<M>(top[j], hi[j], lo[j])                              \
+                                : oz_res_byte<M>(hi[j], lo[j]);                                     \
+            if (huge && mp_abs(yv[j]) >= 79228162514264337593543950336.0) {                         \
                 unsigned r = oz_big_res(yv[j], M);                                                  \
                 if (yv[j] < 0.0 && r != 0) r = M - r;                                               \
                 int s = 2 * (int)r >= (int)M ? (int)r - (int)M : (int)r;                            \
