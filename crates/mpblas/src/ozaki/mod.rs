@@ -141,14 +141,19 @@ pub struct Ozaki2Params {
 /// Default number of moduli of scheme II: 16 (`P ≈ 2^125.4`).
 ///
 /// Why 16. Scheme II's error ([`bounds::ozaki2_ab_bound`]) is set by the row and column
-/// maxima: an entry of A far below its row's maximum keeps fewer bits, so its relative
-/// accuracy depends on the spread of the data, unlike DGEMM's. "FP64 accuracy" is taken here as
-/// meeting DGEMM's own worst-case bound `γ_k·(|A||B|)_ij` ([`bounds::naive_gemm_ab_bound`]) in
-/// every entry. On the paper's inputs with φ ≤ 2 (k = 256), 16 moduli meet it in both modes
-/// with more than 10× to spare, while 14 moduli (GEMMul8's lighter FP64 setting) miss it at φ = 2
-/// by about 25× in fast mode; `tests/ozaki_accuracy.rs::ozaki2_default_is_fp64_level` checks
-/// both facts. Each modulus adds about 3.9 bits to the integer operands (about 7.8 bits of
-/// product accuracy per two moduli); the GPU cost is one INT8 GEMM per modulus.
+/// 2-norms (fast mode) or maxima (accurate mode): an entry of A far below its row's norm keeps
+/// fewer bits, so its relative accuracy depends on the spread of the data, unlike DGEMM's.
+/// Two yardsticks:
+/// - DGEMM's own worst-case bound `γ_k·(|A||B|)_ij` ([`bounds::naive_gemm_ab_bound`]) in every
+///   entry: on the paper's inputs with φ ≤ 2 (k = 256) 14 moduli already meet it in fast mode
+///   and 12 miss it at φ = 2 (`tests/ozaki_accuracy.rs::ozaki2_default_is_fp64_level` checks
+///   the default, 14 and 12).
+/// - DGEMM's measured maximum relative error on the same inputs (the metric): on the
+///   H100 (`BENCHMARKS.md`, n = 1024..16384, 10 seeds) the smallest N no worse than DGEMM is 14
+///   or 15 at φ ≤ 1 but 16 at φ = 2; 16 beats DGEMM in every measured row by 18× or more.
+///
+/// Each modulus adds about 3.9 bits to the integer operands (about 7.8 bits of product
+/// accuracy per two moduli); the GPU cost is one INT8 GEMM per modulus.
 pub const OZAKI2_DEFAULT_MODULI: usize = 16;
 
 /// Smallest and largest moduli counts of scheme II.
