@@ -34,10 +34,10 @@
 //! NVIDIA's emulation samples.
 
 use super::cublas::dim;
-use super::ozaki::{check_devices, dev_ptr};
+use super::ozaki::dev_ptr;
 use super::{Device, DeviceVec, cublas_present, driver_cause};
 use crate::error::{Error, Result};
-use crate::ozaki::{Trans, check_gemm_args};
+use crate::ozaki::Trans;
 use cudarc::cublas::CudaBlas;
 use cudarc::cublas::sys::{
     self, cublasComputeType_t, cublasGemmAlgo_t, cublasHandle_t, cublasMath_t, cublasOperation_t,
@@ -394,20 +394,7 @@ pub fn dgemm_emulated(
     cfg: &EmulationConfig,
 ) -> Result<()> {
     cfg.check()?;
-    check_gemm_args(
-        transa,
-        transb,
-        m,
-        n,
-        k,
-        a.len(),
-        lda,
-        b.len(),
-        ldb,
-        c.len(),
-        ldc,
-    )?;
-    check_devices(dev, a, b, c.ordinal())?;
+    super::ozaki::check_gemm_call(dev, transa, transb, m, n, k, a, lda, b, ldb, c, ldc)?;
     if m == 0 || n == 0 {
         return Ok(());
     }

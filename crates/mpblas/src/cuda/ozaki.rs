@@ -947,6 +947,34 @@ fn prepare_update(
     c: &mut DeviceVec<f64>,
     ldc: usize,
 ) -> Result<Option<Update>> {
+    check_gemm_call(dev, transa, transb, m, n, k, a, lda, b, ldb, c, ldc)?;
+    let pc = dev_ptr(dev, &c.words_mut()[0]);
+    if quick_return(dev, m, n, k, alpha, beta, pc, ldc)? {
+        return Ok(None);
+    }
+    let blas = blas(dev)?;
+    let va = rows_of(dev_ptr(dev, &a.words()[0]), transa, lda, m);
+    let vb = cols_of(dev_ptr(dev, &b.words()[0]), transb, ldb, n);
+    Ok(Some(Update { blas, va, vb, pc }))
+}
+
+/// The BLAS argument checks of [`crate::ozaki`] and the device checks of a GEMM call on
+/// device arrays, shared by [`dgemm`], the Ozaki GEMMs and cuBLAS's emulated DGEMM.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check_gemm_call(
+    dev: &Device,
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &DeviceVec<f64>,
+    lda: usize,
+    b: &DeviceVec<f64>,
+    ldb: usize,
+    c: &DeviceVec<f64>,
+    ldc: usize,
+) -> Result<()> {
     check_gemm_args(
         transa,
         transb,
@@ -960,15 +988,7 @@ fn prepare_update(
         c.len(),
         ldc,
     )?;
-    check_devices(dev, a, b, c.ordinal())?;
-    let pc = dev_ptr(dev, &c.words_mut()[0]);
-    if quick_return(dev, m, n, k, alpha, beta, pc, ldc)? {
-        return Ok(None);
-    }
-    let blas = blas(dev)?;
-    let va = rows_of(dev_ptr(dev, &a.words()[0]), transa, lda, m);
-    let vb = cols_of(dev_ptr(dev, &b.words()[0]), transb, ldb, n);
-    Ok(Some(Update { blas, va, vb, pc }))
+    check_devices(dev, a, b, c.ordinal())
 }
 
 pub(crate) fn check_devices(
@@ -1113,20 +1133,7 @@ pub fn dgemm(
     c: &mut DeviceVec<f64>,
     ldc: usize,
 ) -> Result<()> {
-    check_gemm_args(
-        transa,
-        transb,
-        m,
-        n,
-        k,
-        a.len(),
-        lda,
-        b.len(),
-        ldb,
-        c.len(),
-        ldc,
-    )?;
-    check_devices(dev, a, b, c.ordinal())?;
+    check_gemm_call(dev, transa, transb, m, n, k, a, lda, b, ldb, c, ldc)?;
     if m == 0 || n == 0 {
         return Ok(());
     }
