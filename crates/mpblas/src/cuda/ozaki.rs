@@ -384,77 +384,48 @@ fn cols_of(b: u64, trans: Trans, ldb: usize, n: usize) -> Vecs {
 
 /// `out[v]` = bits of the largest `|x_vt|` (at least those of +Inf for a vector with NaN/Inf).
 fn vecmax(dev: &Device, x: Vecs, len: usize, out: u64) -> Result<()> {
-    memset0(dev, out, 8 * x.count)?;
-    if x.st == 1 {
-        let grid = (
-            blocks(x.count, 8, u32::MAX as usize),
-            blocks(len, 1024, 65_535),
-        );
-        // SAFETY: ozaki_vecmax_tcontig(const double* x, u64 sv, u64 count, u64 len, u64* out)
-        // with the launch shape it asks for; x addresses x[v·sv + t] for v < count, t < len
-        // (the operand checks of check_gemm_args), out holds count u64.
-        unsafe {
-            launch(
-                dev,
-                "ozaki_vecmax_tcontig",
-                cfg(grid, 256),
-                args![x.ptr, x.sv, x.count, len, out],
-            )
-        }
-    } else {
-        let grid = (
-            blocks(x.count, 256, u32::MAX as usize),
-            blocks(len, 64, 65_535),
-        );
-        // SAFETY: ozaki_vecmax_vcontig(const double* x, u64 st, u64 count, u64 len, u64* out),
-        // as above with sv = 1.
-        unsafe {
-            launch(
-                dev,
-                "ozaki_vecmax_vcontig",
-                cfg(grid, 256),
-                args![x.ptr, x.st, x.count, len, out],
-            )
-        }
-    }
+    let kernels = ["ozaki_vecmax_tcontig", "ozaki_vecmax_vcontig"];
+    per_vector(dev, x, len, kernels, None, out)
 }
 
 /// `sq[v]` = the fast mode's sum of squares of vector `v` ([`cpu::ozaki2::norm_squares`]),
 /// from the maxima `mubits` of [`vecmax`].
 fn vecnorm(dev: &Device, x: Vecs, len: usize, mubits: u64, sq: u64) -> Result<()> {
-    memset0(dev, sq, 8 * x.count)?;
-    if x.st == 1 {
-        let grid = (
-            blocks(x.count, 8, u32::MAX as usize),
-            blocks(len, 1024, 65_535),
-        );
-        // SAFETY: ozaki_vecnorm_tcontig(const double* x, u64 sv, u64 count, u64 len,
-        // const u64* mubits, u64* sq) with the launch shape it asks for; x as for vecmax,
-        // mubits and sq hold count u64.
-        unsafe {
-            launch(
-                dev,
-                "ozaki_vecnorm_tcontig",
-                cfg(grid, 256),
-                args![x.ptr, x.sv, x.count, len, mubits, sq],
-            )
-        }
+    let kernels = ["ozaki_vecnorm_tcontig", "ozaki_vecnorm_vcontig"];
+    per_vector(dev, x, len, kernels, Some(mubits), sq)
+}
+
+/// One per-vector reduction pass into `count` zeroed `u64`s: `kernels[0]` (`*_tcontig`, one
+/// warp per vector) when the vectors are contiguous, else `kernels[1]` (`*_vcontig`, one
+/// thread per vector), both with `blockIdx.y` over ranges of `t`; `mubits` is the extra
+/// argument of the norm pass.
+fn per_vector(
+    dev: &Device,
+    x: Vecs,
+    len: usize,
+    kernels: [&'static str; 2],
+    mubits: Option<u64>,
+    out: u64,
+) -> Result<()> {
+    memset0(dev, out, 8 * x.count)?;
+    let (kernel, grid, stride) = if x.st == 1 {
+        (kernels[0], (8, 1024), x.sv)
     } else {
-        let grid = (
-            blocks(x.count, 256, u32::MAX as usize),
-            blocks(len, 64, 65_535),
-        );
-        // SAFETY: ozaki_vecnorm_vcontig(const double* x, u64 st, u64 count, u64 len,
-        // const u64* mubits, u64* sq), as above with sv = 1.
-        unsafe {
-            launch(
-                dev,
-                "ozaki_vecnorm_vcontig",
-                cfg(grid, 256),
-                args![x.ptr, x.st, x.count, len, mubits, sq],
-            )
-        }
-    }
+        (kernels[1], (256, 64), x.st)
+    };
+    let grid = (
+        blocks(x.count, grid.0, u32::MAX as usize),
+        blocks(len, grid.1, 65_535),
+    );
+    let mut args = vec![Arg::from(x.ptr), stride.into(), x.count.into(), len.into()];
+    args.extend(mubits.map(Arg::from));
+    args.push(out.into());
+    // SAFETY: ozaki_vecmax_{t,v}contig(const double* x, u64 stride, u64 count, u64 len,
+    // u64* out) and ozaki_vecnorm_{t,v}contig(..., u64 len, const u64* mubits, u64* sq), with
+    // the launch shapes they ask for (block 256; grid (ceil(count/8), chunks) for tcontig,
+    // (ceil(count/256), chunks) for vcontig); x addresses x[v·sv + t·st] for v < count,
+    // t < len (the operand checks of check_gemm_args), mubits and out hold count u64.
+    unsafe { launch(dev, kernel, cfg(grid, 256), &args) }
 }
 
 /// `exps[v]` for each mode: `sq` non-null is the fast mode (`q` is then `fast_x`), `xv`

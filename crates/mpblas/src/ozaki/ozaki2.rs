@@ -226,7 +226,12 @@ pub fn fast_q(moduli: usize, k: usize) -> Result<i32> {
 
 fn fast_q_crt(crt: &Crt, k: usize) -> Result<i32> {
     let kf = k.max(1) as f64;
-    let lhs = |q: i32| kf * (ldexp(1.0, 2 * q) + ldexp(1.0, q) + 0.25);
+    largest_fitting(crt, k, |q| kf * (ldexp(1.0, 2 * q) + ldexp(1.0, q) + 0.25))
+}
+
+/// The largest exponent `q ≥ 1` whose bound `lhs(q)` (increasing in `q`) [`fits`]; an error
+/// naming `k` when not even `q = 1` fits.
+fn largest_fitting(crt: &Crt, k: usize, lhs: impl Fn(i32) -> f64) -> Result<i32> {
     if !fits(lhs(1), crt) {
         return Err(Error::OutOfRange {
             what: "k (inner dimension) for this number of moduli",
@@ -302,23 +307,10 @@ pub fn fast_x(crt: &Crt, k: usize) -> Result<i32> {
         });
     }
     let h = (k.max(1) as f64).sqrt() * 0.5 * (1.0 + (-50f64).exp2());
-    let lhs = |x: i32| {
+    largest_fitting(crt, k, |x| {
         let r = ldexp(1.0, x) + h;
         r * r
-    };
-    if !fits(lhs(1), crt) {
-        return Err(Error::OutOfRange {
-            what: "k (inner dimension) for this number of moduli",
-            got: k,
-            min: 0,
-            max: (crt.half_p_safe / 8.0).min(usize::MAX as f64) as usize,
-        });
-    }
-    let mut x = 1;
-    while fits(lhs(x + 1), crt) {
-        x += 1;
-    }
-    Ok(x)
+    })
 }
 
 /// The fast mode's exponent of one vector with largest magnitude `mu > 0` and sum of squares
@@ -401,48 +393,46 @@ pub fn scaling(
     }
     let mut xa = vec![q; m];
     let mut yb = vec![q; n];
-    {
-        let abar = magnitude_bounds(ap, k, m);
-        let bbar = magnitude_bounds(bp, k, n);
-        let mut z = vec![0.0f64; m * n];
-        let mut zc = vec![0i32; m * n];
-        let mut l0 = 0;
-        while l0 < k {
-            let l1 = (l0 + K_CHUNK).min(k);
-            gemm_cpu::gemm_i8_i32_part(m, n, k, l0, l1, &abar, &bbar, &mut zc)?;
-            for (d, s) in z.iter_mut().zip(&zc) {
-                *d += *s as f64;
-            }
-            l0 = l1;
+    let abar = magnitude_bounds(ap, k, m);
+    let bbar = magnitude_bounds(bp, k, n);
+    let mut z = vec![0.0f64; m * n];
+    let mut zc = vec![0i32; m * n];
+    let mut l0 = 0;
+    while l0 < k {
+        let l1 = (l0 + K_CHUNK).min(k);
+        gemm_cpu::gemm_i8_i32_part(m, n, k, l0, l1, &abar, &bbar, &mut zc)?;
+        for (d, s) in z.iter_mut().zip(&zc) {
+            *d += *s as f64;
         }
-        let kf = k as f64;
-        let lhs = |x: i32, y: i32, zv: f64, xmax: i32| {
-            ldexp(zv, x + y - 12) + 0.5 * kf * (ldexp(1.0, xmax) + ldexp(1.0, y)) + 0.25 * kf
-        };
-        for i in 0..m {
-            if mua[i] == 0.0 {
-                continue;
-            }
-            let zeta = (0..n).fold(0.0f64, |s, j| s.max(z[i + j * m]));
-            let mut e = 0;
-            while e < 64 && fits(lhs(q + e + 1, q, zeta, q + e + 1), crt) {
-                e += 1;
-            }
-            xa[i] = q + e;
+        l0 = l1;
+    }
+    let kf = k as f64;
+    let lhs = |x: i32, y: i32, zv: f64, xmax: i32| {
+        ldexp(zv, x + y - 12) + 0.5 * kf * (ldexp(1.0, xmax) + ldexp(1.0, y)) + 0.25 * kf
+    };
+    for i in 0..m {
+        if mua[i] == 0.0 {
+            continue;
         }
-        let xmax = xa.iter().copied().max().unwrap_or(q);
-        for j in 0..n {
-            if mub[j] == 0.0 {
-                continue;
-            }
-            // max_i 2^(x_i − q)·Z_ij, exact (an integer times a power of two).
-            let w = (0..m).fold(0.0f64, |s, i| s.max(ldexp(z[i + j * m], xa[i] - q)));
-            let mut d = 0;
-            while d < 64 && fits(lhs(q, q + d + 1, w, xmax), crt) {
-                d += 1;
-            }
-            yb[j] = q + d;
+        let zeta = (0..n).fold(0.0f64, |s, j| s.max(z[i + j * m]));
+        let mut e = 0;
+        while e < 64 && fits(lhs(q + e + 1, q, zeta, q + e + 1), crt) {
+            e += 1;
         }
+        xa[i] = q + e;
+    }
+    let xmax = xa.iter().copied().max().unwrap_or(q);
+    for j in 0..n {
+        if mub[j] == 0.0 {
+            continue;
+        }
+        // max_i 2^(x_i − q)·Z_ij, exact (an integer times a power of two).
+        let w = (0..m).fold(0.0f64, |s, i| s.max(ldexp(z[i + j * m], xa[i] - q)));
+        let mut d = 0;
+        while d < 64 && fits(lhs(q, q + d + 1, w, xmax), crt) {
+            d += 1;
+        }
+        yb[j] = q + d;
     }
     let ea = (0..m)
         .map(|i| {

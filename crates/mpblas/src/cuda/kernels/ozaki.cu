@@ -402,13 +402,16 @@ MP_DEV void oz_load_tile(double (*tile)[OZ_TT + 1], const double *__restrict__ x
 //   where 128 and -128 have the same low byte, 0x80 = the CPU's -128.
 // So the byte equals ozaki2::sym_residue's for every M (the residue is unique in that range).
 template <unsigned M>
-MP_DEV unsigned oz_res_byte(double hi, double lo) {
-    const double c = (double)((1ULL << 32) % M);
+MP_DEV unsigned oz_reduce_byte(double x) {
     const double inv = 1.0 / (double)M;
-    double x = __fma_rn(hi, c, lo);
     double t = __dadd_rn(__dmul_rn(x, inv), OZ_MAGIC) - OZ_MAGIC;
     double r = __fma_rn(-t, (double)M, x);
     return (unsigned)__double2loint(r + OZ_MAGIC) & 0xffu;
+}
+template <unsigned M>
+MP_DEV unsigned oz_res_byte(double hi, double lo) {
+    const double c = (double)((1ULL << 32) % M);
+    return oz_reduce_byte<M>(__fma_rn(hi, c, lo));
 }
 
 // oz_res_byte for y = top 2^64 + hi 2^32 + lo (|top| <= 2^32, hi, lo as there): with
@@ -418,11 +421,7 @@ template <unsigned M>
 MP_DEV unsigned oz_res_byte3(double top, double hi, double lo) {
     const double c = (double)((1ULL << 32) % M);
     const double d = (double)((unsigned)((((1ULL << 32) % M) * ((1ULL << 32) % M)) % M));
-    const double inv = 1.0 / (double)M;
-    double x = __fma_rn(top, d, __fma_rn(hi, c, lo));
-    double t = __dadd_rn(__dmul_rn(x, inv), OZ_MAGIC) - OZ_MAGIC;
-    double r = __fma_rn(-t, (double)M, x);
-    return (unsigned)__double2loint(r + OZ_MAGIC) & 0xffu;
+    return oz_reduce_byte<M>(__fma_rn(top, d, __fma_rn(hi, c, lo)));
 }
 
 // The residue of an integer-valued |v| >= 2^96: v = mant 2^sh, (mant mod M)(2^sh mod M).
