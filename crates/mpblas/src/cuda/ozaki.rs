@@ -13,8 +13,8 @@
 //!
 //! | stage | kernel | bytes |
 //! |---|---|---|
-//! | row / column maxima (NaN/Inf detection included) | `ozaki_vecmax_*` | `8(m+n)k` read |
-//! | fast mode: 16-bit 2-norm bounds | `ozaki_vecnorm_*` | `8(m+n)k` read |
+//! | fast mode: maxima (NaN/Inf detection included) and 16-bit 2-norm bounds, one pass | `ozaki_vecstats_*` | `8(m+n)k` read |
+//! | accurate mode: maxima | `ozaki_vecmax_*` | `8(m+n)k` read |
 //! | exponents | `ozaki_exps_make` | `O(m+n)` |
 //! | scale, round, residues mod every `m_l` (one pass) | `ozaki_residues_make` | `8(m+n)k` read, `N(m+n)kp` written |
 //! | `N` INT8 GEMMs, TN | cuBLAS | `4Nmn` written |
@@ -39,7 +39,7 @@
 use super::cublas::{Blas, blas};
 use super::{Device, DeviceDdVec, DeviceVec, ModuleSource};
 use crate::error::{Error, Result};
-use crate::ozaki::ozaki2::{Crt, fast_q, fast_x};
+use crate::ozaki::ozaki2::{Crt, fast_q, fast_x, norm_chunks};
 use crate::ozaki::split::{self, Scaled, Split};
 use crate::ozaki::{
     self as cpu, Accumulate, OZAKI2_MODULI, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products,
@@ -53,8 +53,9 @@ use std::sync::Mutex;
 pub const KERNELS: &[&str] = &[
     "ozaki_vecmax_tcontig",
     "ozaki_vecmax_vcontig",
-    "ozaki_vecnorm_tcontig",
-    "ozaki_vecnorm_vcontig",
+    "ozaki_vecstats_tcontig",
+    "ozaki_vecstats_tiled",
+    "ozaki_vecstats_combine",
     "ozaki_exps_make",
     "ozaki_zrow_max",
     "ozaki_acc_rows",
@@ -280,6 +281,7 @@ struct Workspace {
     xmax: Buf,
     sqa: Buf,
     sqb: Buf,
+    chunks: Buf,
     // scheme I
     pack_a: Buf,
     pack_b: Buf,
@@ -314,6 +316,7 @@ impl Workspace {
             &self.xmax,
             &self.sqa,
             &self.sqb,
+            &self.chunks,
             &self.pack_a,
             &self.pack_b,
             &self.mu_tmp,
@@ -382,50 +385,83 @@ fn cols_of(b: u64, trans: Trans, ldb: usize, n: usize) -> Vecs {
     }
 }
 
-/// `out[v]` = bits of the largest `|x_vt|` (at least those of +Inf for a vector with NaN/Inf).
+/// `out[v]` = bits of the largest `|x_vt|` (at least those of +Inf for a vector with NaN/Inf):
+/// `ozaki_vecmax_tcontig` (one warp per vector) when the vectors are contiguous, else
+/// `ozaki_vecmax_vcontig` (one thread per vector), both with `blockIdx.y` over ranges of `t`.
 fn vecmax(dev: &Device, x: Vecs, len: usize, out: u64) -> Result<()> {
-    let kernels = ["ozaki_vecmax_tcontig", "ozaki_vecmax_vcontig"];
-    per_vector(dev, x, len, kernels, None, out)
-}
-
-/// `sq[v]` = the fast mode's sum of squares of vector `v` ([`cpu::ozaki2::norm_squares`]),
-/// from the maxima `mubits` of [`vecmax`].
-fn vecnorm(dev: &Device, x: Vecs, len: usize, mubits: u64, sq: u64) -> Result<()> {
-    let kernels = ["ozaki_vecnorm_tcontig", "ozaki_vecnorm_vcontig"];
-    per_vector(dev, x, len, kernels, Some(mubits), sq)
-}
-
-/// One per-vector reduction pass into `count` zeroed `u64`s: `kernels[0]` (`*_tcontig`, one
-/// warp per vector) when the vectors are contiguous, else `kernels[1]` (`*_vcontig`, one
-/// thread per vector), both with `blockIdx.y` over ranges of `t`; `mubits` is the extra
-/// argument of the norm pass.
-fn per_vector(
-    dev: &Device,
-    x: Vecs,
-    len: usize,
-    kernels: [&'static str; 2],
-    mubits: Option<u64>,
-    out: u64,
-) -> Result<()> {
     memset0(dev, out, 8 * x.count)?;
     let (kernel, grid, stride) = if x.st == 1 {
-        (kernels[0], (8, 1024), x.sv)
+        ("ozaki_vecmax_tcontig", (8, 1024), x.sv)
     } else {
-        (kernels[1], (256, 64), x.st)
+        ("ozaki_vecmax_vcontig", (256, 64), x.st)
     };
     let grid = (
         blocks(x.count, grid.0, u32::MAX as usize),
         blocks(len, grid.1, 65_535),
     );
-    let mut args = vec![Arg::from(x.ptr), stride.into(), x.count.into(), len.into()];
-    args.extend(mubits.map(Arg::from));
-    args.push(out.into());
     // SAFETY: ozaki_vecmax_{t,v}contig(const double* x, u64 stride, u64 count, u64 len,
-    // u64* out) and ozaki_vecnorm_{t,v}contig(..., u64 len, const u64* mubits, u64* sq), with
-    // the launch shapes they ask for (block 256; grid (ceil(count/8), chunks) for tcontig,
-    // (ceil(count/256), chunks) for vcontig); x addresses x[v·sv + t·st] for v < count,
-    // t < len (the operand checks of check_gemm_args), mubits and out hold count u64.
-    unsafe { launch(dev, kernel, cfg(grid, 256), &args) }
+    // u64* out), with the launch shapes they ask for (block 256; grid (ceil(count/8), chunks)
+    // for tcontig, (ceil(count/256), chunks) for vcontig); x addresses x[v·sv + t·st] for
+    // v < count, t < len (the operand checks of check_gemm_args), out holds count u64.
+    unsafe {
+        launch(
+            dev,
+            kernel,
+            cfg(grid, 256),
+            args![x.ptr, stride, x.count, len, out],
+        )
+    }
+}
+
+/// The fast mode's statistics in one read of `x`: `mubits[v]` as [`vecmax`] gives it and
+/// `sq[v]` = [`cpu::ozaki2::norm_squares`], through per-chunk records in `chunks`
+/// (`16·count·norm_chunks(len)` bytes).
+fn vecstats(dev: &Device, x: Vecs, len: usize, mubits: u64, chunks: u64, sq: u64) -> Result<()> {
+    let nch = norm_chunks(len);
+    let (cm, cs) = (chunks, chunks + (8 * x.count * nch) as u64);
+    memset0(dev, mubits, 8 * x.count)?;
+    if x.st == 1 {
+        let kernel = "ozaki_vecstats_tcontig";
+        let grid = blocks(x.count * nch, 8, resident_blocks(dev, kernel, 256)?);
+        // SAFETY: ozaki_vecstats_tcontig(const double* x, u64 sv, u64 count, u64 len, u64 nch,
+        // u64* mubits, u64* cm, u64* cs), block 256, any grid: x addresses x[v·sv + t] for
+        // v < count, t < len (check_gemm_args), mubits holds count u64, cm and cs count·nch.
+        unsafe {
+            launch(
+                dev,
+                kernel,
+                cfg((grid, 1), 256),
+                args![x.ptr, x.sv, x.count, len, nch, mubits, cm, cs],
+            )?
+        };
+    } else {
+        let kernel = "ozaki_vecstats_tiled";
+        let tiles = nch * x.count.div_ceil(32);
+        let grid = blocks(tiles, 1, resident_blocks(dev, kernel, 256)?);
+        // SAFETY: ozaki_vecstats_tiled(const double* x, u64 sv, u64 st, u64 count, u64 len,
+        // u64 nch, u64* mubits, u64* cm, u64* cs), block 256, any grid: as above with
+        // x[v·sv + t·st].
+        unsafe {
+            launch(
+                dev,
+                kernel,
+                cfg((grid, 1), 256),
+                args![x.ptr, x.sv, x.st, x.count, len, nch, mubits, cm, cs],
+            )?
+        };
+    }
+    let grid = blocks(x.count, 8, 65_535);
+    // SAFETY: ozaki_vecstats_combine(const u64* mubits, const u64* cm, const u64* cs,
+    // u64 count, u64 nch, u64* sq), block 256, any grid: the records written above, sq holds
+    // count u64.
+    unsafe {
+        launch(
+            dev,
+            "ozaki_vecstats_combine",
+            cfg((grid, 1), 256),
+            args![mubits, cm, cs, x.count, nch, sq],
+        )
+    }
 }
 
 /// `exps[v]` for each mode: `sq` non-null is the fast mode (`q` is then `fast_x`), `xv`
@@ -679,7 +715,12 @@ fn ozaki2_device(
     } else {
         0
     };
-    let fixed = res_a_bytes + res_b_bytes + acc_bytes + 32 * (m + n);
+    let chunk_bytes = if accurate {
+        0
+    } else {
+        16 * m.max(n) * norm_chunks(k)
+    };
+    let fixed = res_a_bytes + res_b_bytes + acc_bytes + chunk_bytes + 32 * (m + n);
     let per_col = 4 * mp * (nmod + usize::from(chunked));
     let held = ws.held();
     let nb = plan_cols(dev, held, fixed, per_col, n)?;
@@ -689,9 +730,11 @@ fn ozaki2_device(
     let mub = ws.mub.get(dev, 8 * n)?;
     let ea = ws.ea.get(dev, 4 * m)?;
     let eb = ws.eb.get(dev, 4 * n)?;
-    vecmax(dev, va, k, mua)?;
-    vecmax(dev, vb, k, mub)?;
-    prof.mark(dev, "maxima");
+    if accurate {
+        vecmax(dev, va, k, mua)?;
+        vecmax(dev, vb, k, mub)?;
+        prof.mark(dev, "maxima");
+    }
 
     if accurate {
         let fitf = 1.0 + (-50f64).exp2();
@@ -756,8 +799,9 @@ fn ozaki2_device(
         let x = fast_x(&crt, k)?;
         let sqa = ws.sqa.get(dev, 8 * m)?;
         let sqb = ws.sqb.get(dev, 8 * n)?;
-        vecnorm(dev, va, k, mua, sqa)?;
-        vecnorm(dev, vb, k, mub, sqb)?;
+        let chunks = ws.chunks.get(dev, chunk_bytes)?;
+        vecstats(dev, va, k, mua, chunks, sqa)?;
+        vecstats(dev, vb, k, mub, chunks, sqb)?;
         exps_make(dev, mua, m, x, 0, sqa, ea)?;
         exps_make(dev, mub, n, x, 0, sqb, eb)?;
     }
@@ -1021,8 +1065,9 @@ pub fn ozaki2_gemm(
 
 /// `op(A)·op(B)` by scheme II as an `m × n` column-major double-double array: the GPU twin of
 /// [`crate::ozaki::ozaki2::product`] (bit for bit, after the CPU's packing and zeroing of
-/// non-finite rows and columns). With 20 moduli in accurate mode this is the reference the
-/// benchmark uses for large `n`.
+/// non-finite rows and columns). With 20 moduli in fast mode this is the reference the
+/// benchmark and the GPU reproduction use (fast rather than accurate: at φ = 2 the fast mode's
+/// 2-norm scaling keeps more bits, see `bench/results/h100-sxm-80gb/ozaki-notes.md`).
 ///
 /// # Errors
 /// As [`ozaki2_gemm`].
@@ -1695,7 +1740,7 @@ pub fn reproduce_gpu(
                 let bd = dev.upload_f64(&b)?;
                 let refp = Ozaki2Params {
                     moduli: 20,
-                    mode: Ozaki2Mode::Accurate,
+                    mode: Ozaki2Mode::Fast,
                 };
                 let r = ozaki2_product(dev, no, no, n, n, n, &ad, n, &bd, n, &refp)?.download()?;
                 let hi: Vec<f64> = r.iter().map(|x| x.hi).collect();

@@ -149,22 +149,24 @@ impl VecStats {
 /// A lower bound of scheme II's scaling exponent `e` of a vector with statistics `st`, for
 /// inner dimension `k`. Accurate mode: `e ≥ q − ⌈log2 μ⌉` ([`super::ozaki2::fast_q`]). Fast
 /// mode: `e = x + 16 − ⌈log2 μ⌉ − ⌈log2 R⌉` ([`super::ozaki2::fast_exponent`]) with
-/// `R ≤ √S(1 + 2^-49)` and `√S = ‖g‖₂ ≤ 2^(16−⌈log2 μ⌉)·‖x‖₂ + √k` (each `g_l` exceeds
-/// `|x_l|·2^(16−⌈log2 μ⌉)` by less than 1); `‖x‖₂` is inflated by `1 + γ_k(u)` for its own
-/// rounding and the whole by `1 + 2^-48`.
+/// `R ≤ √S(1 + 2^-49)` and `√S ≤ 2^(16−⌈log2 μ⌉)·‖x‖₂ + √k + √c`, `c` the number of chunks
+/// ([`super::ozaki2::norm_squares`]: each rescaled `g_l` exceeds `|x_l|·2^(16−⌈log2 μ⌉)` by
+/// less than 1, and each chunk's rounding up adds less than 1 to `S`); `‖x‖₂` is inflated by
+/// `1 + γ_k(u)` for its own rounding and the whole by `1 + 2^-48`.
 ///
 /// # Errors
 /// Those of [`super::ozaki2::fast_q`] and [`super::ozaki2::fast_x`].
 pub fn ozaki2_exponent_lower(params: &Ozaki2Params, k: usize, st: &VecStats) -> Result<i32> {
-    use super::ozaki2::{Crt, NORM_BITS, fast_q, fast_x};
+    use super::ozaki2::{Crt, NORM_BITS, fast_q, fast_x, norm_chunks};
     let e_mu = ceil_log2(st.max_abs);
     match params.mode {
         Ozaki2Mode::Accurate => Ok(fast_q(params.moduli, k)? - e_mu),
         Ozaki2Mode::Fast => {
             let x = fast_x(&Crt::new(params.moduli)?, k)?;
             let infl = 1.0 + gamma(k as f64, U);
+            let slack = (k as f64).sqrt() + (norm_chunks(k) as f64).sqrt();
             let r = (super::split::ldexp(st.norm2 * infl, NORM_BITS - e_mu)
-                + (k as f64).sqrt() * (1.0 + 2.0 * U))
+                + slack * (1.0 + 4.0 * U))
                 * (1.0 + (-48f64).exp2());
             Ok(x + NORM_BITS - e_mu - ceil_log2(r))
         }

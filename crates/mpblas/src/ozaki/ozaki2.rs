@@ -254,27 +254,65 @@ pub const NORM_BITS: i32 = 16;
 /// at most `k·2^32`) must fit in `u64`, and cuBLAS takes `i32` dimensions.
 pub const MAX_K: usize = (1 << 31) - 1;
 
-/// The fast mode's sum of squares per vector: `S_v = Σ_t g_t²` with the 16-bit upper bounds
-/// `g_t = ⌈|x_vt|·2^(16 − ⌈log2 μ_v⌉)⌉ ∈ [0, 2^16]` (at least 1 for `x_vt ≠ 0`, so a value
-/// that underflows in the scaling still counts), `μ_v` the vector's largest `|x|` (`mu`).
-/// `2^(⌈log2 μ⌉−16)·√S_v ≥ ‖x_v‖₂`. The sum is an exact integer, so any summation order (the
-/// GPU's atomics) gives the same bits. Zero vectors give 0.
+/// Length of the chunks of a vector that [`norm_squares`] quantises separately.
+pub const NORM_CHUNK: usize = 128;
+
+/// The fast mode's sum of squares per vector, an upper bound of `‖x_v‖₂²` in units of
+/// `4^(⌈log2 μ_v⌉ − 16)` (`μ_v` the vector's largest `|x|`, `mu`; zero vectors give 0), built
+/// so that one read of `x` gives it on the GPU (the device computes the maxima and these sums
+/// in one pass, `ozaki_vecstats_*`):
+/// - each chunk `c` of [`NORM_CHUNK`] entries is quantised against its own maximum `μ_c`:
+///   `g_t = ⌈|x_t|·2^(16 − ⌈log2 μ_c⌉)⌉ ∈ [0, 2^16]` (at least 1 for `x_t ≠ 0`, so a value
+///   that underflows in the scaling still counts), `S_c = Σ_t g_t²`;
+/// - `S_v = Σ_c ⌈S_c / 4^(⌈log2 μ_v⌉ − ⌈log2 μ_c⌉)⌉`.
+///
+/// Since `g_t·2^(⌈log2 μ_c⌉ − ⌈log2 μ_v⌉) < |x_t|·2^(16 − ⌈log2 μ_v⌉) + 1`,
+/// `√S_v ≤ 2^(16−⌈log2 μ_v⌉)·‖x_v‖₂ + √k + √(chunks)` (what
+/// [`super::bounds::ozaki2_exponent_lower`] assumes), and `2^(⌈log2 μ⌉−16)·√S_v ≥ ‖x_v‖₂`.
+/// Every step is exact integer arithmetic, so any order (the GPU's) gives the same bits.
 pub fn norm_squares(x: &[f64], len: usize, count: usize, mu: &[f64]) -> Vec<u64> {
     (0..count)
         .map(|v| {
             if mu[v] == 0.0 {
                 return 0;
             }
-            let e = NORM_BITS - ceil_log2(mu[v]);
+            let e_v = ceil_log2(mu[v]);
             x[v * len..(v + 1) * len]
-                .iter()
-                .map(|&t| {
-                    let g = quantise_up(t, e);
-                    g * g
+                .chunks(NORM_CHUNK)
+                .map(|chunk| {
+                    let mu_c = chunk.iter().fold(0.0f64, |m, t| m.max(t.abs()));
+                    if mu_c == 0.0 {
+                        return 0;
+                    }
+                    let e_c = ceil_log2(mu_c);
+                    let s_c: u64 = chunk
+                        .iter()
+                        .map(|&t| {
+                            let g = quantise_up(t, NORM_BITS - e_c);
+                            g * g
+                        })
+                        .sum();
+                    shift_right_up(s_c, 2 * (e_v - e_c))
                 })
                 .sum()
         })
         .collect()
+}
+
+/// Number of [`NORM_CHUNK`]-chunks of a vector of length `len`.
+pub fn norm_chunks(len: usize) -> usize {
+    len.div_ceil(NORM_CHUNK)
+}
+
+/// `⌈s / 2^sh⌉` for `sh ≥ 0` (1 for any `s ≥ 1` once `sh ≥ 64`).
+fn shift_right_up(s: u64, sh: i32) -> u64 {
+    if s == 0 || sh <= 0 {
+        s
+    } else if sh >= 64 {
+        1
+    } else {
+        (s >> sh) + u64::from(s & ((1u64 << sh) - 1) != 0)
+    }
 }
 
 /// `⌈|t|·2^e⌉`, at least 1 for `t ≠ 0` (the scaled value is ≤ 2^16, so exact when ≥ 1).
@@ -643,6 +681,75 @@ pub fn ozaki2_gemm(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `norm_squares` against exact arithmetic (MPFR): `4^(⌈log2 μ⌉−16)·S ≥ ‖x‖₂²` and
+    /// `√S ≤ 2^(16−⌈log2 μ⌉)‖x‖₂ + √k + √chunks` (the bound `ozaki2_exponent_lower` uses), on
+    /// vectors whose chunks sit at very different scales (down to subnormals), with zero chunks
+    /// and a short last chunk. Also that a coarser quantisation (one chunk per vector) is never
+    /// tighter by more than the rounding.
+    #[test]
+    fn norm_squares_bounds_the_two_norm() {
+        use rug::Float;
+        let mut g = crate::ozaki::reproduce::SplitMix64::new(7);
+        for case in 0..200 {
+            let len = 1 + (g.next_u64() % 700) as usize;
+            let x: Vec<f64> = (0..len)
+                .map(|t| {
+                    let chunk_scale = ((t / NORM_CHUNK) as i32 * 37 + case) % 90 - 60;
+                    let e = match case % 4 {
+                        0 => chunk_scale,
+                        1 => chunk_scale * 17,
+                        2 => -1060 + (t % 20) as i32,
+                        _ => (g.next_u64() % 200) as i32 - 100,
+                    };
+                    if case % 5 == 0 && (t / NORM_CHUNK) % 2 == 1 {
+                        0.0
+                    } else if case % 3 == 0 {
+                        // Exact powers of two: no slack in the per-entry rounding, so only
+                        // the chunk sums' rounding up keeps S above the norm.
+                        if t % 7 == 0 { -ldexp(1.0, e) } else { 0.0 }
+                    } else {
+                        (g.uniform() - 0.5) * ldexp(1.0, e)
+                    }
+                })
+                .collect();
+            let mu = x.iter().fold(0.0f64, |m, t| m.max(t.abs()));
+            let s = norm_squares(&x, len, 1, &[mu])[0];
+            if mu == 0.0 {
+                assert_eq!(s, 0);
+                continue;
+            }
+            let e = ceil_log2(mu);
+            let mut n2 = Float::with_val(4096, 0);
+            for &t in &x {
+                n2 += Float::with_val(4096, t) * Float::with_val(4096, t);
+            }
+            // ‖x‖₂² in units of 4^(e−16), exactly.
+            let scaled = n2.clone() << (2 * (NORM_BITS - e));
+            assert!(
+                Float::with_val(4096, s) >= scaled,
+                "case {case}: S too small"
+            );
+            let root = scaled.sqrt()
+                + Float::with_val(64, len as f64).sqrt()
+                + Float::with_val(64, norm_chunks(len) as f64).sqrt();
+            assert!(
+                Float::with_val(4096, s).sqrt() <= root,
+                "case {case}: S above the bound"
+            );
+        }
+    }
+
+    #[test]
+    fn shift_right_up_is_the_ceiling() {
+        assert_eq!(shift_right_up(0, 5), 0);
+        assert_eq!(shift_right_up(8, 3), 1);
+        assert_eq!(shift_right_up(9, 3), 2);
+        assert_eq!(shift_right_up(9, 0), 9);
+        assert_eq!(shift_right_up(u64::MAX, 63), 2);
+        assert_eq!(shift_right_up(1, 64), 1);
+        assert_eq!(shift_right_up(1 << 40, 4000), 1);
+    }
 
     #[test]
     fn moduli_are_pairwise_coprime_and_deterministic() {
