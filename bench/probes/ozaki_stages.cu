@@ -1,8 +1,8 @@
-// Probe of the Ozaki-II GPU stages at one size (default n = 8192, N = 15, fast mode, NN):
-// times every stage with CUDA events (median), compares the experimental kernels of
-// ozaki_v2.cuh with the production ones bit for bit, tries cublasLt's INT8 algorithms and
-// SM-count targets, and a two-stream pipeline (CRT of block b beside the GEMMs of b+1).
-// Build on the GPU machine: see bench/probes/README.md.
+// Probe of the Ozaki-II GPU stages at one size (default n = 8192, N = 15, fast mode, NN): times
+// every stage of the production kernels (crates/mpblas/src/cuda/kernels/ozaki.cu) with CUDA
+// events (median of 7), the variants of ozaki_v2.cuh against them bit for bit, the whole call
+// against DGEMM, and with PROBE_SHAPES=1 the INT8 GEMM at other block shapes.
+// Build and run on the GPU machine: see bench/probes/README.md.
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 #include <cublasLt.h>
@@ -156,18 +156,15 @@ int main(int argc, char **argv) {
         f<<<grid2d(m, nbt, per), 256, 0, s>>>(prod, mp, slab_p, m, nbt, j0, crt, ea, eb, mua, mub, 1.0, 0.0, C, m, 0,
                                               nullptr, nullptr, A, 1, m, B, k, 1, k);
     };
-    struct CrtVar { const char *name; CrtK f; u64 per; };
-    CrtVar crts[] = {{"v1", ozaki_crt_update, 256}, {"v3 (1 row, preloaded)", ozaki_crt_v3, 256},
-                     {"v4 (2 rows, int2)", ozaki_crt_v4, 512}, {"v2 (4 rows, int4)", ozaki_crt_update4, 1024},
-                     {"v7 (v3, unsigned mod)", ozaki_crt_v7, 256}};
-    struct ResVar { const char *name; ResK f; };
-    ResVar ress[] = {{"v2", ozaki_residues_v2}, {"v5 (slim)", ozaki_residues_v5}};
-
+    auto crt_rows2 = [&](cudaStream_t s, int *prod, u64 j0, u64 nbt, double *C) {
+        ozaki_crt_rows2<<<grid2d(m, nbt, 512), 256, 0, s>>>(prod, mp, slab_p, m, nbt, j0, crt, ea, eb, 1.0, C, m);
+    };
     if (ncu) {  // one launch of each stage, for the profiler
         maxima(s1); norms(s1); residues1(s1);
-        for (auto &r : ress) residues_v(s1, r.f, ra2, rb2);
+        residues_v(s1, ozaki_residues_direct, ra2, rb2);
         gemms(0, nb, prod0);
-        for (auto &c : crts) crt_v(s1, c.f, c.per, prod0, 0, nb, C2);
+        crt_v(s1, ozaki_crt_update, 256, prod0, 0, nb, C1);
+        crt_rows2(s1, prod0, 0, nb, C2);
         CK(cudaDeviceSynchronize());
         printf("ncu pass done\n");
         return 0;
@@ -178,24 +175,14 @@ int main(int argc, char **argv) {
     printf("maxima (accurate mode) %.3f ms, fast-mode stats + exps %.3f ms\n", t_max, t_norm);
     double gb_res = (8.0 * (m + n) * k + nmod * (double)(mp + n) * kp) / 1e9;
     float t_res1 = timeit(s1, [&] { residues1(s1); });
-    printf("residues v1 %.3f ms (occ %d/SM, %.2f TB/s of %.2f GB)\n", t_res1, occ1, gb_res / t_res1, gb_res);
-    for (auto &r : ress) {
-        CK(cudaMemset(ra2, 0x55, nmod * slab_a)); CK(cudaMemset(rb2, 0x55, nmod * slab_b));
-        float t = timeit(s1, [&] { residues_v(s1, r.f, ra2, rb2); });
-        CK(cudaDeviceSynchronize());
-        u64 da = diff(ra, ra2, nmod * slab_a), db = diff(rb, rb2, nmod * slab_b);
-        printf("residues %s %.3f ms (occ %d/SM, %.2f TB/s); differing bytes A %llu B %llu\n", r.name, t, occ((const void *)r.f),
-               gb_res / t, da, db);
-    }
-
+    printf("residues %.3f ms (occ %d/SM, %.2f TB/s of %.2f GB)\n", t_res1, occ1, gb_res / t_res1, gb_res);
     {
-        int o6 = occ((const void *)ozaki_residues_v6), o5 = occ((const void *)ozaki_residues_v5);
+        int od = occ((const void *)ozaki_residues_direct);
         CK(cudaMemset(rb2, 0x55, nmod * slab_b));
-        float tb5 = timeit(s1, [&] { ozaki_residues_v5<<<o5 * sms, 256, 0, s1>>>(B, k, 1, n, k, n, kp, mub, eb, nmod, rb2, slab_b); });
-        float ta5 = timeit(s1, [&] { ozaki_residues_v5<<<o5 * sms, 256, 0, s1>>>(A, 1, m, m, k, mp, kp, mua, ea, nmod, ra2, slab_a); });
-        float tb6 = timeit(s1, [&] { ozaki_residues_v6<<<o6 * sms, 256, 0, s1>>>(B, k, 1, n, k, n, kp, mub, eb, nmod, rb2, slab_b); });
+        float tb = timeit(s1, [&] { ozaki_residues_make<<<occ1 * sms, 256, 0, s1>>>(B, k, 1, n, k, n, kp, mub, eb, nmod, 0, rb, slab_b); });
+        float td = timeit(s1, [&] { ozaki_residues_direct<<<od * sms, 256, 0, s1>>>(B, k, 1, n, k, n, kp, mub, eb, nmod, rb2, slab_b); });
         CK(cudaDeviceSynchronize());
-        printf("residues v5: A %.3f ms, B %.3f ms; v6 (B, no smem, occ %d/SM) %.3f ms, differing bytes %llu\n", ta5, tb5, o6, tb6,
+        printf("residues of B: tiled %.3f ms, direct (no shared memory, occ %d/SM) %.3f ms, differing bytes %llu\n", tb, od, td,
                diff(rb, rb2, nmod * slab_b));
     }
     float t_g = timeit(s1, [&] { gemms(0, nb, prod0); });
@@ -227,19 +214,14 @@ int main(int argc, char **argv) {
         }
     }
     double gb_crt = (4.0 * nmod * mp * nb + 8.0 * m * nb) / 1e9;
-    float best_crt = 1e9; int bi = 0;
-    for (int ci = 0; ci < 5; ++ci) {
-        auto &c = crts[ci];
-        double *dst = ci == 0 ? C1 : C2;
-        if (ci) CK(cudaMemset(C2, 0x55, 8 * m * nb));
-        float t = timeit(s1, [&] { crt_v(s1, c.f, c.per, prod0, 0, nb, dst); });
+    {
+        float t1 = timeit(s1, [&] { crt_v(s1, ozaki_crt_update, 256, prod0, 0, nb, C1); });
+        CK(cudaMemset(C2, 0x55, 8 * m * nb));
+        float t2 = timeit(s1, [&] { crt_rows2(s1, prod0, 0, nb, C2); });
         CK(cudaDeviceSynchronize());
-        u64 dc = ci ? diff(C1, C2, 8 * m * nb) : 0;
-        printf("CRT block %s: %.3f ms (%.2f TB/s of %.2f GB), occ %d/SM; differing bytes %llu\n", c.name, t, gb_crt / t, gb_crt,
-               occ((const void *)c.f), dc);
-        if (t < best_crt) { best_crt = t; bi = ci; }
+        printf("CRT block: %.3f ms (%.2f TB/s of %.2f GB), 2 rows per thread %.3f ms; differing bytes %llu\n", t1, gb_crt / t1,
+               gb_crt, t2, diff(C1, C2, 8 * m * nb));
     }
-
     u64 nblk = (n + nb - 1) / nb;
     {
         cudaEvent_t ev[6];
@@ -249,14 +231,14 @@ int main(int argc, char **argv) {
             cudaEventRecord(ev[0], s1);
             norms(s1);
             cudaEventRecord(ev[1], s1);
-            residues_v(s1, ozaki_residues_v5, ra, rb);
+            residues1(s1);
             cudaEventRecord(ev[2], s1);
             gemms(0, nb, prod0);
             cudaEventRecord(ev[3], s1);
-            crt_v(s1, ozaki_crt_v3, 256, prod0, 0, nb, C1);
+            crt_v(s1, ozaki_crt_update, 256, prod0, 0, nb, C1);
             cudaEventRecord(ev[4], s1);
             gemms(nb, nb, prod0);
-            crt_v(s1, ozaki_crt_v3, 256, prod0, nb, nb, C1);
+            crt_v(s1, ozaki_crt_update, 256, prod0, nb, nb, C1);
             cudaEventRecord(ev[5], s1);
             CK(cudaEventSynchronize(ev[5]));
             if (r == 0) continue;
@@ -265,21 +247,19 @@ int main(int argc, char **argv) {
         printf("instrumented whole: stats %.3f, residues %.3f, gemms b0 %.3f, crt b0 %.3f, block 1 %.3f ms\n", median(st[0]),
                median(st[1]), median(st[2]), median(st[3]), median(st[4]));
     }
-    auto whole = [&](ResK rf, int ci) {
+    auto whole = [&] {
         norms(s1);
-        if (rf) residues_v(s1, rf, ra, rb); else residues1(s1);
-        for (u64 b = 0; b < nblk; ++b) { gemms(b * nb, nb, prod0); crt_v(s1, crts[ci].f, crts[ci].per, prod0, b * nb, nb, C1); }
+        residues1(s1);
+        for (u64 b = 0; b < nblk; ++b) { gemms(b * nb, nb, prod0); crt_v(s1, ozaki_crt_update, 256, prod0, b * nb, nb, C1); }
     };
-    float t_old = timeit(s1, [&] { whole(nullptr, 0); });
-    float t_new = timeit(s1, [&] { whole(ozaki_residues_v5, bi); });
+    float t_new = timeit(s1, whole);
     double dg = 2.0 * m * n * k;
     float t_d = timeit(s1, [&] {
         double al = 1.0, be = 0.0;
         cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &al, A, (int)m, B, (int)k, &be, C2, (int)m);
     });
-    printf("whole call: v1 kernels %.3f ms (%.1f TFLOP/s), new kernels (v5, CRT %s) %.3f ms (%.1f TFLOP/s)\n", t_old,
-           dg / t_old / 1e9, crts[bi].name, t_new, dg / t_new / 1e9);
-    printf("DGEMM %.3f ms, %.1f TFLOP/s; ratios over DGEMM: v1 %.3f, new %.3f\n", t_d, dg / t_d / 1e9, t_d / t_old, t_d / t_new);
+    printf("whole call %.3f ms (%.1f TFLOP/s)\n", t_new, dg / t_new / 1e9);
+    printf("DGEMM %.3f ms, %.1f TFLOP/s; ratio over DGEMM %.3f\n", t_d, dg / t_d / 1e9, t_d / t_new);
     CK(cudaDeviceSynchronize());
     return 0;
 }
