@@ -297,27 +297,40 @@ MP_DEV void oz_load_tile(double (*tile)[OZ_TT + 1], const double *__restrict__ x
     }
 }
 
+// The grid-stride loop over the 32 x 128 tiles covering vectors [0, countv) x positions
+// [0, lent) (countv >= count, lent >= len: the padding reads as zeros): each tile is loaded into
+// shared memory by the whole block, then body(v0, t0) runs with the tile's corner.
+template <class Body>
+MP_DEV void oz_for_tiles(double (*tile)[OZ_TT + 1], const double *__restrict__ x, u64 sv, u64 st,
+                         u64 count, u64 len, u64 countv, u64 lent, Body body) {
+    u64 tiles_t = (lent + OZ_TT - 1) / OZ_TT;
+    u64 tiles = tiles_t * ((countv + OZ_TV - 1) / OZ_TV);
+    for (u64 tile_id = blockIdx.x; tile_id < tiles; tile_id += gridDim.x) {
+        u64 v0 = (tile_id / tiles_t) * OZ_TV;
+        u64 t0 = (tile_id % tiles_t) * OZ_TT;
+        __syncthreads();
+        oz_load_tile(tile, x, sv, st, count, len, v0, t0);
+        __syncthreads();
+        body(v0, t0);
+    }
+}
+
 // Vectors strided along t: 32 x 128 tiles through shared memory (as ozaki_residues_make),
 // grid-stride over tiles. Launch: block (256), any grid.
 extern "C" __global__ void ozaki_vecstats_tiled(const double *__restrict__ x, u64 sv, u64 st, u64 count,
                                                 u64 len, u64 nch, u64 *__restrict__ mubits,
                                                 u64 *__restrict__ cm, u64 *__restrict__ cs) {
     __shared__ double tile[OZ_TV][OZ_TT + 1];
-    u64 tiles = nch * ((count + OZ_TV - 1) / OZ_TV);
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    for (u64 tile_id = blockIdx.x; tile_id < tiles; tile_id += gridDim.x) {
-        u64 v0 = (tile_id / nch) * OZ_TV;
-        u64 c = tile_id % nch;
-        __syncthreads();
-        oz_load_tile(tile, x, sv, st, count, len, v0, c * OZ_CHUNK);
-        __syncthreads();
+    // A tile's 128 positions are one chunk (OZ_TT == OZ_CHUNK): c = t0 / 128 < nch.
+    oz_for_tiles(tile, x, sv, st, count, len, count, len, [&](u64 v0, u64 t0) {
         for (unsigned vv = warp; vv < OZ_TV; vv += warps) {
             if (v0 + vv >= count) continue;  // the whole warp
             double xv[4];
             for (int j = 0; j < 4; ++j) xv[j] = tile[vv][4 * lane + j];
-            oz_chunk_store(xv, v0 + vv, c, nch, mubits, cm, cs);
+            oz_chunk_store(xv, v0 + vv, t0 / OZ_CHUNK, nch, mubits, cm, cs);
         }
-    }
+    });
 }
 
 // sq[v] = sum_c ceil(S_c / 4^(ceil_log2 mu_v - ceil_log2 mu_c)) (0 for zero and bad vectors),
@@ -581,15 +594,8 @@ ozaki_residues_make(const double *__restrict__ x, u64 sv, u64 st, u64 count, u64
                     u64 lenp, const u64 *__restrict__ mubits, const int *__restrict__ exps, int nmod,
                     int mode, signed char *__restrict__ out, u64 slab) {
     __shared__ double tile[OZ_TV][OZ_TT + 1];
-    u64 tiles_t = (lenp + OZ_TT - 1) / OZ_TT;
-    u64 tiles = tiles_t * ((countp + OZ_TV - 1) / OZ_TV);
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    for (u64 tile_id = blockIdx.x; tile_id < tiles; tile_id += gridDim.x) {
-        u64 v0 = (tile_id / tiles_t) * OZ_TV;
-        u64 t0 = (tile_id % tiles_t) * OZ_TT;
-        __syncthreads();
-        oz_load_tile(tile, x, sv, st, count, len, v0, t0);
-        __syncthreads();
+    oz_for_tiles(tile, x, sv, st, count, len, countp, lenp, [&](u64 v0, u64 t0) {
         for (unsigned vv = warp; vv < OZ_TV; vv += warps) {
             u64 v = v0 + vv;
             u64 t = t0 + 4 * lane;
@@ -610,7 +616,7 @@ ozaki_residues_make(const double *__restrict__ x, u64 sv, u64 st, u64 count, u64
             }
             oz_four_residues(xv, mu, v < count ? exps[v] : 0, nmod, out, base, slab);
         }
-    }
+    });
 }
 
 // ---- stage 5/6/7: CRT reconstruction fused with the inverse scaling and the BLAS update -------
@@ -729,15 +735,8 @@ extern "C" __global__ void ozaki_pack_vecs(const double *__restrict__ x, u64 sv,
                                            u64 len, const u64 *__restrict__ mubits,
                                            double *__restrict__ out) {
     __shared__ double tile[OZ_TV][OZ_TT + 1];
-    u64 tiles_t = (len + OZ_TT - 1) / OZ_TT;
-    u64 tiles = tiles_t * ((count + OZ_TV - 1) / OZ_TV);
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    for (u64 tile_id = blockIdx.x; tile_id < tiles; tile_id += gridDim.x) {
-        u64 v0 = (tile_id / tiles_t) * OZ_TV;
-        u64 t0 = (tile_id % tiles_t) * OZ_TT;
-        __syncthreads();
-        oz_load_tile(tile, x, sv, st, count, len, v0, t0);
-        __syncthreads();
+    oz_for_tiles(tile, x, sv, st, count, len, count, len, [&](u64 v0, u64 t0) {
         for (unsigned vv = warp; vv < OZ_TV; vv += warps) {
             u64 v = v0 + vv;
             if (v >= count) continue;
@@ -747,7 +746,7 @@ extern "C" __global__ void ozaki_pack_vecs(const double *__restrict__ x, u64 sv,
                 if (t < len) out[v * len + t] = bad ? 0.0 : tile[vv][lane + 32 * r];
             }
         }
-    }
+    });
 }
 
 // split::extract_slice on packed rows (rem: count x len), with mubits the maxima of rem:
