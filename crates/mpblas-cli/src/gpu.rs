@@ -5,7 +5,7 @@
 use crate::elem::{Elem, Op};
 use crate::measure::{Arrays, Setup};
 use indicatif::ProgressBar;
-use mpblas::cuda::{self, Device, DeviceScalar, DeviceVec};
+use mpblas::cuda::{Device, DeviceScalar, DeviceVec};
 use mpblas::{Dd, Qd};
 
 /// Warm-up launches before timing (the first one compiles or loads the kernel module).
@@ -40,23 +40,23 @@ macro_rules! unary_adapters {
     )*};
 }
 unary_adapters! {
-    dd_sqrt: Dd => cuda::dd::sqrt;
-    dd_exp: Dd => cuda::dd::exp;
-    dd_ln: Dd => cuda::dd::ln;
-    dd_sin: Dd => cuda::dd::sin;
-    qd_sqrt: Qd => cuda::qd::sqrt;
-    qd_exp: Qd => cuda::qd::exp;
-    qd_ln: Qd => cuda::qd::ln;
-    qd_sin: Qd => cuda::qd::sin;
+    dd_sqrt: Dd => mpblas::dd::gpu::sqrt;
+    dd_exp: Dd => mpblas::dd::gpu::exp;
+    dd_ln: Dd => mpblas::dd::gpu::ln;
+    dd_sin: Dd => mpblas::dd::gpu::sin;
+    qd_sqrt: Qd => mpblas::qd::gpu::sqrt;
+    qd_exp: Qd => mpblas::qd::gpu::exp;
+    qd_ln: Qd => mpblas::qd::gpu::ln;
+    qd_sin: Qd => mpblas::qd::gpu::sin;
 }
 
 impl GpuElem for Dd {
     fn gpu_kernel(op: Op) -> Option<GpuKernel<Self>> {
         match op {
-            Op::Add => Some(cuda::dd::add),
-            Op::Sub => Some(cuda::dd::sub),
-            Op::Mul => Some(cuda::dd::mul),
-            Op::Div => Some(cuda::dd::div),
+            Op::Add => Some(mpblas::dd::gpu::add),
+            Op::Sub => Some(mpblas::dd::gpu::sub),
+            Op::Mul => Some(mpblas::dd::gpu::mul),
+            Op::Div => Some(mpblas::dd::gpu::div),
             Op::Sqrt => Some(dd_sqrt),
             Op::Exp => Some(dd_exp),
             Op::Ln => Some(dd_ln),
@@ -71,10 +71,10 @@ impl GpuElem for Dd {
 impl GpuElem for Qd {
     fn gpu_kernel(op: Op) -> Option<GpuKernel<Self>> {
         match op {
-            Op::Add => Some(cuda::qd::add),
-            Op::Sub => Some(cuda::qd::sub),
-            Op::Mul => Some(cuda::qd::mul),
-            Op::Div => Some(cuda::qd::div),
+            Op::Add => Some(mpblas::qd::gpu::add),
+            Op::Sub => Some(mpblas::qd::gpu::sub),
+            Op::Mul => Some(mpblas::qd::gpu::mul),
+            Op::Div => Some(mpblas::qd::gpu::div),
             Op::Sqrt => Some(qd_sqrt),
             Op::Exp => Some(qd_exp),
             Op::Ln => Some(qd_ln),

@@ -90,7 +90,7 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<(), String> {
         plan.sizes, plan.seeds, plan.moduli
     ));
     let rep = match &dev {
-        Some(d) => mpblas::cuda::ozaki::reproduce_gpu(d, &plan.sizes, &phis, &seeds, &plan.moduli),
+        Some(d) => mpblas::ozaki::gpu::reproduce_gpu(d, &plan.sizes, &phis, &seeds, &plan.moduli),
         None => reproduce(&plan.sizes, &phis, &seeds, &plan.moduli),
     }
     .map_err(|e| e.to_string())?;

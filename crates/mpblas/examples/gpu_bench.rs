@@ -9,7 +9,7 @@
 //! Run: `cargo run --release --example gpu_bench [-- <elements>]` (default 16777216), or via
 //! `scripts/gpu-check.sh`, whose bundle runs it after the tests.
 
-use mpblas::cuda::{self, Device, DeviceScalar, DeviceVec};
+use mpblas::cuda::{Device, DeviceScalar, DeviceVec};
 use mpblas::{Dd, Qd, Result};
 
 const WARMUP: usize = 3;
@@ -62,7 +62,7 @@ fn median_ms(dev: &Device, mut launch: impl FnMut() -> Result<()>) -> Result<f64
 
 fn same_bits<T: DeviceScalar>(a: &[T], b: &[T]) -> bool {
     a.iter().zip(b).all(|(x, y)| {
-        let (x, y) = (x.words(), y.words());
+        let (x, y) = (x.to_words(), y.to_words());
         (0..T::WORDS).all(|k| x[k].to_bits() == y[k].to_bits() || (x[k].is_nan() && y[k].is_nan()))
     })
 }
@@ -135,7 +135,7 @@ fn main() -> Result<()> {
         .unwrap_or(1 << 24);
     let dev = Device::open(0)?;
     println!("{}", dev.info());
-    dev.load_all_modules()?;
+    dev.load_modules(mpblas::kernel_modules())?;
 
     let mut rng = Rng(2024);
     let hx: Vec<Dd> = (0..n).map(|_| random_dd(&mut rng, 0)).collect();
@@ -147,13 +147,40 @@ fn main() -> Result<()> {
     let mut out = dev.zeros::<Dd>(n)?;
     let (h, add, mul, div) = ((&hx[..], &hy[..]), |a, b| a + b, |a, b| a * b, |a, b| a / b);
     let mut rows = vec![
-        bench_vv(&dev, "dd add", cuda::dd::add, add, &x, &y, &mut out, h)?,
-        bench_vv(&dev, "dd mul", cuda::dd::mul, mul, &x, &y, &mut out, h)?,
-        bench_vv(&dev, "dd div", cuda::dd::div, div, &x, &y, &mut out, h)?,
+        bench_vv(
+            &dev,
+            "dd add",
+            mpblas::dd::gpu::add,
+            add,
+            &x,
+            &y,
+            &mut out,
+            h,
+        )?,
+        bench_vv(
+            &dev,
+            "dd mul",
+            mpblas::dd::gpu::mul,
+            mul,
+            &x,
+            &y,
+            &mut out,
+            h,
+        )?,
+        bench_vv(
+            &dev,
+            "dd div",
+            mpblas::dd::gpu::div,
+            div,
+            &x,
+            &y,
+            &mut out,
+            h,
+        )?,
         bench_v(
             &dev,
             "dd sqrt",
-            cuda::dd::sqrt,
+            mpblas::dd::gpu::sqrt,
             |a| a.sqrt(),
             &x,
             &mut out,
@@ -174,13 +201,40 @@ fn main() -> Result<()> {
     );
     let (h, add, mul, div) = ((&qx[..], &qy[..]), |a, b| a + b, |a, b| a * b, |a, b| a / b);
     rows.extend([
-        bench_vv(&dev, "qd add", cuda::qd::add, add, &x, &y, &mut out, h)?,
-        bench_vv(&dev, "qd mul", cuda::qd::mul, mul, &x, &y, &mut out, h)?,
-        bench_vv(&dev, "qd div", cuda::qd::div, div, &x, &y, &mut out, h)?,
+        bench_vv(
+            &dev,
+            "qd add",
+            mpblas::qd::gpu::add,
+            add,
+            &x,
+            &y,
+            &mut out,
+            h,
+        )?,
+        bench_vv(
+            &dev,
+            "qd mul",
+            mpblas::qd::gpu::mul,
+            mul,
+            &x,
+            &y,
+            &mut out,
+            h,
+        )?,
+        bench_vv(
+            &dev,
+            "qd div",
+            mpblas::qd::gpu::div,
+            div,
+            &x,
+            &y,
+            &mut out,
+            h,
+        )?,
         bench_v(
             &dev,
             "qd sqrt",
-            cuda::qd::sqrt,
+            mpblas::qd::gpu::sqrt,
             |a| a.sqrt(),
             &x,
             &mut out,

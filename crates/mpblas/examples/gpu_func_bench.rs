@@ -14,7 +14,7 @@
 //! Run: `cargo run --release --example gpu_func_bench [-- <elements>]` (default 16777216), or
 //! via `scripts/gpu-check.sh`, whose bundle runs it after the tests.
 
-use mpblas::cuda::{self, Device, DeviceScalar, DeviceVec};
+use mpblas::cuda::{Device, DeviceScalar, DeviceVec};
 use mpblas::{Dd, Qd, Result};
 
 const WARMUP: usize = 3;
@@ -100,7 +100,7 @@ fn median_ms(dev: &Device, mut launch: impl FnMut() -> Result<()>) -> Result<f64
 
 fn same_bits<T: DeviceScalar>(a: &[T], b: &[T]) -> bool {
     a.iter().zip(b).all(|(x, y)| {
-        let (x, y) = (x.words(), y.words());
+        let (x, y) = (x.to_words(), y.to_words());
         (0..T::WORDS).all(|k| x[k].to_bits() == y[k].to_bits() || (x[k].is_nan() && y[k].is_nan()))
     })
 }
@@ -168,7 +168,7 @@ fn main() -> Result<()> {
     let dev = Device::open(0)?;
     println!("{}", dev.info());
     let t = std::time::Instant::now();
-    dev.load_all_modules()?;
+    dev.load_modules(mpblas::kernel_modules())?;
     println!(
         "modules ready in {:.1} s (compiled or from the cache)",
         t.elapsed().as_secs_f64()
@@ -187,7 +187,7 @@ fn main() -> Result<()> {
         rows.push(bench_vv(
             &dev,
             "dd add",
-            cuda::dd::add,
+            mpblas::dd::gpu::add,
             |a, b| a + b,
             &dx,
             &dy,
@@ -195,29 +195,77 @@ fn main() -> Result<()> {
         rows.push(bench_vv(
             &dev,
             "dd mul",
-            cuda::dd::mul,
+            mpblas::dd::gpu::mul,
             |a, b| a * b,
             &dx,
             &dy,
         )?);
         drop((dx, dy));
         let dp = d(&pos, &mut rng);
-        rows.push(bench_v(&dev, "dd sqrt", cuda::dd::sqrt, |a| a.sqrt(), &dp)?);
-        rows.push(bench_v(&dev, "dd ln", cuda::dd::ln, |a| a.ln(), &dp)?);
+        rows.push(bench_v(
+            &dev,
+            "dd sqrt",
+            mpblas::dd::gpu::sqrt,
+            |a| a.sqrt(),
+            &dp,
+        )?);
+        rows.push(bench_v(
+            &dev,
+            "dd ln",
+            mpblas::dd::gpu::ln,
+            |a| a.ln(),
+            &dp,
+        )?);
         drop(dp);
         let ds = d(&sym, &mut rng);
-        rows.push(bench_v(&dev, "dd exp", cuda::dd::exp, |a| a.exp(), &ds)?);
-        rows.push(bench_v(&dev, "dd sin", cuda::dd::sin, |a| a.sin(), &ds)?);
+        rows.push(bench_v(
+            &dev,
+            "dd exp",
+            mpblas::dd::gpu::exp,
+            |a| a.exp(),
+            &ds,
+        )?);
+        rows.push(bench_v(
+            &dev,
+            "dd sin",
+            mpblas::dd::gpu::sin,
+            |a| a.sin(),
+            &ds,
+        )?);
     }
     {
         let q = |v: &[f64], rng: &mut Rng| v.iter().map(|&h| qd_with(rng, h)).collect::<Vec<Qd>>();
         let qp = q(&pos, &mut rng);
-        rows.push(bench_v(&dev, "qd sqrt", cuda::qd::sqrt, |a| a.sqrt(), &qp)?);
-        rows.push(bench_v(&dev, "qd ln", cuda::qd::ln, |a| a.ln(), &qp)?);
+        rows.push(bench_v(
+            &dev,
+            "qd sqrt",
+            mpblas::qd::gpu::sqrt,
+            |a| a.sqrt(),
+            &qp,
+        )?);
+        rows.push(bench_v(
+            &dev,
+            "qd ln",
+            mpblas::qd::gpu::ln,
+            |a| a.ln(),
+            &qp,
+        )?);
         drop(qp);
         let qs = q(&sym, &mut rng);
-        rows.push(bench_v(&dev, "qd exp", cuda::qd::exp, |a| a.exp(), &qs)?);
-        rows.push(bench_v(&dev, "qd sin", cuda::qd::sin, |a| a.sin(), &qs)?);
+        rows.push(bench_v(
+            &dev,
+            "qd exp",
+            mpblas::qd::gpu::exp,
+            |a| a.exp(),
+            &qs,
+        )?);
+        rows.push(bench_v(
+            &dev,
+            "qd sin",
+            mpblas::qd::gpu::sin,
+            |a| a.sin(),
+            &qs,
+        )?);
     }
 
     println!(

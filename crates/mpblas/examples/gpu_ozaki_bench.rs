@@ -2,8 +2,8 @@
 //! `(rand − 0.5)·exp(φ·randn)`, φ = 1 unless `OZAKI_BENCH_PHI` says otherwise (the paper's
 //! generator, `ozaki::reproduce`).
 //!
-//! For each n: cuBLAS DGEMM; Ozaki II (`cuda::ozaki2_gemm`) in fast mode with each moduli count
-//! of `OZAKI_BENCH_MODULI` (default 14,16) and in accurate mode with the largest; Ozaki I (`cuda::ozaki1_gemm`) with f32 slices, s = 2..6, f64 sum (the paper's
+//! For each n: cuBLAS DGEMM; Ozaki II (`mpblas::ozaki::gpu::ozaki2_gemm`) in fast mode with each moduli count
+//! of `OZAKI_BENCH_MODULI` (default 14,16) and in accurate mode with the largest; Ozaki I (`mpblas::ozaki::gpu::ozaki1_gemm`) with f32 slices, s = 2..6, f64 sum (the paper's
 //! method), and with f64 slices, s = 3 (n ≤ 8192). Each is run once to warm up, then timed
 //! `reps` times with CUDA events around the whole call (every conversion step, every GEMM and
 //! the reconstruction included; the workspace is kept between calls), and the median is
@@ -15,7 +15,7 @@
 //! emulation (before 13.1) or the call fails.
 //!
 //! Error column: max over all entries of |c − ref|/|ref|, where ref is the Ozaki II product
-//! with 20 moduli in fast mode kept as a double-double (`cuda::ozaki::ozaki2_product`; each
+//! with 20 moduli in fast mode kept as a double-double (`mpblas::ozaki::gpu::ozaki2_product`; each
 //! side keeps about 77 bits of its 2-norm, so its error is about 1e-23·‖a_i‖‖b_j‖, and fast
 //! rather than accurate because at φ = 2 the 2-norm scaling keeps more bits). For n ≤ 1024 the
 //! exact product (`ozaki::exact`, error-free) checks that reference and DGEMM's and Ozaki II's
@@ -28,11 +28,10 @@
 //! `MPBLAS_OZAKI_PROFILE=1` (per-stage times of every Ozaki II call on stderr).
 
 use mpblas::Result;
+use mpblas::Trans;
 use mpblas::cuda::{self, Device, DeviceVec};
 use mpblas::ozaki::reproduce::{SplitMix64, max_rel_error_dd as max_rel, max_rel_errors};
-use mpblas::ozaki::{
-    Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, Trans,
-};
+use mpblas::ozaki::{Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm};
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -200,7 +199,7 @@ fn main() -> Result<()> {
             moduli: 20,
             mode: Ozaki2Mode::Fast,
         };
-        let r = cuda::ozaki::ozaki2_product(
+        let r = mpblas::ozaki::gpu::ozaki2_product(
             &dev,
             Trans::No,
             Trans::No,
@@ -280,7 +279,7 @@ fn main() -> Result<()> {
                     &mut cd,
                     n,
                 ),
-                Method::Oz2(p) => cuda::ozaki2_gemm(
+                Method::Oz2(p) => mpblas::ozaki::gpu::ozaki2_gemm(
                     &dev,
                     Trans::No,
                     Trans::No,
@@ -297,7 +296,7 @@ fn main() -> Result<()> {
                     n,
                     p,
                 ),
-                Method::Oz1(p) => cuda::ozaki1_gemm(
+                Method::Oz1(p) => mpblas::ozaki::gpu::ozaki1_gemm(
                     &dev,
                     Trans::No,
                     Trans::No,

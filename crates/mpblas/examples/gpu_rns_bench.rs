@@ -12,7 +12,7 @@
 //! `scripts/gpu-check.sh`, whose bundle runs it after the tests.
 
 use mpblas::cuda::Device;
-use mpblas::cuda::rns::{self, DeviceMpArray};
+use mpblas::rns::gpu::{self, DeviceMpArray};
 use mpblas::rns::{Basis, MpArray, MpFloat};
 use mpblas::{Error, Result};
 use std::sync::Arc;
@@ -120,12 +120,12 @@ fn main() -> Result<()> {
         let xs: Vec<MpFloat> = (0..DISTINCT).map(|_| random(&b, &mut rng)).collect();
         let ys: Vec<MpFloat> = (0..DISTINCT).map(|_| random(&b, &mut rng)).collect();
         let ops: [(&str, Gpu2, Cpu2); 4] = [
-            ("add", rns::add, MpFloat::add),
-            ("mul", rns::mul, MpFloat::mul),
-            ("div", rns::div, MpFloat::div),
+            ("add", gpu::add, MpFloat::add),
+            ("mul", gpu::mul, MpFloat::mul),
+            ("div", gpu::div, MpFloat::div),
             (
                 "sqrt",
-                |d, x, _, z| rns::sqrt(d, x, z),
+                |d, x, _, z| gpu::sqrt(d, x, z),
                 |a, _| a.abs().sqrt(),
             ),
         ];

@@ -113,6 +113,13 @@ pub fn three_sum2(a: f64, b: f64, c: f64) -> (f64, f64) {
     (s, t2 + t3)
 }
 
+/// `eft.cuh`: the device twin of this module (and the bit-level helpers every device header
+/// shares), included by every kernel module.
+pub(crate) static EFT_CUH: crate::cuda::Header = crate::cuda::Header {
+    name: "eft.cuh",
+    text: include_str!("eft.cuh"),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

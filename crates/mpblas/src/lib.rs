@@ -38,10 +38,6 @@
 #![warn(missing_docs)]
 
 mod convert;
-#[cfg(feature = "cuda")]
-pub mod cuda;
-#[cfg(not(feature = "cuda"))]
-#[path = "cuda_off.rs"]
 pub mod cuda;
 pub mod dd;
 pub mod eft;
@@ -49,14 +45,35 @@ pub mod error;
 mod num;
 pub mod ozaki;
 pub mod qd;
-mod reduce;
 pub mod rns;
 pub mod scalar;
+mod trig_reduction;
+pub mod view;
 
 pub use dd::Dd;
 pub use error::{Error, ParseError, ParseErrorKind, Result};
 pub use qd::Qd;
 pub use scalar::Scalar;
+pub use view::Trans;
+
+/// Every GPU kernel module of the library, for warming the compile cache
+/// ([`cuda::Device::load_modules`]), `mpblas info` and the tests that check each module's
+/// kernel names against its source. The list lives here, at the top floor, because the
+/// runtime below must not know the formats and families that own the modules.
+pub fn kernel_modules() -> &'static [&'static cuda::ModuleSource] {
+    static MODULES: [&cuda::ModuleSource; 9] = [
+        &dd::dd_gpu::MODULE,
+        &dd::dd_func_gpu::MODULE,
+        &qd::qd_gpu::MODULE,
+        &qd::qd_func_gpu::MODULE,
+        &rns::rns_esi_gpu::MODULE,
+        &rns::rns_digits_gpu::MODULE,
+        &rns::rns_round_gpu::MODULE,
+        &rns::rns_divsqrt_gpu::MODULE,
+        &ozaki::ozaki_gpu::MODULE,
+    ];
+    &MODULES
+}
 
 /// The README's examples, compiled and run as doctests so that it cannot go stale.
 #[doc = include_str!("../../../README.md")]

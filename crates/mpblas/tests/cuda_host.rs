@@ -1,11 +1,31 @@
-//! The CUDA backend on a machine without a GPU (the CI and build machine): every entry point
+//! The CUDA runtime on a machine without a GPU (the CI and build machine): every entry point
 //! returns the right error and nothing panics. On a machine with a driver these tests check the
-//! corresponding success paths instead, so they are meaningful in both places.
-#![cfg(feature = "cuda")]
+//! corresponding success paths instead, so they are meaningful in both places. Without the
+//! `cuda` feature (`cargo test -p mpblas --no-default-features --test cuda_host`) the same API
+//! exists and says `CudaNotBuilt`.
 
 use mpblas::Error;
 use mpblas::cuda::{self, Device};
 
+#[cfg(not(feature = "cuda"))]
+#[test]
+fn without_the_feature_every_entry_point_is_not_built() {
+    assert!(matches!(Device::open(0), Err(Error::CudaNotBuilt)));
+    assert!(matches!(cuda::devices(), Err(Error::CudaNotBuilt)));
+    assert!(matches!(cuda::device_count(), Err(Error::CudaNotBuilt)));
+    assert!(!cuda::driver_present() && !cuda::cublas_present());
+    assert!(!cuda::nvrtc::nvrtc_present());
+    for m in mpblas::kernel_modules() {
+        // The sources are still there (and expand), only the compiler is not.
+        assert!(cuda::nvrtc::expand(m).is_ok(), "{}", m.name);
+        assert!(matches!(
+            cuda::nvrtc::compile(m, "sm_90"),
+            Err(Error::CudaNotBuilt)
+        ));
+    }
+}
+
+#[cfg(feature = "cuda")]
 #[test]
 fn open_without_a_driver_is_a_no_driver_error() {
     if cuda::driver_present() {

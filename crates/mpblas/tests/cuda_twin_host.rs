@@ -1,4 +1,4 @@
-//! The device twins (`src/cuda/kernels/{eft,dd,qd}.cuh`) compiled as host C++ return the Rust
+//! The device twins (`src/eft.cuh`, `src/dd/*.cuh`, `src/qd/*.cuh`) compiled as host C++ return the Rust
 //! CPU's bits. This checks, without a GPU, that the CUDA transcription keeps every operation of
 //! the Rust code in the same order (including the special-value and rescaling paths); the GPU
 //! run of `gpu_bits.rs` then only has to confirm that the device arithmetic is IEEE (which the
@@ -29,8 +29,8 @@ fn harness() -> &'static PathBuf {
         let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
         let out = Command::new(&cxx)
             .args(["-O2", "-std=c++17", "-ffp-contract=off", "-fno-fast-math"])
-            .args(["-Wall", "-Wno-unknown-pragmas", "-I"])
-            .arg(manifest.join("src/cuda/kernels"))
+            .args(["-Wall", "-Wno-unknown-pragmas"])
+            .args(["src", "src/dd", "src/qd"].map(|d| format!("-I{}", manifest.join(d).display())))
             .arg(manifest.join("tests/cuda_twin/host.cpp"))
             .arg("-o")
             .arg(&exe)

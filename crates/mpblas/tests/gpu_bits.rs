@@ -12,7 +12,7 @@
 mod cuda_common;
 
 use cuda_common::*;
-use mpblas::cuda::{self, Device, DeviceScalar, DeviceVec};
+use mpblas::cuda::{Device, DeviceScalar, DeviceVec};
 use mpblas::{Dd, Error, Qd, Result};
 
 /// Random elements per operation.
@@ -140,8 +140,8 @@ fn unary<T: Format + DeviceScalar>(name: &str, v: V<T>, cpu: fn(T) -> T, seed: u
 fn dd_add_matches_cpu() {
     binary::<Dd>(
         "dd add",
-        cuda::dd::add,
-        cuda::dd::add_scalar,
+        mpblas::dd::gpu::add,
+        mpblas::dd::gpu::add_scalar,
         |a, b| a + b,
         1,
         1000,
@@ -152,8 +152,8 @@ fn dd_add_matches_cpu() {
 fn dd_sub_matches_cpu() {
     binary::<Dd>(
         "dd sub",
-        cuda::dd::sub,
-        cuda::dd::sub_scalar,
+        mpblas::dd::gpu::sub,
+        mpblas::dd::gpu::sub_scalar,
         |a, b| a - b,
         2,
         1000,
@@ -164,8 +164,8 @@ fn dd_sub_matches_cpu() {
 fn dd_mul_matches_cpu() {
     binary::<Dd>(
         "dd mul",
-        cuda::dd::mul,
-        cuda::dd::mul_scalar,
+        mpblas::dd::gpu::mul,
+        mpblas::dd::gpu::mul_scalar,
         |a, b| a * b,
         3,
         600,
@@ -176,8 +176,8 @@ fn dd_mul_matches_cpu() {
 fn dd_div_matches_cpu() {
     binary::<Dd>(
         "dd div",
-        cuda::dd::div,
-        cuda::dd::div_scalar,
+        mpblas::dd::gpu::div,
+        mpblas::dd::gpu::div_scalar,
         |a, b| a / b,
         4,
         600,
@@ -186,15 +186,15 @@ fn dd_div_matches_cpu() {
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn dd_sqrt_matches_cpu() {
-    unary::<Dd>("dd sqrt", cuda::dd::sqrt, |a| a.sqrt(), 5);
+    unary::<Dd>("dd sqrt", mpblas::dd::gpu::sqrt, |a| a.sqrt(), 5);
 }
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn qd_add_matches_cpu() {
     binary::<Qd>(
         "qd add",
-        cuda::qd::add,
-        cuda::qd::add_scalar,
+        mpblas::qd::gpu::add,
+        mpblas::qd::gpu::add_scalar,
         |a, b| a + b,
         11,
         1000,
@@ -205,8 +205,8 @@ fn qd_add_matches_cpu() {
 fn qd_sub_matches_cpu() {
     binary::<Qd>(
         "qd sub",
-        cuda::qd::sub,
-        cuda::qd::sub_scalar,
+        mpblas::qd::gpu::sub,
+        mpblas::qd::gpu::sub_scalar,
         |a, b| a - b,
         12,
         1000,
@@ -217,8 +217,8 @@ fn qd_sub_matches_cpu() {
 fn qd_mul_matches_cpu() {
     binary::<Qd>(
         "qd mul",
-        cuda::qd::mul,
-        cuda::qd::mul_scalar,
+        mpblas::qd::gpu::mul,
+        mpblas::qd::gpu::mul_scalar,
         |a, b| a * b,
         13,
         600,
@@ -229,8 +229,8 @@ fn qd_mul_matches_cpu() {
 fn qd_div_matches_cpu() {
     binary::<Qd>(
         "qd div",
-        cuda::qd::div,
-        cuda::qd::div_scalar,
+        mpblas::qd::gpu::div,
+        mpblas::qd::gpu::div_scalar,
         |a, b| a / b,
         14,
         600,
@@ -239,7 +239,7 @@ fn qd_div_matches_cpu() {
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn qd_sqrt_matches_cpu() {
-    unary::<Qd>("qd sqrt", cuda::qd::sqrt, |a| a.sqrt(), 15);
+    unary::<Qd>("qd sqrt", mpblas::qd::gpu::sqrt, |a| a.sqrt(), 15);
 }
 
 // ---- arguments, memory, streams ---------------------------------------------------------------
@@ -254,21 +254,27 @@ fn length_mismatches_are_errors_naming_the_argument() {
     let mut out6 = dev.zeros::<Dd>(6).expect("alloc");
     let mism = |arg: &'static str, expected, got| Error::LengthMismatch { arg, expected, got };
     assert_eq!(
-        cuda::dd::add(&dev, &x, &y4, &mut out5),
+        mpblas::dd::gpu::add(&dev, &x, &y4, &mut out5),
         Err(mism("y", 5, 4))
     );
     assert_eq!(
-        cuda::dd::div(&dev, &x, &x, &mut out6),
+        mpblas::dd::gpu::div(&dev, &x, &x, &mut out6),
         Err(mism("out", 5, 6))
     );
     assert_eq!(
-        cuda::dd::mul_scalar(&dev, &x, Dd::ONE, &mut out6),
+        mpblas::dd::gpu::mul_scalar(&dev, &x, Dd::ONE, &mut out6),
         Err(mism("out", 5, 6))
     );
-    assert_eq!(cuda::dd::sqrt(&dev, &y4, &mut out5), Err(mism("out", 4, 5)));
+    assert_eq!(
+        mpblas::dd::gpu::sqrt(&dev, &y4, &mut out5),
+        Err(mism("out", 4, 5))
+    );
     let q = dev.upload(&[Qd::ONE; 3]).expect("upload");
     let mut q2 = dev.zeros::<Qd>(2).expect("alloc");
-    assert_eq!(cuda::qd::sub(&dev, &q, &q, &mut q2), Err(mism("out", 3, 2)));
+    assert_eq!(
+        mpblas::qd::gpu::sub(&dev, &q, &q, &mut q2),
+        Err(mism("out", 3, 2))
+    );
     // Host copies are checked too.
     let mut host = vec![Dd::ZERO; 4];
     assert_eq!(x.copy_to_host(&mut host), Err(mism("dst", 5, 4)));
@@ -278,10 +284,10 @@ fn length_mismatches_are_errors_naming_the_argument() {
     // Empty vectors are fine.
     let e = dev.upload::<Dd>(&[]).expect("empty");
     let mut e2 = dev.zeros::<Dd>(0).expect("empty");
-    cuda::dd::add(&dev, &e, &e, &mut e2).expect("empty add");
+    mpblas::dd::gpu::add(&dev, &e, &e, &mut e2).expect("empty add");
     assert!(e2.download().expect("download").is_empty());
     // Nothing above poisoned the stream.
-    cuda::dd::add(&dev, &x, &x, &mut out5).expect("add");
+    mpblas::dd::gpu::add(&dev, &x, &x, &mut out5).expect("add");
     assert_eq!(out5.download().expect("download"), vec![Dd::from(2.0); 5]);
 }
 
@@ -307,14 +313,14 @@ fn ten_thousand_allocate_free_cycles_do_not_leak() {
     let n = 1 << 20; // 16 MiB per cycle
     let one = dev.upload(&vec![Dd::ONE; n]).expect("upload");
     let mut out = dev.zeros::<Dd>(n).expect("alloc");
-    cuda::dd::add(&dev, &one, &one, &mut out).expect("warm-up");
+    mpblas::dd::gpu::add(&dev, &one, &one, &mut out).expect("warm-up");
     drop(out);
     dev.synchronize().expect("sync");
     let (free0, _) = dev.memory().expect("memory");
     for i in 0..10_000 {
         let mut v = dev.zeros::<Dd>(n).expect("alloc");
         if i % 1000 == 0 {
-            cuda::dd::add(&dev, &one, &one, &mut v).expect("add");
+            mpblas::dd::gpu::add(&dev, &one, &one, &mut v).expect("add");
         }
     }
     dev.synchronize().expect("sync");
@@ -340,9 +346,9 @@ fn chained_async_ops_and_two_handles_on_one_gpu() {
     let mut t = dev.zeros::<Qd>(xs.len()).expect("alloc");
     let mut u = other.zeros::<Qd>(xs.len()).expect("alloc");
     // (x * y + x) / y, enqueued without waiting, across the two handles' streams.
-    cuda::qd::mul(&dev, &x, &y, &mut t).expect("mul");
-    cuda::qd::add(&other, &t, &x, &mut u).expect("add");
-    cuda::qd::div(&dev, &u, &y, &mut t).expect("div");
+    mpblas::qd::gpu::mul(&dev, &x, &y, &mut t).expect("mul");
+    mpblas::qd::gpu::add(&other, &t, &x, &mut u).expect("add");
+    mpblas::qd::gpu::div(&dev, &u, &y, &mut t).expect("div");
     let got = t.download().expect("download");
     let want: Vec<Qd> = xs.iter().zip(&ys).map(|(&a, &b)| (a * b + a) / b).collect();
     assert_bits("qd chain", &got, &want, |i| {

@@ -16,12 +16,13 @@
 mod ozaki_common;
 
 use mpblas::Error;
+use mpblas::Trans;
 use mpblas::cuda::emulation::{
     self, EmulationConfig, EmulationStrategy, dgemm_emulated, last_mantissa_bits,
 };
 use mpblas::cuda::{self, Device};
+use mpblas::ozaki::Accumulate;
 use mpblas::ozaki::bounds::{self, U};
-use mpblas::ozaki::{Accumulate, Trans};
 use ozaki_common::{Case, TRANS, case};
 
 fn device() -> Device {

@@ -1,5 +1,5 @@
-//! GPU equals CPU for the element-wise functions: `cuda::dd::{exp, ln, sin, cos}` and
-//! `cuda::qd::{exp, ln, sin, cos}` return the CPU's bits (every word of every element; a NaN's
+//! GPU equals CPU for the element-wise functions: `mpblas::dd::gpu::{exp, ln, sin, cos}` and
+//! `mpblas::qd::gpu::{exp, ln, sin, cos}` return the CPU's bits (every word of every element; a NaN's
 //! payload and sign aside) on 2^20 seeded random arguments per function and format spread over
 //! each function's domain, plus adversarial sets: ±0, ±Inf, NaN, `exp` near its overflow and
 //! underflow thresholds and near multiples of ln 2, `ln` near 1 and of subnormals, `sin`/`cos`
@@ -16,7 +16,7 @@ mod cuda_func_inputs;
 
 use cuda_common::*;
 use cuda_func_inputs::*;
-use mpblas::cuda::{self, Device, DeviceScalar, DeviceVec};
+use mpblas::cuda::{Device, DeviceScalar, DeviceVec};
 use mpblas::{Dd, Error, Qd, Result};
 use rayon::prelude::*;
 
@@ -56,56 +56,56 @@ fn check<T: FuncFormat + DeviceScalar + Send + Sync>(
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn dd_exp_matches_cpu() {
     let xs: Vec<Dd> = exp_inputs(&mut Rng(101), N);
-    check("dd exp", cuda::dd::exp, |a| a.exp(), &xs);
+    check("dd exp", mpblas::dd::gpu::exp, |a| a.exp(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn dd_ln_matches_cpu() {
     let xs: Vec<Dd> = ln_inputs(&mut Rng(102), N);
-    check("dd ln", cuda::dd::ln, |a| a.ln(), &xs);
+    check("dd ln", mpblas::dd::gpu::ln, |a| a.ln(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn dd_sin_matches_cpu() {
     let xs: Vec<Dd> = trig_inputs(&mut Rng(103), N);
-    check("dd sin", cuda::dd::sin, |a| a.sin(), &xs);
+    check("dd sin", mpblas::dd::gpu::sin, |a| a.sin(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn dd_cos_matches_cpu() {
     let xs: Vec<Dd> = trig_inputs(&mut Rng(104), N);
-    check("dd cos", cuda::dd::cos, |a| a.cos(), &xs);
+    check("dd cos", mpblas::dd::gpu::cos, |a| a.cos(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn qd_exp_matches_cpu() {
     let xs: Vec<Qd> = exp_inputs(&mut Rng(111), N);
-    check("qd exp", cuda::qd::exp, |a| a.exp(), &xs);
+    check("qd exp", mpblas::qd::gpu::exp, |a| a.exp(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn qd_ln_matches_cpu() {
     let xs: Vec<Qd> = ln_inputs(&mut Rng(112), N);
-    check("qd ln", cuda::qd::ln, |a| a.ln(), &xs);
+    check("qd ln", mpblas::qd::gpu::ln, |a| a.ln(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn qd_sin_matches_cpu() {
     let xs: Vec<Qd> = trig_inputs(&mut Rng(113), N);
-    check("qd sin", cuda::qd::sin, |a| a.sin(), &xs);
+    check("qd sin", mpblas::qd::gpu::sin, |a| a.sin(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn qd_cos_matches_cpu() {
     let xs: Vec<Qd> = trig_inputs(&mut Rng(114), N);
-    check("qd cos", cuda::qd::cos, |a| a.cos(), &xs);
+    check("qd cos", mpblas::qd::gpu::cos, |a| a.cos(), &xs);
 }
 
 #[test]
@@ -115,20 +115,30 @@ fn function_argument_errors_and_empty_vectors() {
     let mism = |arg: &'static str, expected, got| Error::LengthMismatch { arg, expected, got };
     let x = dev.upload(&[Dd::ONE; 5]).expect("upload");
     let mut out4 = dev.zeros::<Dd>(4).expect("alloc");
-    for f in [cuda::dd::exp, cuda::dd::ln, cuda::dd::sin, cuda::dd::cos] {
+    for f in [
+        mpblas::dd::gpu::exp,
+        mpblas::dd::gpu::ln,
+        mpblas::dd::gpu::sin,
+        mpblas::dd::gpu::cos,
+    ] {
         assert_eq!(f(&dev, &x, &mut out4), Err(mism("out", 5, 4)));
     }
     let q = dev.upload(&[Qd::ONE; 3]).expect("upload");
     let mut q2 = dev.zeros::<Qd>(2).expect("alloc");
-    for f in [cuda::qd::exp, cuda::qd::ln, cuda::qd::sin, cuda::qd::cos] {
+    for f in [
+        mpblas::qd::gpu::exp,
+        mpblas::qd::gpu::ln,
+        mpblas::qd::gpu::sin,
+        mpblas::qd::gpu::cos,
+    ] {
         assert_eq!(f(&dev, &q, &mut q2), Err(mism("out", 3, 2)));
     }
     let e = dev.upload::<Qd>(&[]).expect("empty");
     let mut e2 = dev.zeros::<Qd>(0).expect("empty");
-    cuda::qd::sin(&dev, &e, &mut e2).expect("empty sin");
+    mpblas::qd::gpu::sin(&dev, &e, &mut e2).expect("empty sin");
     assert!(e2.download().expect("download").is_empty());
     // Nothing above poisoned the stream.
     let mut out5 = dev.zeros::<Dd>(5).expect("alloc");
-    cuda::dd::ln(&dev, &x, &mut out5).expect("ln");
+    mpblas::dd::gpu::ln(&dev, &x, &mut out5).expect("ln");
     assert_eq!(out5.download().expect("download"), vec![Dd::ZERO; 5]);
 }

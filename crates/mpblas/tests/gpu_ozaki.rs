@@ -1,21 +1,22 @@
 //! GPU Ozaki GEMMs against the CPU reference.
 //!
-//! - `cuda::ozaki2_gemm` returns the bits of `ozaki::ozaki2_gemm` (NaN payloads aside) on odd
+//! - `mpblas::ozaki::gpu::ozaki2_gemm` returns the bits of `ozaki::ozaki2_gemm` (NaN payloads aside) on odd
 //!   sizes, both transposes, α/β (β = 0 with NaN in C), leading dimensions above the minimum,
 //!   zero rows and columns, NaN and Inf rows and columns, rows spread over 2^±600, fast and
 //!   accurate modes, 8, 14, 16 and 20 moduli, n up to 1024, and the column-blocked path.
 //! - `cuda::ozaki2::product` (the double-double product) equals `ozaki2::product`.
-//! - `cuda::ozaki::ozaki1_split` equals `split::split` (f32 and f64 slices, remainders);
-//!   `cuda::ozaki1_gemm` agrees with the CPU to within the slice products' rounding.
+//! - `mpblas::ozaki::gpu::ozaki1_split` equals `split::split` (f32 and f64 slices, remainders);
+//!   `mpblas::ozaki::gpu::ozaki1_gemm` agrees with the CPU to within the slice products' rounding.
 //! - Argument errors and quick returns.
 //!
 //! Every test needs a GPU and is `#[ignore]`d; run them with `scripts/gpu-check.sh`.
 #![cfg(feature = "cuda")]
 
+use mpblas::Trans;
 use mpblas::cuda::{self, Device, DeviceVec};
 use mpblas::ozaki::reproduce::{SplitMix64, paper_matrix};
 use mpblas::ozaki::{
-    self, Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, Trans, split,
+    self, Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, split,
 };
 use mpblas::{Dd, Error};
 
@@ -92,7 +93,7 @@ fn check_ozaki2(dev: &Device, cs: &Case, alpha: f64, beta: f64, p: &Ozaki2Params
     let a = dev.upload_f64(&cs.a).unwrap();
     let b = dev.upload_f64(&cs.b).unwrap();
     let mut c = dev.upload_f64(&cs.c).unwrap();
-    cuda::ozaki2_gemm(
+    mpblas::ozaki::gpu::ozaki2_gemm(
         dev, cs.ta, cs.tb, cs.m, cs.n, cs.k, alpha, &a, cs.lda, &b, cs.ldb, beta, &mut c, cs.ldc, p,
     )
     .expect("gpu ozaki2");
@@ -240,11 +241,22 @@ fn ozaki2_product_equals_cpu() {
         let cpu = ozaki::ozaki2::product(m, n, k, &ap, &b, &p).unwrap();
         let ad = dev.upload_f64(&a).unwrap();
         let bd = dev.upload_f64(&b).unwrap();
-        let gpu =
-            cuda::ozaki::ozaki2_product(&dev, Trans::No, Trans::No, m, n, k, &ad, m, &bd, k, &p)
-                .unwrap()
-                .download()
-                .unwrap();
+        let gpu = mpblas::ozaki::gpu::ozaki2_product(
+            &dev,
+            Trans::No,
+            Trans::No,
+            m,
+            n,
+            k,
+            &ad,
+            m,
+            &bd,
+            k,
+            &p,
+        )
+        .unwrap()
+        .download()
+        .unwrap();
         for (g, c) in gpu.iter().zip(&cpu) {
             assert!(same(g.hi, c.hi) && same(g.lo, c.lo), "{g:?} vs {c:?}");
         }
@@ -264,8 +276,9 @@ fn ozaki1_splits_equal_cpu() {
             for slices in [2, 3, 6] {
                 for keep in [false, true] {
                     let cpu = split::split(&x, len, count, slices, prec, keep);
-                    let gpu = cuda::ozaki::ozaki1_split(&dev, &x, len, count, slices, prec, keep)
-                        .unwrap();
+                    let gpu =
+                        mpblas::ozaki::gpu::ozaki1_split(&dev, &x, len, count, slices, prec, keep)
+                            .unwrap();
                     assert_eq!(gpu.slices.len(), cpu.slices.len());
                     assert_eq!(gpu.remainders.len(), cpu.remainders.len());
                     for (s, t) in gpu
@@ -325,7 +338,7 @@ fn ozaki1_agrees_with_cpu() {
             let a = dev.upload_f64(&cs.a).unwrap();
             let b = dev.upload_f64(&cs.b).unwrap();
             let mut c = dev.upload_f64(&cs.c).unwrap();
-            cuda::ozaki1_gemm(
+            mpblas::ozaki::gpu::ozaki1_gemm(
                 &dev, cs.ta, cs.tb, cs.m, cs.n, cs.k, 1.0, &a, cs.lda, &b, cs.ldb, 0.5, &mut c,
                 cs.ldc, &p,
             )
@@ -358,7 +371,7 @@ fn errors_and_quick_returns() {
     let b = dev.upload_f64(&[1.0; 12]).unwrap();
     let mut c = dev.upload_f64(&[3.0; 12]).unwrap();
     let p = Ozaki2Params::default();
-    let r = cuda::ozaki2_gemm(
+    let r = mpblas::ozaki::gpu::ozaki2_gemm(
         &dev,
         Trans::No,
         Trans::No,
@@ -379,7 +392,7 @@ fn errors_and_quick_returns() {
         matches!(r, Err(Error::LeadingDim { arg: "lda", .. })),
         "{r:?}"
     );
-    let r = cuda::ozaki2_gemm(
+    let r = mpblas::ozaki::gpu::ozaki2_gemm(
         &dev,
         Trans::No,
         Trans::No,
@@ -401,7 +414,7 @@ fn errors_and_quick_returns() {
         "{r:?}"
     );
     for nm in [7, 21] {
-        let r = cuda::ozaki2_gemm(
+        let r = mpblas::ozaki::gpu::ozaki2_gemm(
             &dev,
             Trans::No,
             Trans::No,
@@ -424,7 +437,7 @@ fn errors_and_quick_returns() {
         slices: 9,
         ..Ozaki1Params::default()
     };
-    let r = cuda::ozaki1_gemm(
+    let r = mpblas::ozaki::gpu::ozaki1_gemm(
         &dev,
         Trans::No,
         Trans::No,
@@ -443,7 +456,7 @@ fn errors_and_quick_returns() {
     );
     assert!(matches!(r, Err(Error::OutOfRange { .. })), "{r:?}");
     // alpha = 0: C = beta C; k = 0 likewise; m = 0: nothing.
-    cuda::ozaki2_gemm(
+    mpblas::ozaki::gpu::ozaki2_gemm(
         &dev,
         Trans::No,
         Trans::No,
@@ -462,7 +475,7 @@ fn errors_and_quick_returns() {
     )
     .unwrap();
     assert_eq!(c.download().unwrap()[..9], [6.0; 9]);
-    cuda::ozaki2_gemm(
+    mpblas::ozaki::gpu::ozaki2_gemm(
         &dev,
         Trans::No,
         Trans::No,
@@ -482,7 +495,7 @@ fn errors_and_quick_returns() {
     .unwrap();
     assert_eq!(c.download().unwrap()[..9], [0.0; 9]);
     assert_eq!(c.download().unwrap()[9..], [3.0; 3]);
-    cuda::ozaki2_gemm(
+    mpblas::ozaki::gpu::ozaki2_gemm(
         &dev,
         Trans::No,
         Trans::No,
@@ -532,7 +545,7 @@ fn errors_and_quick_returns() {
     let _: Option<DeviceVec<f64>> = None;
 }
 
-/// `cuda::ozaki::reproduce_gpu` against the CPU reproduction on small sizes (one odd, so the
+/// `mpblas::ozaki::gpu::reproduce_gpu` against the CPU reproduction on small sizes (one odd, so the
 /// f32 packing has a half word): same rows and methods, positive times, and errors of the same size (SGEMM
 /// and the slice products sum in other orders, and the reference is the 20-moduli product, not
 /// the exact one).
@@ -542,7 +555,7 @@ fn reproduce_gpu_agrees_with_cpu() {
     let dev = device();
     let (sizes, phis, seeds) = ([33usize, 64], [0.1, 2.0], [1u64]);
     let moduli = [8, 16, 20];
-    let g = cuda::ozaki::reproduce_gpu(&dev, &sizes, &phis, &seeds, &moduli).unwrap();
+    let g = mpblas::ozaki::gpu::reproduce_gpu(&dev, &sizes, &phis, &seeds, &moduli).unwrap();
     let c = ozaki::reproduce::reproduce(&sizes, &phis, &seeds, &moduli).unwrap();
     assert_eq!(g.rows.len(), c.rows.len());
     assert_eq!(g.seeds, 1);

@@ -1,4 +1,4 @@
-//! GPU equals CPU for RNS arithmetic: every element of `cuda::rns::{add, sub, mul, div, sqrt}`
+//! GPU equals CPU for RNS arithmetic: every element of `mpblas::rns::gpu::{add, sub, mul, div, sqrt}`
 //! has the CPU's representation ([`MpFloat`]: class, sign, exponent, residues and evaluation
 //! bounds; the results are correctly rounded, so it is unique), on 2^20 seeded random elements
 //! with full `p`-bit significands per operation at 106 and 424 bits and for `+ − ×` at 1696
@@ -14,7 +14,7 @@
 mod rns_common;
 
 use mpblas::cuda::Device;
-use mpblas::cuda::rns::{self, DeviceMpArray};
+use mpblas::rns::gpu::{self, DeviceMpArray};
 use mpblas::rns::{Basis, MpArray, MpFloat};
 use mpblas::{Error, Result};
 use rayon::prelude::*;
@@ -86,7 +86,7 @@ fn check_sqrt(dev: &Device, what: &str, b: &Arc<Basis>, xs: &[MpFloat]) {
     let xa = MpArray::from_mpfloats(b, xs).expect("basis");
     let x = DeviceMpArray::upload(dev, &xa).expect("upload x");
     let mut z = DeviceMpArray::zeros(dev, b, xs.len()).expect("alloc out");
-    rns::sqrt(dev, &x, &mut z).unwrap_or_else(|e| panic!("{what}: {e}"));
+    gpu::sqrt(dev, &x, &mut z).unwrap_or_else(|e| panic!("{what}: {e}"));
     let got = z.download().unwrap_or_else(|e| panic!("{what}: {e}"));
     let want: Vec<MpFloat> = xs.par_iter().map(sqrt_ref).collect();
     let want = MpArray::from_mpfloats(b, &want).expect("basis");
@@ -121,17 +121,17 @@ fn all_ops_at(p: u32, random_divsqrt: usize) {
     // random, exponents within ±8 binades (the exact-alignment path) ...
     let xs = randoms(&b, s, N, 8);
     let ys = randoms(&b, s + 1, N, 8);
-    check2(&dev, "add random", rns::add, cpu_add, &b, &xs, &ys);
-    check2(&dev, "sub random", rns::sub, cpu_sub, &b, &xs, &ys);
-    check2(&dev, "mul random", rns::mul, cpu_mul, &b, &xs, &ys);
+    check2(&dev, "add random", gpu::add, cpu_add, &b, &xs, &ys);
+    check2(&dev, "sub random", gpu::sub, cpu_sub, &b, &xs, &ys);
+    check2(&dev, "mul random", gpu::mul, cpu_mul, &b, &xs, &ys);
     // ... and within ±3p binades (far operands too)
     let ws = randoms(&b, s + 2, N / 4, 3 * p as i64);
-    check2(&dev, "add wide", rns::add, cpu_add, &b, &xs[..N / 4], &ws);
-    check2(&dev, "sub wide", rns::sub, cpu_sub, &b, &ws, &ys[..N / 4]);
+    check2(&dev, "add wide", gpu::add, cpu_add, &b, &xs[..N / 4], &ws);
+    check2(&dev, "sub wide", gpu::sub, cpu_sub, &b, &ws, &ys[..N / 4]);
     check2(
         &dev,
         "div random",
-        rns::div,
+        gpu::div,
         div_ref,
         &b,
         &xs[..random_divsqrt],
@@ -141,12 +141,12 @@ fn all_ops_at(p: u32, random_divsqrt: usize) {
     check_sqrt(&dev, "sqrt random", &b, &pos);
     // adversarial sets
     let (ax, ay) = addsub_pairs(&b, s + 3);
-    check2(&dev, "add adversarial", rns::add, cpu_add, &b, &ax, &ay);
-    check2(&dev, "sub adversarial", rns::sub, cpu_sub, &b, &ax, &ay);
+    check2(&dev, "add adversarial", gpu::add, cpu_add, &b, &ax, &ay);
+    check2(&dev, "sub adversarial", gpu::sub, cpu_sub, &b, &ax, &ay);
     let (mx, my) = mul_pairs(&b, s + 4);
-    check2(&dev, "mul adversarial", rns::mul, cpu_mul, &b, &mx, &my);
+    check2(&dev, "mul adversarial", gpu::mul, cpu_mul, &b, &mx, &my);
     let (dx, dy) = div_pairs(&b, s + 5);
-    check2(&dev, "div adversarial", rns::div, div_ref, &b, &dx, &dy);
+    check2(&dev, "div adversarial", gpu::div, div_ref, &b, &dx, &dy);
     check_sqrt(&dev, "sqrt adversarial", &b, &sqrt_inputs(&b, s + 6));
 }
 
@@ -175,14 +175,14 @@ fn rns_transfers_round_trip() {
     let b = Basis::new(212).expect("basis");
     let xs = randoms(&b, 7, 1000, 100);
     let a = MpArray::from_mpfloats(&b, &xs).expect("basis");
-    let d = dev.upload_mp(&a).expect("upload");
+    let d = DeviceMpArray::upload(&dev, &a).expect("upload");
     let back = d.download().expect("download");
     assert_same("round trip", &back, &a, |i| format!("{:?}", xs[i]));
     // copy_from_host into an existing array, then an operation queued after it sees it
     let mut d2 = DeviceMpArray::zeros(&dev, &b, 1000).expect("zeros");
     d2.copy_from_host(&a).expect("copy");
     let mut z = DeviceMpArray::zeros(&dev, &b, 1000).expect("zeros");
-    rns::add(&dev, &d, &d2, &mut z).expect("add");
+    gpu::add(&dev, &d, &d2, &mut z).expect("add");
     let want: Vec<MpFloat> = xs.iter().map(|x| x.add(x).expect("basis")).collect();
     let want = MpArray::from_mpfloats(&b, &want).expect("basis");
     assert_same("x + x", &z.download().expect("download"), &want, |i| {
@@ -191,8 +191,8 @@ fn rns_transfers_round_trip() {
     // empty arrays
     let e = DeviceMpArray::upload(&dev, &MpArray::zeros(&b, 0)).expect("empty");
     let mut ez = DeviceMpArray::zeros(&dev, &b, 0).expect("empty");
-    rns::mul(&dev, &e, &e, &mut ez).expect("empty mul");
-    rns::sqrt(&dev, &e, &mut ez).expect("empty sqrt");
+    gpu::mul(&dev, &e, &e, &mut ez).expect("empty mul");
+    gpu::sqrt(&dev, &e, &mut ez).expect("empty sqrt");
     assert!(ez.download().expect("download").is_empty());
 }
 
@@ -208,7 +208,7 @@ fn rns_argument_errors() {
     let other = DeviceMpArray::zeros(&dev, &b2, 8).expect("zeros");
     let mut out = DeviceMpArray::zeros(&dev, &b, 8).expect("zeros");
     assert_eq!(
-        rns::add(&dev, &x, &short, &mut out),
+        gpu::add(&dev, &x, &short, &mut out),
         Err(Error::LengthMismatch {
             arg: "y",
             expected: 8,
@@ -216,12 +216,12 @@ fn rns_argument_errors() {
         })
     );
     assert!(matches!(
-        rns::mul(&dev, &x, &other, &mut out),
+        gpu::mul(&dev, &x, &other, &mut out),
         Err(Error::BasisMismatch { .. })
     ));
     let mut out_short = DeviceMpArray::zeros(&dev, &b, 7).expect("zeros");
     assert_eq!(
-        rns::sqrt(&dev, &x, &mut out_short),
+        gpu::sqrt(&dev, &x, &mut out_short),
         Err(Error::LengthMismatch {
             arg: "out",
             expected: 8,
@@ -231,7 +231,7 @@ fn rns_argument_errors() {
     let mut away = DeviceMpArray::zeros(&dev, &b, 8).expect("zeros");
     away.set_ordinal_for_tests(here + 1);
     assert_eq!(
-        rns::div(&dev, &x, &away, &mut out),
+        gpu::div(&dev, &x, &away, &mut out),
         Err(Error::DeviceMismatch {
             arg: "y",
             expected: here,

@@ -1,7 +1,7 @@
 //! Host-only checks of the kernel tables (no GPU, no NVRTC): every name a launcher asks for is
-//! defined in its source, every entry point of a source is in its launcher's table, and every
-//! `.cu` file under `src/cuda/kernels/` is a registered module.
-#![cfg(feature = "cuda")]
+//! defined in its source, every entry point of a source is in its launcher's table, every `.cu`
+//! file under `src/` is a registered module beside its launcher, and every `.cuh` header is
+//! declared by the modules that include it.
 
 use mpblas::cuda;
 
@@ -36,13 +36,13 @@ fn entry_points(source: &str) -> Vec<String> {
 
 #[test]
 fn every_kernel_name_is_defined_in_its_source() {
-    for m in cuda::modules() {
+    for m in mpblas::kernel_modules() {
         assert!(!m.kernels.is_empty(), "{}: empty KERNELS table", m.name);
         for k in m.kernels {
             let decl = format!("extern \"C\" __global__ void {k}(");
             assert!(
                 without_launch_bounds(m.source).contains(&decl),
-                "{}: KERNELS names {k:?} but kernels/{}.cu has no `{decl}`",
+                "{}: KERNELS names {k:?} but {}.cu has no `{decl}`",
                 m.name,
                 m.name
             );
@@ -52,11 +52,11 @@ fn every_kernel_name_is_defined_in_its_source() {
 
 #[test]
 fn every_entry_point_is_in_its_table() {
-    for m in cuda::modules() {
+    for m in mpblas::kernel_modules() {
         for e in entry_points(m.source) {
             assert!(
                 m.kernels.contains(&e.as_str()),
-                "kernels/{}.cu defines {e:?}, missing from its KERNELS table",
+                "{}.cu defines {e:?}, missing from its KERNELS table",
                 m.name
             );
         }
@@ -66,7 +66,8 @@ fn every_entry_point_is_in_its_table() {
 #[test]
 fn kernel_names_are_unique_and_follow_the_scheme() {
     let mut seen = std::collections::HashSet::new();
-    for m in cuda::modules() {
+    for m in mpblas::kernel_modules() {
+        // `<format or family>_..._gpu`: the kernels start with the module's first word.
         let format = m.name.split('_').next().unwrap_or_default();
         for k in m.kernels {
             assert!(seen.insert(*k), "kernel {k:?} defined twice");
@@ -80,63 +81,86 @@ fn kernel_names_are_unique_and_follow_the_scheme() {
 }
 
 #[test]
-fn launcher_tables_are_registered() {
-    let names: Vec<&str> = cuda::modules().iter().map(|m| m.name).collect();
-    assert_eq!(
-        cuda::modules()
-            .iter()
-            .find(|m| m.name == "dd_elementwise")
-            .map(|m| m.kernels),
-        Some(cuda::dd::KERNELS),
-        "{names:?}"
-    );
-    assert_eq!(
-        cuda::modules()
-            .iter()
-            .find(|m| m.name == "qd_elementwise")
-            .map(|m| m.kernels),
-        Some(cuda::qd::KERNELS),
-        "{names:?}"
-    );
-    for (name, table) in [
-        ("dd_func", cuda::dd_func::KERNELS),
-        ("qd_func", cuda::qd_func::KERNELS),
-        ("rns_esi", cuda::rns_esi::KERNELS),
-        ("rns_digits", cuda::rns_digits::KERNELS),
-        ("rns_round", cuda::rns_round::KERNELS),
-        ("rns_divsqrt", cuda::rns_divsqrt::KERNELS),
-    ] {
-        assert_eq!(
-            cuda::modules()
-                .iter()
-                .find(|m| m.name == name)
-                .map(|m| m.kernels),
-            Some(table),
-            "{names:?}"
-        );
+fn module_names_are_unique() {
+    let mut seen = std::collections::HashSet::new();
+    for m in mpblas::kernel_modules() {
+        assert!(seen.insert(m.name), "module {:?} listed twice", m.name);
     }
 }
 
-#[test]
-fn every_cu_file_is_a_module() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cuda/kernels");
-    let mut found = 0;
-    for entry in std::fs::read_dir(&dir).expect("kernels dir") {
-        let path = entry.expect("entry").path();
-        if path.extension().is_some_and(|e| e == "cu") {
-            found += 1;
-            let stem = path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default();
-            let m = cuda::modules().iter().find(|m| m.name == stem);
-            let m = m.unwrap_or_else(|| panic!("{} is not in cuda::modules()", path.display()));
-            let on_disk = std::fs::read_to_string(&path).expect("read");
-            assert_eq!(
-                m.source, on_disk,
-                "{stem}: embedded source differs from the file"
-            );
+/// Every file under `src/` with extension `ext`.
+fn sources(ext: &str) -> Vec<std::path::PathBuf> {
+    fn walk(dir: &std::path::Path, ext: &str, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("read src") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, ext, out);
+            } else if path.extension().is_some_and(|e| e == ext) {
+                out.push(path);
+            }
         }
     }
-    assert_eq!(found, cuda::modules().len(), "modules without a .cu file");
+    let mut out = Vec::new();
+    walk(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        ext,
+        &mut out,
+    );
+    out
+}
+
+fn stem(path: &std::path::Path) -> &str {
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
+}
+
+/// Each kernel module sits beside its launcher: `<stem>.cu` and `<stem>.rs` in one folder, the
+/// stem being the module's name, and the embedded source is the file.
+#[test]
+fn every_cu_file_is_a_module_beside_its_launcher() {
+    let files = sources("cu");
+    for path in &files {
+        let name = stem(path);
+        let m = mpblas::kernel_modules().iter().find(|m| m.name == name);
+        let m =
+            m.unwrap_or_else(|| panic!("{} is not in mpblas::kernel_modules()", path.display()));
+        let on_disk = std::fs::read_to_string(path).expect("read");
+        assert_eq!(
+            m.source, on_disk,
+            "{name}: embedded source differs from the file"
+        );
+        assert!(
+            path.with_extension("rs").exists(),
+            "{}: no launcher {name}.rs beside it",
+            path.display()
+        );
+    }
+    assert_eq!(
+        files.len(),
+        mpblas::kernel_modules().len(),
+        "modules without a .cu file"
+    );
+}
+
+/// Every `.cuh` header under `src/` is one that modules declare, embedded as it is on disk.
+#[test]
+fn every_header_is_declared_and_current() {
+    let declared: Vec<&cuda::Header> = mpblas::kernel_modules()
+        .iter()
+        .flat_map(|m| m.headers.iter().copied())
+        .collect();
+    for path in sources("cuh") {
+        let name = path
+            .file_name()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        let h = declared.iter().find(|h| h.name == name);
+        let h = h.unwrap_or_else(|| panic!("{} is included by no module", path.display()));
+        let on_disk = std::fs::read_to_string(&path).expect("read");
+        assert_eq!(
+            h.text, on_disk,
+            "{name}: embedded header differs from the file"
+        );
+    }
 }

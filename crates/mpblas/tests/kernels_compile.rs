@@ -13,7 +13,7 @@ fn every_module_compiles_for_sm_90() {
     assert!(nvrtc::nvrtc_present(), "{NEEDS}");
     let (major, minor) = nvrtc::nvrtc_version().expect("NVRTC version");
     eprintln!("NVRTC {major}.{minor}");
-    for m in cuda::modules() {
+    for m in mpblas::kernel_modules() {
         let t = std::time::Instant::now();
         match nvrtc::compile(m, "sm_90") {
             Ok(cubin) => {
@@ -37,7 +37,8 @@ fn a_compile_error_carries_the_log() {
     assert!(nvrtc::nvrtc_present(), "{NEEDS}");
     static BROKEN: cuda::ModuleSource = cuda::ModuleSource {
         name: "broken",
-        source: "#include \"dd.cuh\"\nextern \"C\" __global__ void broken_k(double *x) { x[0] = undefined_name; }\n",
+        source: "extern \"C\" __global__ void broken_k(double *x) { x[0] = undefined_name; }\n",
+        headers: &[],
         kernels: &["broken_k"],
     };
     match nvrtc::compile(&BROKEN, "sm_90") {
@@ -56,6 +57,7 @@ fn an_unknown_header_is_an_error_not_a_panic() {
     static BAD: cuda::ModuleSource = cuda::ModuleSource {
         name: "bad_include",
         source: "#include \"nonexistent.cuh\"\n",
+        headers: &[],
         kernels: &[],
     };
     assert!(matches!(

@@ -6,11 +6,12 @@
 
 mod ozaki_common;
 
+use mpblas::Trans;
 use mpblas::ozaki::bounds::{self, U, VecStats};
 use mpblas::ozaki::exact::ExactDot;
 use mpblas::ozaki::{
-    Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, Trans, ozaki1_gemm,
-    ozaki2, ozaki2_gemm,
+    Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, ozaki1_gemm, ozaki2,
+    ozaki2_gemm,
 };
 use ozaki_common::{Case, PREC, TRANS, case};
 use rug::Float;

@@ -4,10 +4,11 @@
 mod ozaki_common;
 
 use mpblas::Error;
+use mpblas::Trans;
 use mpblas::ozaki::reproduce::paper_matrix;
 use mpblas::ozaki::{
-    Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, Trans, bounds,
-    ozaki1_gemm, ozaki2_gemm,
+    Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, bounds, ozaki1_gemm,
+    ozaki2_gemm,
 };
 
 /// Calls scheme I (`which = 1`) or II (`which = 2`) with default-ish parameters.

@@ -1,8 +1,8 @@
-//! The RNS device code (`src/cuda/kernels/rns.cuh`) compiled as host C++ returns the Rust CPU's
+//! The RNS device code (`src/rns/rns.cuh`) compiled as host C++ returns the Rust CPU's
 //! bits: the harness `tests/cuda_twin/rns_host.cpp` runs the very kernel bodies of the GPU
 //! (kernel 1 per element, kernel 2 per residue, kernel 3 per element; division and square root
 //! per element) on arrays in the device layout with the packed basis table of
-//! [`mpblas::cuda::rns::pack_basis`], and every field of every result (class, sign, exponent,
+//! [`mpblas::rns::gpu::pack_basis`], and every field of every result (class, sign, exponent,
 //! residues, evaluation bounds) must equal [`MpFloat`]'s. The GPU run of `gpu_rns_bits.rs` then
 //! confirms the device compiles the same code to the same integer and IEEE operations.
 //!
@@ -11,7 +11,7 @@
 
 mod rns_common;
 
-use mpblas::cuda::rns::pack_basis;
+use mpblas::rns::gpu::pack_basis;
 use mpblas::rns::{Basis, MpArray, MpFloat};
 use rns_common::*;
 use std::io::Write;
@@ -27,8 +27,8 @@ fn harness() -> &'static PathBuf {
         let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
         let out = Command::new(&cxx)
             .args(["-O2", "-std=c++17", "-ffp-contract=off", "-fno-fast-math"])
-            .args(["-Wall", "-Wno-unknown-pragmas", "-I"])
-            .arg(manifest.join("src/cuda/kernels"))
+            .args(["-Wall", "-Wno-unknown-pragmas"])
+            .args(["src", "src/rns"].map(|d| format!("-I{}", manifest.join(d).display())))
             .arg(manifest.join("tests/cuda_twin/rns_host.cpp"))
             .arg("-o")
             .arg(&exe)

@@ -10,8 +10,8 @@
 //!   exactly as `N` INT8 GEMMs modulo small coprime moduli and rebuilt by the Chinese remainder
 //!   theorem. See [`ozaki2`].
 //!
-//! Both return `Err` on every invalid argument ([`Error::LeadingDim`], [`Error::ArrayTooShort`],
-//! [`Error::OutOfRange`]) and never panic. Their error bounds are functions in [`bounds`], the
+//! Both return `Err` on every invalid argument ([`Error::LeadingDim`](crate::Error::LeadingDim), [`Error::ArrayTooShort`](crate::Error::ArrayTooShort),
+//! [`Error::OutOfRange`](crate::Error::OutOfRange)) and never panic. Their error bounds are functions in [`bounds`], the
 //! same ones the tests assert.
 //!
 //! # Conventions
@@ -43,22 +43,23 @@ pub mod exact;
 pub mod gemm_cpu;
 pub mod ozaki1;
 pub mod ozaki2;
+pub(crate) mod ozaki_gpu;
 pub mod reproduce;
 pub mod split;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::view::{Trans, check_gemm_args};
+
+/// The Ozaki GEMMs on the GPU (`ozaki_gpu.rs` launching `ozaki_gpu.cu`, INT8 GEMMs by cuBLAS):
+/// scheme II returns the CPU's bits.
+pub mod gpu {
+    pub use super::ozaki_gpu::{
+        ozaki1_gemm, ozaki1_split, ozaki2_gemm, ozaki2_product, reproduce_gpu,
+    };
+}
 
 pub use ozaki1::ozaki1_gemm;
 pub use ozaki2::ozaki2_gemm;
-
-/// Whether a matrix argument is used as stored or transposed (BLAS `'N'` / `'T'`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Trans {
-    /// Use the matrix as stored (`'N'`).
-    No,
-    /// Use its transpose (`'T'`).
-    Yes,
-}
 
 /// Which slice products scheme I forms (with `s` slices of A and of B, the last being the
 /// remainder).
@@ -166,70 +167,6 @@ impl Default for Ozaki2Params {
             mode: Ozaki2Mode::Fast,
         }
     }
-}
-
-fn check_matrix(
-    arg: &'static str,
-    ldarg: &'static str,
-    rows: usize,
-    cols: usize,
-    len: usize,
-    ld: usize,
-) -> Result<()> {
-    let min_ld = rows.max(1);
-    if ld < min_ld {
-        return Err(Error::LeadingDim {
-            arg: ldarg,
-            got: ld,
-            min: min_ld,
-        });
-    }
-    if rows == 0 || cols == 0 {
-        return Ok(());
-    }
-    let need = ld
-        .checked_mul(cols - 1)
-        .and_then(|x| x.checked_add(rows))
-        .unwrap_or(usize::MAX);
-    if len < need {
-        return Err(Error::ArrayTooShort {
-            arg,
-            got: len,
-            min: need,
-        });
-    }
-    Ok(())
-}
-
-/// The BLAS argument checks of GEMM, in the order reference BLAS reports them.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn check_gemm_args(
-    transa: Trans,
-    transb: Trans,
-    m: usize,
-    n: usize,
-    k: usize,
-    a_len: usize,
-    lda: usize,
-    b_len: usize,
-    ldb: usize,
-    c_len: usize,
-    ldc: usize,
-) -> Result<()> {
-    let (ar, ac) = match transa {
-        Trans::No => (m, k),
-        Trans::Yes => (k, m),
-    };
-    let (br, bc) = match transb {
-        Trans::No => (k, n),
-        Trans::Yes => (n, k),
-    };
-    check_matrix("a", "lda", ar, ac, a_len, lda)?;
-    check_matrix("b", "ldb", br, bc, b_len, ldb)?;
-    check_matrix("c", "ldc", m, n, c_len, ldc)?;
-    // The packed copies need m·k, n·k and m·n elements: no more than a, b and c hold, so
-    // those sizes cannot overflow once the checks above passed.
-    Ok(())
 }
 
 /// Packs `op(A)` (`m × k`) into `m` rows of length `k`, row-major.

@@ -60,7 +60,7 @@ pub const ADD_SLOPPY_SAME_SIGN: f64 = 5.0;
 // decrease by a factor `ρ = |w·c_{n+1}/c_n| ≤ 1/2` costs `(ADD + MUL)·(1 + ρ + ρ² + …)`
 // relative to `q`; the coefficients (`1/n!`, `1/(2j+1)` by `÷ f64`) are off by at most
 // `n·DIV_F64` relative, weighted by their term's size; the argument reduction of the
-// trigonometric functions costs 1u relative (`reduce::REM_PIO2_REL_ERR`).
+// trigonometric functions costs 1u relative (`trig_reduction::REM_PIO2_REL_ERR`).
 
 /// [`Qd::exp`](super::Qd::exp): reduction `r = x − k·ln 2` (two roundings on `|r| ≤ 0.35`:
 /// 2·ADD·0.35 = 2.1u absolute, i.e. relative in the result), the series for `e^r − 1`

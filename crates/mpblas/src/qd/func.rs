@@ -5,7 +5,7 @@
 //! [`bounds`](super::bounds); the MPFR tests (`tests/qd_func_vs_mpfr.rs`) assert exactly those.
 //! Series coefficients (`1/n!`, `1/(2j+1)`) are computed once, lazily, by quad-double division.
 //! Trigonometric arguments are reduced by the shared Payne–Hanek routine
-//! [`rem_pio2`](crate::reduce), exact to about `2^-212` relative also for huge arguments and
+//! [`rem_pio2`](crate::trig_reduction), exact to about `2^-212` relative also for huge arguments and
 //! arguments near multiples of π/2.
 
 use super::Qd;
@@ -460,7 +460,7 @@ impl Qd {
         if x0 == 0.0 {
             return (self, Qd::ONE);
         }
-        let (q, r) = crate::reduce::rem_pio2(&self.c);
+        let (q, r) = crate::trig_reduction::rem_pio2(&self.c);
         let (s, c) = sin_cos_series(Qd { c: r });
         match q & 3 {
             0 => (s, c),

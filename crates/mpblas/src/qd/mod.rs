@@ -37,7 +37,34 @@
 mod arith;
 pub mod bounds;
 pub(crate) mod consts;
+#[cfg(all(test, feature = "cuda"))]
+mod device_tables;
 mod func;
+pub(crate) mod qd_func_gpu;
+pub(crate) mod qd_gpu;
+
+/// Quad-double kernels on the GPU: element-wise `+ − × ÷ √` and `exp`, `ln`, `sin`, `cos` on
+/// [`DeviceVec<Qd>`](crate::cuda::DeviceVec), each returning the CPU's bits (the device
+/// code is an operation-by-operation twin of this module's, `qd.cuh` and `qd_func.cuh`).
+///
+/// Each function computes `out[i] = op(x[i], y[i])` (or `op(x[i], s)`, or `f(x[i])`) with
+/// exactly the CPU algorithm, so `out` holds the same bits as the CPU would produce (a NaN's
+/// payload and sign aside). The work is enqueued on the device's stream; read `out` with
+/// [`DeviceVec::download`](crate::cuda::DeviceVec::download), which waits for it.
+///
+/// # Errors
+///
+/// Every function returns [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) if an
+/// operand is on another device, [`Error::LengthMismatch`](crate::Error::LengthMismatch) if
+/// the lengths differ (naming the argument and both lengths),
+/// [`Error::CudaCompile`](crate::Error::CudaCompile) if the module fails to compile, and
+/// [`Error::CudaLaunch`](crate::Error::CudaLaunch) naming the kernel if the launch fails.
+pub mod gpu {
+    pub use super::qd_func_gpu::{cos, exp, ln, sin};
+    pub use super::qd_gpu::{
+        DeviceQdVec, add, add_scalar, div, div_scalar, mul, mul_scalar, sqrt, sub, sub_scalar,
+    };
+}
 
 /// A quad-double number: the unevaluated sum `c[0] + c[1] + c[2] + c[3]` (see the
 /// [module docs](self)).

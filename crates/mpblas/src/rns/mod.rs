@@ -18,6 +18,7 @@
 //! | conversions (`f64`, `Dd`, `Qd`, exact limbs, `rug`) | [`convert`] |
 //! | decimal strings (parse, shortest and correctly rounded printing) | [`decimal`] |
 //! | [`MpArray`]: structure-of-arrays storage (Table 2 of the paper) | [`mod@array`] |
+//! | the same on the GPU, element-wise kernels | [`gpu`] (`*_gpu.rs` beside their `.cu`) |
 //!
 //! Accuracy: every operation is correctly rounded to `p` bits (nearest, ties to even), so
 //! `fl(x∘y) = (x∘y)(1+δ)` with `|δ| < u = 2^-p < 4/√M` (bound (6) of the paper).
@@ -37,7 +38,9 @@
 // modulus index on purpose: that is the shape LLVM vectorises and the CUDA kernels mirror.
 #![allow(clippy::needless_range_loop)]
 
+mod arith_gpu;
 pub mod array;
+pub(crate) mod array_gpu;
 pub mod basis;
 pub mod convert;
 pub mod decimal;
@@ -45,6 +48,17 @@ pub mod divsqrt;
 pub mod extf;
 pub mod float;
 pub mod interval;
+pub(crate) mod rns_digits_gpu;
+pub(crate) mod rns_divsqrt_gpu;
+pub(crate) mod rns_esi_gpu;
+pub(crate) mod rns_round_gpu;
+
+/// RNS multiple precision on the GPU: [`DeviceMpArray`](gpu::DeviceMpArray) (the host
+/// [`MpArray`] layout) and element-wise `+ − × ÷ √`, bitwise equal to the CPU ([`MpFloat`]).
+pub mod gpu {
+    pub use super::arith_gpu::{add, div, mul, sqrt, sub};
+    pub use super::array_gpu::{DeviceMpArray, MAX_MODULI, pack_basis};
+}
 
 pub use array::MpArray;
 pub use basis::{Basis, MAX_PRECISION, MIN_PRECISION};

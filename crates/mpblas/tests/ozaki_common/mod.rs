@@ -4,7 +4,7 @@
 //! formed in MPFR at 2200 bits).
 #![allow(dead_code)]
 
-use mpblas::ozaki::Trans;
+use mpblas::Trans;
 use mpblas::ozaki::exact::ExactDot;
 use mpblas::ozaki::reproduce::paper_matrix;
 use rug::Float;

@@ -1,6 +1,6 @@
 //! Trigonometric and inverse trigonometric functions, and `hypot`.
 //!
-//! * `sin`, `cos`, `tan`: [`rem_pio2`](crate::reduce) reduces `x = N·π/2 + r` exactly
+//! * `sin`, `cos`, `tan`: [`rem_pio2`](crate::trig_reduction) reduces `x = N·π/2 + r` exactly
 //!   (Payne–Hanek, relative error of `r` below `2^-212`, rounded here to a double-double:
 //!   `≤ 1u`), then Taylor polynomials in `t = r²` on `|r| ≤ π/4` (degree 29 for `sin`, 30 for
 //!   `cos`, truncation below `2^-120`), and the quadrant `N mod 4` picks `±sin r`/`±cos r`.
@@ -18,7 +18,7 @@ use super::super::consts::INV_FACT;
 use super::expansion::Expansion;
 use super::{dd, frexp, ldexp};
 use crate::eft::{fast_two_sum, two_sqr};
-use crate::reduce::rem_pio2;
+use crate::trig_reduction::rem_pio2;
 
 /// `sin r` for `|r| ≤ π/4 + ε`, given `t = r²`: `r − r·t·(1/3! − t/5! + … − t^13/29!)`.
 fn sin_kernel(r: Dd, rt: Dd, t: Dd) -> Dd {

@@ -3,10 +3,10 @@
 //! (class, sign, exponent, residues and evaluation bounds: the results are correctly rounded,
 //! so the representation is unique).
 //!
-//! `+ − ×` run as the paper's three split kernels: [`rns_esi`](super::rns_esi) (signs,
-//! exponents, evaluations; one thread per element), [`rns_digits`](super::rns_digits)
-//! (residues; one thread per residue) and [`rns_round`](super::rns_round) (rounding; one
-//! thread per element). `÷ √` run one thread per element ([`rns_divsqrt`](super::rns_divsqrt)).
+//! `+ − ×` run as the paper's three split kernels: `rns_esi_gpu.cu` (signs, exponents,
+//! evaluations; one thread per element), `rns_digits_gpu.cu` (residues; one thread per residue)
+//! and `rns_round_gpu.cu` (rounding; one thread per element). `÷ √` run one thread per element
+//! (`rns_divsqrt_gpu.cu`).
 //! Everything is enqueued on the device's stream; [`DeviceMpArray::download`] waits for it.
 //!
 //! # Errors
@@ -18,8 +18,8 @@
 //! [`Error::CudaCompile`](crate::Error::CudaCompile) or
 //! [`Error::CudaLaunch`](crate::Error::CudaLaunch) naming the kernel.
 
-use super::Device;
-use super::rns_array::DeviceMpArray;
+use super::array_gpu::DeviceMpArray;
+use crate::cuda::Device;
 use crate::error::Result;
 
 fn check(
@@ -47,16 +47,16 @@ fn split(
     if out.is_empty() {
         return Ok(());
     }
-    super::rns_esi::launch(dev, esi, x, y, out)?;
-    super::rns_digits::launch(dev, digits, x, y, out)?;
-    super::rns_round::launch(dev, out)
+    super::rns_esi_gpu::launch(dev, esi, x, y, out)?;
+    super::rns_digits_gpu::launch(dev, digits, x, y, out)?;
+    super::rns_round_gpu::launch(dev, out)
 }
 
 /// `out[i] = x[i] + y[i]`, correctly rounded ([`MpFloat::add`](crate::rns::MpFloat::add)).
 ///
 /// # Errors
 ///
-/// See the [module documentation](crate::cuda::rns).
+/// See the [module documentation](super::gpu).
 pub fn add(
     dev: &Device,
     x: &DeviceMpArray,
@@ -70,7 +70,7 @@ pub fn add(
 ///
 /// # Errors
 ///
-/// See the [module documentation](crate::cuda::rns).
+/// See the [module documentation](super::gpu).
 pub fn sub(
     dev: &Device,
     x: &DeviceMpArray,
@@ -84,7 +84,7 @@ pub fn sub(
 ///
 /// # Errors
 ///
-/// See the [module documentation](crate::cuda::rns).
+/// See the [module documentation](super::gpu).
 pub fn mul(
     dev: &Device,
     x: &DeviceMpArray,
@@ -98,7 +98,7 @@ pub fn mul(
 ///
 /// # Errors
 ///
-/// See the [module documentation](crate::cuda::rns).
+/// See the [module documentation](super::gpu).
 pub fn div(
     dev: &Device,
     x: &DeviceMpArray,
@@ -109,18 +109,18 @@ pub fn div(
     if out.is_empty() {
         return Ok(());
     }
-    super::rns_divsqrt::launch(dev, x, Some(y), out)
+    super::rns_divsqrt_gpu::launch(dev, x, Some(y), out)
 }
 
 /// `out[i] = √x[i]`, correctly rounded ([`MpFloat::sqrt`](crate::rns::MpFloat::sqrt)).
 ///
 /// # Errors
 ///
-/// See the [module documentation](crate::cuda::rns).
+/// See the [module documentation](super::gpu).
 pub fn sqrt(dev: &Device, x: &DeviceMpArray, out: &mut DeviceMpArray) -> Result<()> {
     check(dev, x, None, out)?;
     if out.is_empty() {
         return Ok(());
     }
-    super::rns_divsqrt::launch(dev, x, None, out)
+    super::rns_divsqrt_gpu::launch(dev, x, None, out)
 }

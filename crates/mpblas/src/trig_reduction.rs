@@ -40,6 +40,18 @@
 
 use crate::eft::fast_two_sum;
 
+/// `trig_reduction.cuh`: the device twin of this module.
+pub(crate) static TRIG_REDUCTION_CUH: crate::cuda::Header = crate::cuda::Header {
+    name: "trig_reduction.cuh",
+    text: include_str!("trig_reduction.cuh"),
+};
+
+/// `trig_reduction_tables.cuh`: its tables, generated from this module's (`device_tables`).
+pub(crate) static TRIG_REDUCTION_TABLES_CUH: crate::cuda::Header = crate::cuda::Header {
+    name: "trig_reduction_tables.cuh",
+    text: include_str!("trig_reduction_tables.cuh"),
+};
+
 /// Relative error bound of [`rem_pio2`]'s `r`, in units of `2^-212` (see the module docs).
 #[allow(dead_code)]
 pub(crate) const REM_PIO2_REL_ERR: f64 = 1.000_001;
@@ -603,5 +615,59 @@ mod tests {
         assert!(rem_pio2(&[f64::NAN]).1[0].is_nan());
         assert!(rem_pio2(&[f64::INFINITY, 0.0]).1[0].is_nan());
         assert_eq!(rem_pio2(&[-0.0]).1[0].to_bits(), (-0.0f64).to_bits());
+    }
+}
+
+/// The device tables of `trig_reduction.cuh` (and the `f64` constants the function kernels
+/// share), rendered from this module's Rust tables.
+#[cfg(all(test, feature = "cuda"))]
+mod device_tables {
+    use super::{GUARD, MAX_FRAC_LIMBS, MIN_FRAC_LIMBS, PIO2, TARGET_BITS, TWO_OVER_PI};
+    use crate::cuda::tables::{check_generated, f64_macro, header_start, u64_table};
+    use std::fmt::Write;
+
+    const GENERATOR: &str = "trig_reduction::device_tables";
+
+    fn render() -> String {
+        let mut o = header_start(GENERATOR, "MPBLAS_TRIG_REDUCTION_TABLES_CUH");
+        let _ = writeln!(
+            o,
+            "// ---- scalar constants (std::f64::consts) of the function kernels ----"
+        );
+        f64_macro(&mut o, "MPF_LN_2", std::f64::consts::LN_2);
+        f64_macro(&mut o, "MPF_FRAC_1_SQRT_2", std::f64::consts::FRAC_1_SQRT_2);
+        f64_macro(&mut o, "MPF_SQRT_2", std::f64::consts::SQRT_2);
+        f64_macro(&mut o, "MPF_FRAC_PI_4", std::f64::consts::FRAC_PI_4);
+        o.push('\n');
+        let _ = writeln!(o, "// ---- trig_reduction.rs (Payne-Hanek) ----");
+        let _ = writeln!(o, "#define MPR_MIN_FRAC_LIMBS {MIN_FRAC_LIMBS}");
+        let _ = writeln!(o, "#define MPR_MAX_FRAC_LIMBS {MAX_FRAC_LIMBS}");
+        let _ = writeln!(o, "#define MPR_GUARD {GUARD}");
+        let _ = writeln!(o, "#define MPR_TARGET_BITS {TARGET_BITS}");
+        let _ = writeln!(o, "#define MPR_TWO_OVER_PI_LEN {}\n", TWO_OVER_PI.len());
+        u64_table(
+            &mut o,
+            "TWO_OVER_PI: fraction bits of 2/pi, most significant limb first.",
+            "MPR_TWO_OVER_PI",
+            &TWO_OVER_PI,
+        );
+        u64_table(
+            &mut o,
+            "PIO2: floor(pi/2 * 2^319), little-endian limbs.",
+            "MPR_PIO2",
+            &PIO2,
+        );
+        o.push_str("#endif\n");
+        o
+    }
+
+    #[test]
+    fn header_is_up_to_date() {
+        check_generated(
+            "trig_reduction_tables.cuh",
+            include_str!("trig_reduction_tables.cuh"),
+            &render(),
+            GENERATOR,
+        );
     }
 }

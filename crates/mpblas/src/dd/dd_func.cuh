@@ -13,9 +13,8 @@
 #define MPBLAS_DD_FUNC_CUH
 
 #include "dd.cuh"
-#include "func_tables.cuh"
-#include "reduce.cuh"
-#include "func_common.cuh"
+#include "dd_tables.cuh"
+#include "trig_reduction.cuh"
 
 namespace dd {
 
@@ -352,7 +351,7 @@ MP_DEV void sin_cos_sel(Dd x, bool want_sin, bool want_cos, Dd &s_out, Dd &c_out
     }
     double xw[2] = {x.hi, x.lo};
     double r4[4];
-    int q = reduce::rem_pio2(xw, 2, r4);
+    int q = trig_reduction::rem_pio2(xw, 2, r4);
     double rh, rl;
     fast_two_sum(r4[0], r4[1], rh, rl);
     Dd r = dd_make(rh, rl);

@@ -1,18 +1,19 @@
-// Payne-Hanek reduction x = N*pi/2 + r: the device twin of crates/mpblas/src/reduce.rs.
+// Payne-Hanek reduction x = N*pi/2 + r: the device twin of crates/mpblas/src/trig_reduction.rs.
 //
 // Same function names, same integer algorithm and the same floating-point operations in the same
 // order, so `rem_pio2` returns the CPU's quadrant and words bit for bit. The Rust `u128` products
 // are `unsigned __int128` here (NVRTC: `--device-int128`, set in cuda/nvrtc.rs). Slices become a
 // pointer and a length; the fixed-size Rust arrays become local arrays of the same size. The
-// tables (2/pi, pi/2, the limb counts) come from func_tables.cuh, generated from the Rust ones.
+// tables (2/pi, pi/2, the limb counts) come from trig_reduction_tables.cuh, generated from the
+// Rust ones.
 
-#ifndef MPBLAS_REDUCE_CUH
-#define MPBLAS_REDUCE_CUH
+#ifndef MPBLAS_TRIG_REDUCTION_CUH
+#define MPBLAS_TRIG_REDUCTION_CUH
 
 #include "eft.cuh"
-#include "func_tables.cuh"
+#include "trig_reduction_tables.cuh"
 
-namespace reduce {
+namespace trig_reduction {
 
 typedef unsigned long long u64;
 typedef unsigned __int128 u128;
@@ -310,6 +311,6 @@ MP_DEV int rem_pio2(const double *x, int nx, double *r) {
     }
 }
 
-} // namespace reduce
+} // namespace trig_reduction
 
 #endif

@@ -36,21 +36,25 @@
 //!
 //! Everything is enqueued on the device's stream, with no host synchronisation.
 
-use super::cublas::{Blas, blas};
-use super::{Device, DeviceDdVec, DeviceVec, ModuleSource};
+use crate::Dd;
+use crate::cuda::{
+    Arg, Blas, Device, DeviceBuffer, DeviceVec, GemmType, LaunchConfig, ModuleSource,
+    ScratchBuffer, args, blocks, check_gemm_call, check_len, download_raw, memset,
+};
+use crate::dd::dd_gpu::{DD_CUH, DeviceDdVec};
 use crate::error::{Error, Result};
 use crate::ozaki::ozaki2::{Crt, fast_q, fast_x, norm_chunks};
 use crate::ozaki::split::{self, Scaled, Split};
 use crate::ozaki::{
     self as cpu, Accumulate, OZAKI2_MODULI, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products,
-    SliceGemm, Trans, check_gemm_args,
+    SliceGemm,
 };
-use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
+use crate::view::{Trans, check_gemm_args};
 use std::sync::Mutex;
 
-/// The entry points of `kernels/ozaki.cu` (`tests/kernel_names.rs` checks them against the
+/// The entry points of `ozaki_gpu.cu` (`tests/kernel_names.rs` checks them against the
 /// source).
-pub const KERNELS: &[&str] = &[
+pub(crate) const KERNELS: &[&str] = &[
     "ozaki_vecmax_tcontig",
     "ozaki_vecmax_vcontig",
     "ozaki_vecstats_tcontig",
@@ -74,14 +78,15 @@ pub const KERNELS: &[&str] = &[
 
 /// The kernel module: source and entry points.
 pub(crate) static MODULE: ModuleSource = ModuleSource {
-    name: "ozaki",
-    source: include_str!("kernels/ozaki.cu"),
+    name: "ozaki_gpu",
+    source: include_str!("ozaki_gpu.cu"),
+    headers: &[&crate::eft::EFT_CUH, &DD_CUH],
     kernels: KERNELS,
 };
 
-/// The moduli the kernels hard-code (`OZ_MODULI_LIST` in `kernels/ozaki.cu`), which must be
+/// The moduli the kernels hard-code (`OZ_MODULI_LIST` in `ozaki_gpu.cu`), which must be
 /// [`crate::ozaki::ozaki2::moduli`]`(20)`; `tests/kernel_names.rs` checks both.
-pub const KERNEL_MODULI: [u32; 20] = [
+pub(crate) const KERNEL_MODULI: [u32; 20] = [
     256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197, 193, 191, 181, 179,
     173,
 ];
@@ -102,7 +107,6 @@ const DEFAULT_MAX_COLS: usize = 4096;
 const MEMORY_MARGIN: usize = 512 << 20;
 
 /// The CRT constants, passed by value to `ozaki_crt_update` (`struct OzCrt`).
-#[repr(C)]
 #[derive(Clone, Copy)]
 struct CrtArg {
     w: [[f64; 20]; MAX_WORDS],
@@ -112,55 +116,25 @@ struct CrtArg {
     nmod: i32,
 }
 
-// SAFETY: `CrtArg` is `#[repr(C)]` plain data with the layout of `struct OzCrt` in
-// kernels/ozaki.cu (80 + 4 + 1 doubles, then two ints).
-unsafe impl DeviceRepr for CrtArg {}
-
-/// One kernel argument (every pointer is passed as its device address).
-enum Arg {
-    U(u64),
-    I(i32),
-    F(f64),
-    C(Box<CrtArg>),
-}
-
-impl From<u64> for Arg {
-    fn from(x: u64) -> Arg {
-        Arg::U(x)
+impl CrtArg {
+    /// The bytes of `struct OzCrt` in kernels/ozaki_gpu.cu (`double w[4][20], p[4], p_inv;
+    /// int words, nmod;`: 85 doubles, then the two ints in one little-endian word), as the
+    /// kernel argument.
+    fn arg(&self) -> Arg {
+        let mut words: Vec<u64> = self.w.iter().flatten().map(|x| x.to_bits()).collect();
+        words.extend(self.p.iter().map(|x| x.to_bits()));
+        words.push(self.p_inv.to_bits());
+        words.push(u64::from(self.words as u32) | (u64::from(self.nmod as u32) << 32));
+        Arg::Struct(words.into_boxed_slice())
     }
-}
-impl From<usize> for Arg {
-    fn from(x: usize) -> Arg {
-        Arg::U(x as u64)
-    }
-}
-impl From<i32> for Arg {
-    fn from(x: i32) -> Arg {
-        Arg::I(x)
-    }
-}
-impl From<f64> for Arg {
-    fn from(x: f64) -> Arg {
-        Arg::F(x)
-    }
-}
-impl From<CrtArg> for Arg {
-    fn from(x: CrtArg) -> Arg {
-        Arg::C(Box::new(x))
-    }
-}
-
-macro_rules! args {
-    ($($a:expr),* $(,)?) => { &[$(Arg::from($a)),*] };
 }
 
 /// Launches `kernel` of [`MODULE`] with `args`.
 ///
 /// # Safety
-/// `args` must match the kernel's parameter list in `kernels/ozaki.cu` in number and type
-/// (`u64` for `u64` and for every pointer, `i32` for `int`, `f64` for `double`, [`CrtArg`] for
-/// `OzCrt`); every pointer must address device memory of this device large enough for the
-/// accesses the kernel's comment describes for the given sizes, outputs not overlapping
+/// As [`Device::launch`]: `args` must match the kernel's parameter list in
+/// `ozaki_gpu.cu`, every pointer must address device memory of this device large enough for
+/// the accesses the kernel's comment describes for the given sizes, outputs not overlapping
 /// inputs (the kernels' `__restrict__`); `cfg` must be the launch shape the kernel's comment
 /// asks for.
 unsafe fn launch(
@@ -169,132 +143,85 @@ unsafe fn launch(
     cfg: LaunchConfig,
     args: &[Arg],
 ) -> Result<()> {
-    let f = dev.function(&MODULE, kernel)?;
-    let stream = dev.stream();
-    let mut b = stream.launch_builder(&f);
-    for a in args {
-        match a {
-            Arg::U(x) => b.arg(x),
-            Arg::I(x) => b.arg(x),
-            Arg::F(x) => b.arg(x),
-            Arg::C(x) => b.arg(&**x),
-        };
-    }
     // SAFETY: the caller's contract.
-    let r = unsafe { b.launch(cfg) };
-    dev.launched(kernel, r)
+    unsafe { dev.launch(&MODULE, kernel, cfg, args) }
 }
 
 fn cfg(grid: (u32, u32), block: u32) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: (grid.0.max(1), grid.1.max(1), 1),
-        block_dim: (block, 1, 1),
-        shared_mem_bytes: 0,
-    }
-}
-
-fn blocks(n: usize, per: usize, cap: usize) -> u32 {
-    n.div_ceil(per).clamp(1, cap) as u32
-}
-
-/// A 2-D launch over an `m × n` column-major range (`OZ_GRID_2D`).
-fn cfg_2d(dev: &Device, m: usize, n: usize) -> LaunchConfig {
-    let sms = dev.info().multiprocessors.max(1) as usize;
-    let gy = n.clamp(1, 65_535);
-    let gx = m.div_ceil(256).clamp(1, (sms * 16).div_ceil(gy).max(1) * 4);
-    cfg((gx as u32, gy as u32), 256)
-}
-
-pub(crate) fn dev_ptr<T>(dev: &Device, s: &CudaSlice<T>) -> u64 {
-    let (p, _record) = s.device_ptr(dev.stream());
-    p
+    LaunchConfig::new(grid, block)
 }
 
 fn memset0(dev: &Device, ptr: u64, bytes: usize) -> Result<()> {
-    if bytes == 0 {
-        return Ok(());
-    }
-    // SAFETY: `ptr` addresses at least `bytes` bytes of a live allocation of this device (a
-    // workspace buffer sized by `Buf::get`), written only by work on this stream.
-    unsafe { cudarc::driver::result::memset_d8_async(ptr, 0, bytes, dev.stream().cu_stream()) }
-        .map_err(|e| Error::CudaDriver {
-            op: "memset",
-            cause: super::driver_cause(&e),
-        })
+    // SAFETY: `ptr` addresses at least `bytes` bytes of a workspace buffer of this device
+    // (sized by `ScratchBuffer::get` for this call), written only by work on this stream.
+    unsafe { memset(dev, ptr, 0, bytes) }
 }
 
-/// A grow-only device buffer of the workspace.
-#[derive(Default)]
-struct Buf {
-    s: Option<CudaSlice<u8>>,
-}
-
-impl Buf {
-    fn cap(&self) -> usize {
-        self.s.as_ref().map_or(0, |s| s.len())
-    }
-
-    /// The address of at least `bytes` bytes (16-byte aligned), reallocating if needed.
-    fn get(&mut self, dev: &Device, bytes: usize) -> Result<u64> {
-        if self.cap() < bytes.max(1) {
-            self.s = None;
-            // SAFETY: uninitialised device memory; every kernel writes what it later reads
-            // (or the buffer is cleared with `memset0` first).
-            let s = unsafe { dev.stream().alloc::<u8>(bytes.max(1)) }.map_err(|e| match e.0 {
-                cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::CudaOutOfMemory {
-                    ordinal: dev.ordinal(),
-                    bytes,
-                },
-                _ => Error::CudaDriver {
-                    op: "allocation",
-                    cause: super::driver_cause(&e),
-                },
-            })?;
-            self.s = Some(s);
-        }
-        match &self.s {
-            Some(s) => Ok(dev_ptr(dev, s)),
-            None => Err(Error::CudaOutOfMemory {
-                ordinal: dev.ordinal(),
-                bytes,
-            }),
-        }
+/// `C = op(A)·op(B)` exactly in INT32 from INT8 operands in the TN layout: `A` is `k × m`
+/// column-major (`lda`), `B` is `k × n` (`ldb`), `C` is `m × n` (`ldc`). Exact while
+/// `k·128² < 2^31`.
+///
+/// # Safety
+/// `a` must address `lda·(m−1) + k` bytes, `b` `ldb·(n−1) + k` bytes, `c` `ldc·(n−1) + m`
+/// `i32`s, all on the handle's device, `c` not overlapping `a` or `b`; for the tensor-core path
+/// `k`, `lda`, `ldb`, `ldc` and the addresses are multiples of 16 (the callers use such).
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_i8_tn(
+    blas: &Blas,
+    (m, n, k): (usize, usize, usize),
+    (a, lda): (u64, usize),
+    (b, ldb): (u64, usize),
+    (c, ldc): (u64, usize),
+) -> Result<()> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        blas.gemm_ex(
+            GemmType::I8I32,
+            true,
+            false,
+            (m, n, k),
+            1.0,
+            (a, lda),
+            (b, ldb),
+            0.0,
+            (c, ldc),
+        )
     }
 }
 
 /// The buffers the Ozaki GEMMs keep on a device between calls.
 #[derive(Default)]
 struct Workspace {
-    mua: Buf,
-    mub: Buf,
-    ea: Buf,
-    eb: Buf,
-    res_a: Buf,
-    res_b: Buf,
-    prod: Buf,
-    part: Buf,
-    z: Buf,
-    zrow: Buf,
-    xa: Buf,
-    yb: Buf,
-    wbits: Buf,
-    xmax: Buf,
-    sqa: Buf,
-    sqb: Buf,
-    chunks: Buf,
+    mua: ScratchBuffer,
+    mub: ScratchBuffer,
+    ea: ScratchBuffer,
+    eb: ScratchBuffer,
+    res_a: ScratchBuffer,
+    res_b: ScratchBuffer,
+    prod: ScratchBuffer,
+    part: ScratchBuffer,
+    z: ScratchBuffer,
+    zrow: ScratchBuffer,
+    xa: ScratchBuffer,
+    yb: ScratchBuffer,
+    wbits: ScratchBuffer,
+    xmax: ScratchBuffer,
+    sqa: ScratchBuffer,
+    sqb: ScratchBuffer,
+    chunks: ScratchBuffer,
     // scheme I
-    pack_a: Buf,
-    pack_b: Buf,
-    mu_tmp: Buf,
-    slices_a: Vec<Buf>,
-    slices_b: Vec<Buf>,
-    rems_b: Vec<Buf>,
-    exps_a: Vec<Buf>,
-    exps_b: Vec<Buf>,
-    exps_rb: Vec<Buf>,
-    acc_hi: Buf,
-    acc_lo: Buf,
-    term: Buf,
+    pack_a: ScratchBuffer,
+    pack_b: ScratchBuffer,
+    mu_tmp: ScratchBuffer,
+    slices_a: Vec<ScratchBuffer>,
+    slices_b: Vec<ScratchBuffer>,
+    rems_b: Vec<ScratchBuffer>,
+    exps_a: Vec<ScratchBuffer>,
+    exps_b: Vec<ScratchBuffer>,
+    exps_rb: Vec<ScratchBuffer>,
+    acc_hi: ScratchBuffer,
+    acc_lo: ScratchBuffer,
+    term: ScratchBuffer,
 }
 
 impl Workspace {
@@ -332,17 +259,17 @@ impl Workspace {
             &self.exps_b,
             &self.exps_rb,
         ];
-        one.iter().map(|b| b.cap()).sum::<usize>()
+        one.iter().map(|b| b.capacity()).sum::<usize>()
             + many
                 .iter()
                 .flat_map(|v| v.iter())
-                .map(|b| b.cap())
+                .map(|b| b.capacity())
                 .sum::<usize>()
     }
 }
 
 fn with_workspace<R>(dev: &Device, f: impl FnOnce(&mut Workspace) -> Result<R>) -> Result<R> {
-    let ws = dev.cached("ozaki_workspace", || Ok(Mutex::new(Workspace::default())))?;
+    let ws = dev.workspace("ozaki", || Ok(Mutex::new(Workspace::default())))?;
     let mut guard = ws.lock().unwrap_or_else(|e| e.into_inner());
     f(&mut guard)
 }
@@ -422,7 +349,7 @@ fn vecstats(dev: &Device, x: Vecs, len: usize, mubits: u64, chunks: u64, sq: u64
     memset0(dev, mubits, 8 * x.count)?;
     if x.st == 1 {
         let kernel = "ozaki_vecstats_tcontig";
-        let grid = blocks(x.count * nch, 8, resident_blocks(dev, kernel, 256)?);
+        let grid = blocks(x.count * nch, 8, dev.resident_blocks(&MODULE, kernel, 256)?);
         // SAFETY: ozaki_vecstats_tcontig(const double* x, u64 sv, u64 count, u64 len, u64 nch,
         // u64* mubits, u64* cm, u64* cs), block 256, any grid: x addresses x[v·sv + t] for
         // v < count, t < len (check_gemm_args), mubits holds count u64, cm and cs count·nch.
@@ -437,7 +364,7 @@ fn vecstats(dev: &Device, x: Vecs, len: usize, mubits: u64, chunks: u64, sq: u64
     } else {
         let kernel = "ozaki_vecstats_tiled";
         let tiles = nch * x.count.div_ceil(32);
-        let grid = blocks(tiles, 1, resident_blocks(dev, kernel, 256)?);
+        let grid = blocks(tiles, 1, dev.resident_blocks(&MODULE, kernel, 256)?);
         // SAFETY: ozaki_vecstats_tiled(const double* x, u64 sv, u64 st, u64 count, u64 len,
         // u64 nch, u64* mubits, u64* cm, u64* cs), block 256, any grid: as above with
         // x[v·sv + t·st].
@@ -506,7 +433,11 @@ fn residues(
     let tiles = lenp.div_ceil(128) * countp.div_ceil(32);
     let c = cfg(
         (
-            blocks(tiles, 1, resident_blocks(dev, "ozaki_residues_make", 256)?),
+            blocks(
+                tiles,
+                1,
+                dev.resident_blocks(&MODULE, "ozaki_residues_make", 256)?,
+            ),
             1,
         ),
         256,
@@ -539,21 +470,6 @@ fn residues(
             ],
         )
     }
-}
-
-/// How many blocks of `block` threads of `kernel` the whole GPU holds at once. A grid-stride
-/// kernel launched with exactly this many blocks has no second, partial wave: with 8 blocks
-/// per SM (more than fit) the residue kernel ran its last third of the blocks on a third of
-/// the GPU, about 2.4× its memory floor on the H100.
-fn resident_blocks(dev: &Device, kernel: &'static str, block: u32) -> Result<usize> {
-    let f = dev.function(&MODULE, kernel)?;
-    let per_sm = f
-        .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
-        .map_err(|e| Error::CudaDriver {
-            op: "cuOccupancyMaxActiveBlocksPerMultiprocessor",
-            cause: e.to_string(),
-        })?;
-    Ok(per_sm.max(1) as usize * dev.info().multiprocessors.max(1) as usize)
 }
 
 fn round16(x: usize) -> usize {
@@ -622,7 +538,7 @@ fn plan_cols(dev: &Device, held: usize, fixed: usize, per_col: usize, n: usize) 
 /// Per-stage GPU times, when `MPBLAS_OZAKI_PROFILE` is set (then each call synchronises once
 /// at its end and prints the times to stderr; otherwise nothing is recorded).
 struct Prof {
-    events: Vec<(&'static str, cudarc::driver::CudaEvent)>,
+    events: Vec<(&'static str, crate::cuda::Event)>,
     on: bool,
 }
 
@@ -640,21 +556,13 @@ impl Prof {
         if !self.on {
             return;
         }
-        let stream = dev.stream();
-        if let Ok(e) = stream
-            .context()
-            .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
-            && e.record(stream).is_ok()
-        {
+        if let Ok(e) = dev.event() {
             self.events.push((what, e));
         }
     }
     fn report(&self, what: &str) {
         if !self.on || self.events.len() < 2 {
             return;
-        }
-        if let Some((_, last)) = self.events.last() {
-            let _ = last.synchronize();
         }
         let mut line = format!("[ozaki profile] {what}:");
         for w in self.events.windows(2) {
@@ -747,7 +655,7 @@ fn ozaki2_device(
         residues(dev, vb, k, n, kp, mub, 0, 1, 1, rb)?;
         let z = ws.z.get(dev, 4 * mp * n)?;
         // SAFETY: ra holds mp rows of kp bytes, rb n columns of kp bytes, z mp·n ints.
-        unsafe { blas.gemm_i8_tn(mp, n, kp, ra, kp, rb, kp, z, mp)? };
+        unsafe { gemm_i8_tn(blas, (mp, n, kp), (ra, kp), (rb, kp), (z, mp))? };
         let zrow = ws.zrow.get(dev, 4 * m)?;
         let xa = ws.xa.get(dev, 4 * m)?;
         let yb = ws.yb.get(dev, 4 * n)?;
@@ -821,7 +729,7 @@ fn ozaki2_device(
     } else {
         0
     };
-    let crt_a = crt_arg(&crt)?;
+    let crt_a = crt_arg(&crt)?.arg();
     let (alpha, beta, c, ldc, mode, hi, lo) = match out {
         Output::Update {
             alpha,
@@ -844,16 +752,12 @@ fn ozaki2_device(
                 // holds n columns of kp bytes (columns j0..j0+nbt, rows k0..k1), dst holds
                 // mp·nb ints; all offsets are multiples of 16 bytes.
                 unsafe {
-                    blas.gemm_i8_tn(
-                        mp,
-                        nbt,
-                        k1 - k0,
-                        ra + (l * slab_a + k0) as u64,
-                        kp,
-                        rb + (l * slab_b + j0 * kp + k0) as u64,
-                        kp,
-                        dst,
-                        mp,
+                    gemm_i8_tn(
+                        blas,
+                        (mp, nbt, k1 - k0),
+                        (ra + (l * slab_a + k0) as u64, kp),
+                        (rb + (l * slab_b + j0 * kp + k0) as u64, kp),
+                        (dst, mp),
                     )?
                 };
                 if k0 > 0 {
@@ -873,7 +777,7 @@ fn ozaki2_device(
             }
         }
         prof.mark(dev, "int8 gemms");
-        let c2 = cfg_2d(dev, m, nbt);
+        let c2 = dev.grid_2d(m, nbt);
         // SAFETY: ozaki_crt_update(const int* prod, u64 ldp, u64 slab, u64 m, u64 nb, u64 j0,
         // OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
         // double alpha, double beta, double* c, u64 ldc, int mode, double* out_hi,
@@ -888,8 +792,31 @@ fn ozaki2_device(
                 "ozaki_crt_update",
                 c2,
                 args![
-                    prod, mp, slab_p, m, nbt, j0, crt_a, ea, eb, mua, mub, alpha, beta, c, ldc,
-                    mode, hi, lo, va.ptr, va.sv, va.st, vb.ptr, vb.sv, vb.st, k
+                    prod,
+                    mp,
+                    slab_p,
+                    m,
+                    nbt,
+                    j0,
+                    crt_a.clone(),
+                    ea,
+                    eb,
+                    mua,
+                    mub,
+                    alpha,
+                    beta,
+                    c,
+                    ldc,
+                    mode,
+                    hi,
+                    lo,
+                    va.ptr,
+                    va.sv,
+                    va.st,
+                    vb.ptr,
+                    vb.sv,
+                    vb.st,
+                    k
                 ],
             )?
         };
@@ -923,7 +850,7 @@ fn quick_return(
                 launch(
                     dev,
                     "ozaki_scale_c",
-                    cfg_2d(dev, m, n),
+                    dev.grid_2d(m, n),
                     args![c, m, n, ldc, beta],
                 )?
             };
@@ -962,59 +889,24 @@ fn prepare_update(
     c: &mut DeviceVec<f64>,
     ldc: usize,
 ) -> Result<Option<Update>> {
-    check_gemm_call(dev, transa, transb, m, n, k, a, lda, b, ldb, c, ldc)?;
-    let pc = dev_ptr(dev, &c.words_mut()[0]);
+    check_gemm_call(
+        dev,
+        transa,
+        transb,
+        (m, n, k),
+        (a.len(), lda),
+        (b.len(), ldb),
+        (c.len(), ldc),
+        [a.ordinal(), b.ordinal(), c.ordinal()],
+    )?;
+    let pc = c.word_addr(0);
     if quick_return(dev, m, n, k, alpha, beta, pc, ldc)? {
         return Ok(None);
     }
-    let blas = blas(dev)?;
-    let va = rows_of(dev_ptr(dev, &a.words()[0]), transa, lda, m);
-    let vb = cols_of(dev_ptr(dev, &b.words()[0]), transb, ldb, n);
+    let blas = dev.blas()?;
+    let va = rows_of(a.word_addr(0), transa, lda, m);
+    let vb = cols_of(b.word_addr(0), transb, ldb, n);
     Ok(Some(Update { blas, va, vb, pc }))
-}
-
-/// The BLAS argument checks of [`crate::ozaki`] and the device checks of a GEMM call on
-/// device arrays, shared by [`dgemm`], the Ozaki GEMMs and cuBLAS's emulated DGEMM.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn check_gemm_call(
-    dev: &Device,
-    transa: Trans,
-    transb: Trans,
-    m: usize,
-    n: usize,
-    k: usize,
-    a: &DeviceVec<f64>,
-    lda: usize,
-    b: &DeviceVec<f64>,
-    ldb: usize,
-    c: &DeviceVec<f64>,
-    ldc: usize,
-) -> Result<()> {
-    check_gemm_args(
-        transa,
-        transb,
-        m,
-        n,
-        k,
-        a.len(),
-        lda,
-        b.len(),
-        ldb,
-        c.len(),
-        ldc,
-    )?;
-    check_devices(dev, a, b, c.ordinal())
-}
-
-pub(crate) fn check_devices(
-    dev: &Device,
-    a: &DeviceVec<f64>,
-    b: &DeviceVec<f64>,
-    c: usize,
-) -> Result<()> {
-    dev.check_on("a", a.ordinal())?;
-    dev.check_on("b", b.ordinal())?;
-    dev.check_on("c", c)
 }
 
 /// `C ← α·op(A)·op(B) + β·C` by Ozaki scheme II on INT8 tensor cores: the GPU twin of
@@ -1099,17 +991,17 @@ pub fn ozaki2_product(
         m * n,
         m.max(1),
     )?;
-    check_devices(dev, a, b, dev.ordinal())?;
-    let mut out = dev.zeros::<crate::Dd>(m * n)?;
+    dev.check_on("a", a.ordinal())?;
+    dev.check_on("b", b.ordinal())?;
+    let out = dev.zeros::<Dd>(m * n)?;
     if m == 0 || n == 0 || k == 0 {
         return Ok(out);
     }
-    let blas = blas(dev)?;
-    let va = rows_of(dev_ptr(dev, &a.words()[0]), transa, lda, m);
-    let vb = cols_of(dev_ptr(dev, &b.words()[0]), transb, ldb, n);
-    let words = out.words_mut();
-    let hi = dev_ptr(dev, &words[0]);
-    let lo = dev_ptr(dev, &words[1]);
+    let blas = dev.blas()?;
+    let va = rows_of(a.word_addr(0), transa, lda, m);
+    let vb = cols_of(b.word_addr(0), transb, ldb, n);
+    let hi = out.word_addr(0);
+    let lo = out.word_addr(1);
     with_workspace(dev, |ws| {
         ozaki2_device(
             dev,
@@ -1125,59 +1017,6 @@ pub fn ozaki2_product(
     Ok(out)
 }
 
-/// `C ← α·op(A)·op(B) + β·C` by cuBLAS DGEMM (for comparison), with the argument checks of
-/// [`crate::ozaki`].
-///
-/// # Errors
-/// [`Error::LeadingDim`], [`Error::ArrayTooShort`], [`Error::DeviceMismatch`],
-/// [`Error::CudaLibraryMissing`], [`Error::OutOfRange`] (a dimension beyond `i32`),
-/// [`Error::CudaLaunch`] if cuBLAS fails.
-#[allow(clippy::too_many_arguments)]
-pub fn dgemm(
-    dev: &Device,
-    transa: Trans,
-    transb: Trans,
-    m: usize,
-    n: usize,
-    k: usize,
-    alpha: f64,
-    a: &DeviceVec<f64>,
-    lda: usize,
-    b: &DeviceVec<f64>,
-    ldb: usize,
-    beta: f64,
-    c: &mut DeviceVec<f64>,
-    ldc: usize,
-) -> Result<()> {
-    check_gemm_call(dev, transa, transb, m, n, k, a, lda, b, ldb, c, ldc)?;
-    if m == 0 || n == 0 {
-        return Ok(());
-    }
-    let blas = blas(dev)?;
-    let pa = dev_ptr(dev, &a.words()[0]);
-    let pb = dev_ptr(dev, &b.words()[0]);
-    let pc = dev_ptr(dev, &c.words_mut()[0]);
-    // SAFETY: check_gemm_args proved that a, b, c hold the matrices their dimensions and
-    // leading dimensions describe; c is a distinct allocation (`&mut`).
-    unsafe {
-        blas.dgemm(
-            transa == Trans::Yes,
-            transb == Trans::Yes,
-            m,
-            n,
-            k,
-            alpha,
-            pa,
-            lda,
-            pb,
-            ldb,
-            beta,
-            pc,
-            ldc,
-        )
-    }
-}
-
 // ---- scheme I ------------------------------------------------------------------------------------
 
 /// A device split: slice `i` at `slices[i]` (f32 or f64 values, `count × len`), its exponents
@@ -1189,9 +1028,9 @@ struct DevSplit {
     rem_exps: Vec<u64>,
 }
 
-fn grow(v: &mut Vec<Buf>, n: usize) {
+fn grow(v: &mut Vec<ScratchBuffer>, n: usize) {
     while v.len() < n {
-        v.push(Buf::default());
+        v.push(ScratchBuffer::default());
     }
 }
 
@@ -1206,9 +1045,9 @@ fn split_device(
     count: usize,
     slices: usize,
     prec: SliceGemm,
-    slice_bufs: &mut [Buf],
-    exp_bufs: &mut [Buf],
-    rem_bufs: Option<(&mut [Buf], &mut [Buf])>,
+    slice_bufs: &mut [ScratchBuffer],
+    exp_bufs: &mut [ScratchBuffer],
+    rem_bufs: Option<(&mut [ScratchBuffer], &mut [ScratchBuffer])>,
 ) -> Result<DevSplit> {
     let f32s = i32::from(prec == SliceGemm::F32);
     let esize = if prec == SliceGemm::F32 { 4 } else { 8 };
@@ -1313,32 +1152,22 @@ fn download_scaled(
     prec: SliceGemm,
 ) -> Result<Scaled> {
     let total = count * len;
-    let stream = dev.stream();
-    let err = |e: cudarc::driver::DriverError| Error::CudaDriver {
-        op: "download",
-        cause: super::driver_cause(&e),
-    };
     let mut values = vec![0.0f64; total];
-    dev.synchronize()?;
     // SAFETY: `vals` addresses `total` elements of the slice precision and `exps` `count`
-    // ints in workspace buffers of this device; the stream was synchronised, so the copies
-    // read finished results into host buffers of the right size.
+    // ints in workspace buffers of this device, written by the kernels enqueued before.
     unsafe {
         match prec {
             SliceGemm::F32 => {
                 let mut v32 = vec![0.0f32; total];
-                cudarc::driver::result::memcpy_dtoh_sync(&mut v32, vals).map_err(err)?;
+                download_raw(dev, vals, &mut v32)?;
                 for (d, s) in values.iter_mut().zip(&v32) {
-                    *d = *s as f64;
+                    *d = f64::from(*s);
                 }
             }
-            SliceGemm::F64 => {
-                cudarc::driver::result::memcpy_dtoh_sync(&mut values, vals).map_err(err)?;
-            }
+            SliceGemm::F64 => download_raw(dev, vals, &mut values)?,
         }
         let mut ex = vec![0i32; count];
-        cudarc::driver::result::memcpy_dtoh_sync(&mut ex, exps).map_err(err)?;
-        let _ = stream;
+        download_raw(dev, exps, &mut ex)?;
         Ok(Scaled { values, exps: ex })
     }
 }
@@ -1358,7 +1187,7 @@ pub fn ozaki1_split(
     prec: SliceGemm,
     keep_remainders: bool,
 ) -> Result<Split> {
-    super::check_len("x", count * len, x.len())?;
+    check_len("x", count * len, x.len())?;
     let (lo, hi) = cpu::OZAKI1_SLICES;
     if !(lo..=hi).contains(&slices) {
         return Err(Error::OutOfRange {
@@ -1375,7 +1204,7 @@ pub fn ozaki1_split(
     with_workspace(dev, |ws| {
         let rem = ws.pack_a.get(dev, 8 * count * len)?;
         let mu = ws.mu_tmp.get(dev, 8 * count)?;
-        let src = dev_ptr(dev, &xd.words()[0]);
+        let src = xd.word_addr(0);
         let v = Vecs {
             ptr: src,
             sv: len as u64,
@@ -1538,12 +1367,28 @@ pub fn ozaki1_gemm(
             // column-major (lda = ldb = k); term holds m·n elements.
             unsafe {
                 match prec {
-                    SliceGemm::F32 => {
-                        blas.sgemm(true, false, m, n, k, 1.0, ap, k, bp, k, 0.0, term, m)?
-                    }
-                    SliceGemm::F64 => {
-                        blas.dgemm(true, false, m, n, k, 1.0, ap, k, bp, k, 0.0, term, m)?
-                    }
+                    SliceGemm::F32 => blas.gemm_ex(
+                        GemmType::F32,
+                        true,
+                        false,
+                        (m, n, k),
+                        1.0,
+                        (ap, k),
+                        (bp, k),
+                        0.0,
+                        (term, m),
+                    )?,
+                    SliceGemm::F64 => blas.gemm_ex(
+                        GemmType::F64,
+                        true,
+                        false,
+                        (m, n, k),
+                        1.0,
+                        (ap, k),
+                        (bp, k),
+                        0.0,
+                        (term, m),
+                    )?,
                 }
             };
             let (p32, p64) = if prec == SliceGemm::F32 {
@@ -1559,7 +1404,7 @@ pub fn ozaki1_gemm(
                 launch(
                     dev,
                     "ozaki_term_acc",
-                    cfg_2d(dev, m, n),
+                    dev.grid_2d(m, n),
                     args![p32, p64, m, n, ae, be, dd, acc_hi, acc_lo],
                 )?
             };
@@ -1573,7 +1418,7 @@ pub fn ozaki1_gemm(
             launch(
                 dev,
                 "ozaki_term_finish",
-                cfg_2d(dev, m, n),
+                dev.grid_2d(m, n),
                 args![
                     acc_hi, acc_lo, dd, m, n, alpha, beta, pc, ldc, mua, mub, va.ptr, va.sv, va.st,
                     vb.ptr, vb.sv, vb.st, k
@@ -1584,32 +1429,6 @@ pub fn ozaki1_gemm(
 }
 
 // ---- reproduction of the seed paper's tables -------------------------------------------------
-
-/// `f32` values packed two to an `f64` word (little-endian halves), so that they travel in a
-/// `DeviceVec<f64>`; the length is rounded up to whole words.
-fn pack_f32(x: &[f32]) -> Vec<f64> {
-    x.chunks(2)
-        .map(|p| {
-            let lo = u64::from(p[0].to_bits());
-            let hi = p.get(1).map_or(0, |v| u64::from(v.to_bits()));
-            f64::from_bits(lo | (hi << 32))
-        })
-        .collect()
-}
-
-/// The inverse of [`pack_f32`], widened to `f64`, `len` values.
-fn unpack_f32(w: &[f64], len: usize) -> Vec<f64> {
-    w.iter()
-        .flat_map(|x| {
-            let b = x.to_bits();
-            [
-                f64::from(f32::from_bits(b as u32)),
-                f64::from(f32::from_bits((b >> 32) as u32)),
-            ]
-        })
-        .take(len)
-        .collect()
-}
 
 /// One warm-up call, then the median of three CUDA-event timings, in seconds.
 fn timed3(dev: &Device, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
@@ -1651,7 +1470,7 @@ type ExtraGemm = fn(
 /// emulation (fixed-point Ozaki scheme inside cuBLAS 13, dynamic mantissa control, eager).
 const EXTRA_GPU_METHODS: &[(&str, ExtraGemm)] = &[("cuBLAS FP64 emu", emulated_dgemm)];
 
-/// [`super::emulation::dgemm_emulated`] with its default configuration, in [`dgemm`]'s shape.
+/// [`crate::cuda::emulation::dgemm_emulated`] with its default configuration, in [`crate::cuda::dgemm`]'s shape.
 #[allow(clippy::too_many_arguments)]
 fn emulated_dgemm(
     dev: &Device,
@@ -1669,7 +1488,7 @@ fn emulated_dgemm(
     c: &mut DeviceVec<f64>,
     ldc: usize,
 ) -> Result<()> {
-    super::emulation::dgemm_emulated(
+    crate::cuda::emulation::dgemm_emulated(
         dev,
         transa,
         transb,
@@ -1684,7 +1503,7 @@ fn emulated_dgemm(
         beta,
         c,
         ldc,
-        &super::emulation::EmulationConfig::default(),
+        &crate::cuda::emulation::EmulationConfig::default(),
     )
 }
 
@@ -1694,7 +1513,7 @@ const ACCURATE_METHOD: &str = "OzII-16acc";
 /// The seed paper's Tables 2 and 3 on the GPU, rows as [`crate::ozaki::reproduce::reproduce`]
 /// (same inputs: seed `s` draws A from `s` and B from `s + 1000`; same methods). Methods:
 /// "single" is cuBLAS SGEMM on the inputs rounded to `f32`; "k split" is [`ozaki1_gemm`] with
-/// `k` `f32` slices (triangular products, `f64` sum); "double" is [`dgemm`]; "OzII-N" is
+/// `k` `f32` slices (triangular products, `f64` sum); "double" is [`crate::cuda::dgemm`]; "OzII-N" is
 /// [`ozaki2_gemm`] in fast mode with `N` moduli, for each count of `moduli` (sorted, repeats
 /// dropped; [`GPU_DEFAULT_MODULI`](crate::ozaki::reproduce::GPU_DEFAULT_MODULI), 8..=20, is
 /// the CLI's default); "OzII-16acc" is [`ozaki2_gemm`] with 16 moduli in accurate mode; then
@@ -1723,7 +1542,6 @@ pub fn reproduce_gpu(
     methods.push(ACCURATE_METHOD.to_string());
     methods.extend(EXTRA_GPU_METHODS.iter().map(|(name, _)| name.to_string()));
     let mut unavailable: Vec<(String, String)> = Vec::new();
-    let blas = blas(dev)?;
     let no = Trans::No;
     let mut rows = Vec::new();
     for &phi in phis {
@@ -1746,19 +1564,17 @@ pub fn reproduce_gpu(
                 let hi: Vec<f64> = r.iter().map(|x| x.hi).collect();
                 let lo: Vec<f64> = r.iter().map(|x| x.lo).collect();
                 drop(r);
-                // Single: SGEMM on f32 copies, packed two to a word.
+                // Single: SGEMM on f32 copies.
                 let to32 = |x: &[f64]| x.iter().map(|&v| v as f32).collect::<Vec<f32>>();
-                let a32 = dev.upload_f64(&pack_f32(&to32(&a)))?;
-                let b32 = dev.upload_f64(&pack_f32(&to32(&b)))?;
-                let mut c32: DeviceVec<f64> = dev.zeros(n * n)?;
-                let (pa, pb) = (dev_ptr(dev, &a32.words()[0]), dev_ptr(dev, &b32.words()[0]));
-                let pc = dev_ptr(dev, &c32.words_mut()[0]);
+                let a32 = DeviceBuffer::from_host(dev, &to32(&a))?;
+                let b32 = DeviceBuffer::from_host(dev, &to32(&b))?;
+                let mut c32 = DeviceBuffer::<f32>::zeros(dev, n * n)?;
                 t.push(timed3(dev, || {
-                    // SAFETY: a32, b32 hold n·n f32 values each (packed, rounded up to whole
-                    // words) and c32 n·n f64 words, more than n·n f32; c32 is distinct.
-                    unsafe { blas.sgemm(false, false, n, n, n, 1.0, pa, n, pb, n, 0.0, pc, n) }
+                    crate::cuda::sgemm(
+                        dev, no, no, n, n, n, 1.0, &a32, n, &b32, n, 0.0, &mut c32, n,
+                    )
                 })?);
-                let c = unpack_f32(&c32.download()?, n * n);
+                let c: Vec<f64> = c32.to_vec()?.into_iter().map(f64::from).collect();
                 e.push(max_rel_error_dd(&c, &hi, &lo));
                 drop((a32, b32, c32));
                 let mut cd: DeviceVec<f64> = dev.zeros(n * n)?;
@@ -1777,7 +1593,7 @@ pub fn reproduce_gpu(
                     e.push(max_rel_error_dd(&cd.download()?, &hi, &lo));
                 }
                 t.push(timed3(dev, || {
-                    dgemm(dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n)
+                    crate::cuda::dgemm(dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n)
                 })?);
                 e.push(max_rel_error_dd(&cd.download()?, &hi, &lo));
                 let fast = moduli.iter().map(|&q| Ozaki2Params {
@@ -1855,18 +1671,14 @@ mod tests {
             assert_eq!(a.nmod as usize, nmod);
             assert!(a.words as usize <= MAX_WORDS);
         }
-        assert_eq!(std::mem::size_of::<CrtArg>(), 8 * (80 + 4 + 1) + 8);
-    }
-
-    #[test]
-    fn f32_packing_round_trips() {
-        for len in [0usize, 1, 2, 5, 16] {
-            let x: Vec<f32> = (0..len).map(|i| i as f32 * -1.25 + 0.1).collect();
-            let w = pack_f32(&x);
-            assert_eq!(w.len(), len.div_ceil(2));
-            let back = unpack_f32(&w, len);
-            let want: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
-            assert_eq!(back, want);
+        // struct OzCrt: 80 + 4 + 1 doubles, then two ints in one word.
+        let crt = Crt::new(16).unwrap();
+        match crt_arg(&crt).unwrap().arg() {
+            Arg::Struct(words) => {
+                assert_eq!(words.len(), 80 + 4 + 1 + 1);
+                assert_eq!(words[85], 16u64 << 32 | crt.w_words.len() as u64);
+            }
+            other => panic!("{other:?}"),
         }
     }
 }

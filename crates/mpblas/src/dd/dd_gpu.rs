@@ -1,10 +1,10 @@
-//! Element-wise double-double kernels (`kernels/dd_elementwise.cu`): `+ − × ÷` of two vectors
+//! Element-wise double-double kernels (`dd_gpu.cu`): `+ − × ÷` of two vectors
 //! or of a vector and a scalar, and `√`.
 //!
 //! Each function computes `out[i] = op(x[i], y[i])` (or `op(x[i], s)`, or `√x[i]`) with exactly
 //! the CPU algorithm of [`Dd`], so `out` holds the same bits as the CPU would produce (a NaN's
 //! payload and sign aside). The work is enqueued on the device's stream; read `out` with
-//! [`DeviceVec::download`](super::DeviceVec::download), which waits for it.
+//! [`DeviceVec::download`](crate::cuda::DeviceVec::download), which waits for it.
 //!
 //! # Errors
 //!
@@ -14,13 +14,35 @@
 //! if the module fails to compile, and [`Error::CudaLaunch`](crate::Error::CudaLaunch) naming
 //! the kernel if the launch fails.
 
-use super::{Device, DeviceDdVec, ModuleSource, launch_map};
-use crate::Dd;
+use super::Dd;
+use crate::cuda::{Device, DeviceScalar, DeviceVec, Header, ModuleSource, launch_map, sealed};
 use crate::error::Result;
 
-/// The entry points of `kernels/dd_elementwise.cu` that this file launches
+/// A vector of double-doubles on the GPU (two arrays: `hi`, `lo`).
+pub type DeviceDdVec = DeviceVec<Dd>;
+
+impl sealed::Sealed for Dd {}
+
+impl DeviceScalar for Dd {
+    const NAME: &'static str = "dd";
+    const WORDS: usize = 2;
+    fn to_words(self) -> [f64; 4] {
+        [self.hi, self.lo, 0.0, 0.0]
+    }
+    fn from_words(w: &[f64; 4]) -> Self {
+        Dd { hi: w[0], lo: w[1] }
+    }
+}
+
+/// `dd.cuh`: the device twin of the double-double arithmetic (`arith.rs`).
+pub(crate) static DD_CUH: Header = Header {
+    name: "dd.cuh",
+    text: include_str!("dd.cuh"),
+};
+
+/// The entry points of `dd_gpu.cu` that this file launches
 /// (`tests/kernel_names.rs` checks each against the source).
-pub const KERNELS: &[&str] = &[
+pub(crate) const KERNELS: &[&str] = &[
     "dd_add_vv",
     "dd_add_vs",
     "dd_sub_vv",
@@ -34,8 +56,9 @@ pub const KERNELS: &[&str] = &[
 
 /// The kernel module: source and entry points.
 pub(crate) static MODULE: ModuleSource = ModuleSource {
-    name: "dd_elementwise",
-    source: include_str!("kernels/dd_elementwise.cu"),
+    name: "dd_gpu",
+    source: include_str!("dd_gpu.cu"),
+    headers: &[&crate::eft::EFT_CUH, &DD_CUH],
     kernels: KERNELS,
 };
 
@@ -43,7 +66,7 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::dd::gpu).
 pub fn add(dev: &Device, x: &DeviceDdVec, y: &DeviceDdVec, out: &mut DeviceDdVec) -> Result<()> {
     launch_map(dev, &MODULE, "dd_add_vv", x, Some(y), None, out)
 }
@@ -52,7 +75,7 @@ pub fn add(dev: &Device, x: &DeviceDdVec, y: &DeviceDdVec, out: &mut DeviceDdVec
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::dd::gpu).
 pub fn add_scalar(dev: &Device, x: &DeviceDdVec, s: Dd, out: &mut DeviceDdVec) -> Result<()> {
     launch_map(dev, &MODULE, "dd_add_vs", x, None, Some(s), out)
 }
@@ -61,7 +84,7 @@ pub fn add_scalar(dev: &Device, x: &DeviceDdVec, s: Dd, out: &mut DeviceDdVec) -
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::dd::gpu).
 pub fn sub(dev: &Device, x: &DeviceDdVec, y: &DeviceDdVec, out: &mut DeviceDdVec) -> Result<()> {
     launch_map(dev, &MODULE, "dd_sub_vv", x, Some(y), None, out)
 }
@@ -70,7 +93,7 @@ pub fn sub(dev: &Device, x: &DeviceDdVec, y: &DeviceDdVec, out: &mut DeviceDdVec
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::dd::gpu).
 pub fn sub_scalar(dev: &Device, x: &DeviceDdVec, s: Dd, out: &mut DeviceDdVec) -> Result<()> {
     launch_map(dev, &MODULE, "dd_sub_vs", x, None, Some(s), out)
 }
@@ -79,7 +102,7 @@ pub fn sub_scalar(dev: &Device, x: &DeviceDdVec, s: Dd, out: &mut DeviceDdVec) -
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::dd::gpu).
 pub fn mul(dev: &Device, x: &DeviceDdVec, y: &DeviceDdVec, out: &mut DeviceDdVec) -> Result<()> {
     launch_map(dev, &MODULE, "dd_mul_vv", x, Some(y), None, out)
 }
@@ -88,7 +111,7 @@ pub fn mul(dev: &Device, x: &DeviceDdVec, y: &DeviceDdVec, out: &mut DeviceDdVec
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::dd::gpu).
 pub fn mul_scalar(dev: &Device, x: &DeviceDdVec, s: Dd, out: &mut DeviceDdVec) -> Result<()> {
     launch_map(dev, &MODULE, "dd_mul_vs", x, None, Some(s), out)
 }
@@ -97,7 +120,7 @@ pub fn mul_scalar(dev: &Device, x: &DeviceDdVec, s: Dd, out: &mut DeviceDdVec) -
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::dd::gpu).
 pub fn div(dev: &Device, x: &DeviceDdVec, y: &DeviceDdVec, out: &mut DeviceDdVec) -> Result<()> {
     launch_map(dev, &MODULE, "dd_div_vv", x, Some(y), None, out)
 }
@@ -106,7 +129,7 @@ pub fn div(dev: &Device, x: &DeviceDdVec, y: &DeviceDdVec, out: &mut DeviceDdVec
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::dd::gpu).
 pub fn div_scalar(dev: &Device, x: &DeviceDdVec, s: Dd, out: &mut DeviceDdVec) -> Result<()> {
     launch_map(dev, &MODULE, "dd_div_vs", x, None, Some(s), out)
 }
@@ -115,7 +138,38 @@ pub fn div_scalar(dev: &Device, x: &DeviceDdVec, s: Dd, out: &mut DeviceDdVec) -
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::dd::gpu).
 pub fn sqrt(dev: &Device, x: &DeviceDdVec, out: &mut DeviceDdVec) -> Result<()> {
     launch_map(dev, &MODULE, "dd_sqrt_v", x, None, None, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Error;
+
+    #[test]
+    #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+    fn operands_on_another_device_are_rejected() {
+        let dev = Device::open(0).expect("a CUDA GPU");
+        let here = dev.ordinal();
+        let x = dev.upload(&[Dd::ONE; 4]).expect("upload");
+        let mut y = dev.upload(&[Dd::ONE; 4]).expect("upload");
+        let mut out = dev.zeros::<Dd>(4).expect("alloc");
+        y.set_ordinal_for_tests(here + 1);
+        let mism = |arg| Error::DeviceMismatch {
+            arg,
+            expected: here,
+            got: here + 1,
+        };
+        assert_eq!(add(&dev, &x, &y, &mut out), Err(mism("y")));
+        assert_eq!(sqrt(&dev, &y, &mut out), Err(mism("x")));
+        assert_eq!(out.copy_from(&y), Err(mism("src")));
+        y.set_ordinal_for_tests(here);
+        out.set_ordinal_for_tests(here + 1);
+        assert_eq!(mul_scalar(&dev, &x, Dd::ONE, &mut out), Err(mism("out")));
+        out.set_ordinal_for_tests(here);
+        add(&dev, &x, &y, &mut out).expect("add");
+        assert_eq!(out.download().expect("download"), vec![Dd::from(2.0); 4]);
+    }
 }

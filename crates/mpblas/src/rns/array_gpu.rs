@@ -1,20 +1,26 @@
 //! The device twin of `MpArray`: see [`DeviceMpArray`].
-use super::{Device, check_len, driver_cause};
+use super::{Basis, ExtF, MpArray};
+use crate::cuda::{Device, DeviceBuffer, DevicePod, Header, check_len};
 use crate::error::{Error, Result};
-use crate::rns::{Basis, ExtF, MpArray};
-use cudarc::driver::{CudaSlice, DeviceRepr, DriverError, ValidAsZeroBits, sys};
 use std::sync::Arc;
 
-/// Largest number of moduli the GPU kernels handle (`RNS_MAX_N` in `kernels/rns.cuh`): bases up
+/// `rns.cuh`: the device twin of the RNS arithmetic (`basis.rs`, `interval.rs`, `float.rs`,
+/// `divsqrt.rs`), shared by the RNS kernel modules.
+pub(crate) static RNS_CUH: Header = Header {
+    name: "rns.cuh",
+    text: include_str!("rns.cuh"),
+};
+
+/// Largest number of moduli the GPU kernels handle (`RNS_MAX_N` in `rns.cuh`): bases up
 /// to about 1980 bits of precision.
 pub const MAX_MODULI: usize = 128;
 
-/// Words of the packed table's header (`RNS_HDR` in `kernels/rns.cuh`).
+/// Words of the packed table's header (`RNS_HDR` in `rns.cuh`).
 const HEADER: usize = 40;
 /// First word of the packed table.
 const MAGIC: u32 = 0x524e_5331; // "RNS1"
 
-/// The basis constants as one `u32` table, the layout `rns_basis()` in `kernels/rns.cuh` reads:
+/// The basis constants as one `u32` table, the layout `rns_basis()` in `rns.cuh` reads:
 ///
 /// | words | content |
 /// |---|---|
@@ -83,43 +89,16 @@ fn extf_from_words(w: &[u64]) -> ExtF {
     }
 }
 
-/// An allocation error: out of memory is its own variant.
-fn alloc_err(ordinal: usize, bytes: usize) -> impl Fn(DriverError) -> Error {
-    move |e| match e.0 {
-        sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::CudaOutOfMemory { ordinal, bytes },
-        _ => Error::CudaDriver {
-            op: "allocation",
-            cause: driver_cause(&e),
-        },
-    }
-}
-
-fn copy_err(op: &'static str) -> impl Fn(DriverError) -> Error {
-    move |e| Error::CudaDriver {
-        op,
-        cause: driver_cause(&e),
-    }
-}
-
-/// `count` zeroed elements of `T` on `dev` (at least one: the driver refuses empty allocations).
-fn alloc<T: DeviceRepr + ValidAsZeroBits>(dev: &Device, count: usize) -> Result<CudaSlice<T>> {
-    let count = count.max(1);
-    let bytes = count.saturating_mul(std::mem::size_of::<T>());
-    dev.stream()
-        .alloc_zeros::<T>(count)
-        .map_err(alloc_err(dev.ordinal(), bytes))
+/// `count` zeroed elements of `T` on `dev`.
+fn alloc<T: DevicePod>(dev: &Device, count: usize) -> Result<DeviceBuffer<T>> {
+    DeviceBuffer::zeros(dev, count)
 }
 
 /// The packed basis table of `basis` on `dev`, uploaded on first use and cached by the basis's
 /// identity.
-pub(crate) fn device_tables(dev: &Device, basis: &Basis) -> Result<Arc<CudaSlice<u32>>> {
-    dev.cached_const("rns-basis", basis.id, || {
-        let packed = pack_basis(basis);
-        let mut t = alloc::<u32>(dev, packed.len())?;
-        dev.stream()
-            .memcpy_htod(&packed, &mut t)
-            .map_err(copy_err("RNS basis upload"))?;
-        Ok(t)
+pub(crate) fn device_tables(dev: &Device, basis: &Basis) -> Result<Arc<DeviceBuffer<u32>>> {
+    dev.cached("rns-basis", "packed", basis.id, || {
+        DeviceBuffer::from_host(dev, &pack_basis(basis))
     })
 }
 
@@ -144,15 +123,15 @@ pub(crate) fn device_tables(dev: &Device, basis: &Basis) -> Result<Arc<CudaSlice
 /// it; a download waits for everything queued before it.
 pub struct DeviceMpArray {
     basis: Arc<Basis>,
-    tables: Arc<CudaSlice<u32>>,
+    tables: Arc<DeviceBuffer<u32>>,
     len: usize,
     ordinal: usize,
-    pub(crate) digits: CudaSlice<u32>,
-    pub(crate) sign: CudaSlice<u8>,
-    pub(crate) exp: CudaSlice<i64>,
-    pub(crate) eval: CudaSlice<u64>,
-    pub(crate) class: CudaSlice<u8>,
-    pub(crate) buf: CudaSlice<u32>,
+    pub(crate) digits: DeviceBuffer<u32>,
+    pub(crate) sign: DeviceBuffer<u8>,
+    pub(crate) exp: DeviceBuffer<i64>,
+    pub(crate) eval: DeviceBuffer<u64>,
+    pub(crate) class: DeviceBuffer<u8>,
+    pub(crate) buf: DeviceBuffer<u32>,
 }
 
 impl std::fmt::Debug for DeviceMpArray {
@@ -239,9 +218,9 @@ impl DeviceMpArray {
         self.ordinal = ordinal;
     }
 
-    /// The packed basis table on the device (shared, not copied).
-    pub(crate) fn tables(&self) -> Arc<CudaSlice<u32>> {
-        self.tables.clone()
+    /// The device address of the packed basis table (shared by every array of the basis).
+    pub(crate) fn tables(&self) -> u64 {
+        self.tables.addr()
     }
 
     /// [`Error::BasisMismatch`] unless `other` has this array's basis.
@@ -268,19 +247,12 @@ impl DeviceMpArray {
         if self.len == 0 {
             return Ok(());
         }
-        let up = copy_err("RNS upload");
-        let stream = self.digits.stream().clone();
-        stream
-            .memcpy_htod(&src.digits, &mut self.digits)
-            .map_err(&up)?;
-        stream.memcpy_htod(&src.sign, &mut self.sign).map_err(&up)?;
-        stream.memcpy_htod(&src.exp, &mut self.exp).map_err(&up)?;
+        self.digits.copy_from_host(&src.digits)?;
+        self.sign.copy_from_host(&src.sign)?;
+        self.exp.copy_from_host(&src.exp)?;
         let eval: Vec<u64> = src.eval.iter().flat_map(extf_words).collect();
-        stream.memcpy_htod(&eval, &mut self.eval).map_err(&up)?;
-        stream
-            .memcpy_htod(&src.class, &mut self.class)
-            .map_err(&up)?;
-        Ok(())
+        self.eval.copy_from_host(&eval)?;
+        self.class.copy_from_host(&src.class)
     }
 
     /// Copy the array into `dst` (waits for the work queued before on the stream).
@@ -295,27 +267,11 @@ impl DeviceMpArray {
         if self.len == 0 {
             return Ok(());
         }
-        let down = copy_err("RNS download");
-        let stream = self.digits.stream().clone();
-        let l = self.len;
-        let n = self.basis.len();
-        stream
-            .memcpy_dtoh(&self.digits.slice(0..l * n), &mut dst.digits)
-            .map_err(&down)?;
-        stream
-            .memcpy_dtoh(&self.sign.slice(0..l), &mut dst.sign)
-            .map_err(&down)?;
-        stream
-            .memcpy_dtoh(&self.exp.slice(0..l), &mut dst.exp)
-            .map_err(&down)?;
-        let mut eval = vec![0u64; 4 * l];
-        stream
-            .memcpy_dtoh(&self.eval.slice(0..4 * l), &mut eval)
-            .map_err(&down)?;
-        stream
-            .memcpy_dtoh(&self.class.slice(0..l), &mut dst.class)
-            .map_err(&down)?;
-        stream.synchronize().map_err(&down)?;
+        self.digits.copy_to_host(&mut dst.digits)?;
+        self.sign.copy_to_host(&mut dst.sign)?;
+        self.exp.copy_to_host(&mut dst.exp)?;
+        let eval = self.eval.to_vec()?;
+        self.class.copy_to_host(&mut dst.class)?;
         for (d, w) in dst.eval.iter_mut().zip(eval.chunks_exact(2)) {
             *d = extf_from_words(w);
         }
@@ -344,16 +300,5 @@ impl DeviceMpArray {
         dev.check_on(arg, self.ordinal)?;
         like.check_basis(&self.basis)?;
         check_len(arg, like.len, self.len)
-    }
-}
-
-impl Device {
-    /// [`DeviceMpArray::upload`] on this device.
-    ///
-    /// # Errors
-    ///
-    /// As [`DeviceMpArray::upload`].
-    pub fn upload_mp(&self, src: &MpArray) -> Result<DeviceMpArray> {
-        DeviceMpArray::upload(self, src)
     }
 }

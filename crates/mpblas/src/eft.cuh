@@ -1,7 +1,7 @@
 // Error-free transformations: the device twins of crates/mpblas/src/eft.rs.
 //
 // Same names, same operation order, same results bit for bit. This relies on the options set
-// in cuda/nvrtc.rs: `--fmad=false` (no product is ever contracted into an FMA behind our back),
+// in cuda/nvrtc.rs (`options`): `--fmad=false` (no product is ever contracted into an FMA behind our back),
 // no flush-to-zero, IEEE division and square root. Where the CPU calls `f64::mul_add` the twin
 // calls `__fma_rn`, the correctly rounded fused multiply-add.
 //
@@ -32,6 +32,24 @@ MP_DEV double mp_inf_with_sign_of(double s) {
     return __longlong_as_double((__double_as_longlong(s) & (long long)0x8000000000000000ULL)
                                 | 0x7ff0000000000000LL);
 }
+
+// `f64::round`: the nearest integer, halfway cases away from zero (the sign of zero kept).
+// Exact: the integer part is formed by truncation and the fraction is an exact difference.
+MP_DEV double mp_round(double x) {
+    double a = mp_abs(x);
+    if (!(a < 4503599627370496.0)) return x; // |x| >= 2^52 (already an integer), or NaN
+    double t = (double)(long long)a;
+    double r = (a - t >= 0.5) ? t + 1.0 : t;
+    long long sign = __double_as_longlong(x) & (long long)0x8000000000000000ULL;
+    return __longlong_as_double(__double_as_longlong(r) | sign);
+}
+
+// Read-only tables in constant memory (the generated *_tables.cuh headers use it; the host
+// twin defines `__constant__` away).
+#define MP_TABLE static __constant__ const
+
+// A table word (an IEEE bit pattern) as a double.
+MP_DEV double mp_tab(unsigned long long bits) { return __longlong_as_double((long long)bits); }
 
 // ---- the transformations ----------------------------------------------------------------------
 

@@ -1,18 +1,19 @@
-//! Launcher of `kernels/rns_divsqrt.cu`: RNS division and square root on the GPU, one thread
+//! Launcher of `rns_divsqrt_gpu.cu`: RNS division and square root on the GPU, one thread
 //! per element, correctly rounded (MPRES-BLAS can only do these on the host through MPFR).
 
-use super::rns_array::DeviceMpArray;
-use super::{Device, ModuleSource};
+use super::array_gpu::{DeviceMpArray, RNS_CUH};
+use crate::cuda::{Device, ModuleSource, args};
 use crate::error::Result;
 
-/// The entry points of `kernels/rns_divsqrt.cu` (`tests/kernel_names.rs` checks each against
+/// The entry points of `rns_divsqrt_gpu.cu` (`tests/kernel_names.rs` checks each against
 /// the source).
-pub const KERNELS: &[&str] = &["rns_div_vv", "rns_sqrt_v"];
+pub(crate) const KERNELS: &[&str] = &["rns_div_vv", "rns_sqrt_v"];
 
 /// The kernel module: source and entry points.
 pub(crate) static MODULE: ModuleSource = ModuleSource {
-    name: "rns_divsqrt",
-    source: include_str!("kernels/rns_divsqrt.cu"),
+    name: "rns_divsqrt_gpu",
+    source: include_str!("rns_divsqrt_gpu.cu"),
+    headers: &[&crate::eft::EFT_CUH, &RNS_CUH],
     kernels: KERNELS,
 };
 
@@ -24,40 +25,29 @@ pub(crate) fn launch(
     y: Option<&DeviceMpArray>,
     out: &mut DeviceMpArray,
 ) -> Result<()> {
-    use cudarc::driver::PushKernelArg;
     let kernel = if y.is_some() {
         "rns_div_vv"
     } else {
         "rns_sqrt_v"
     };
-    let f = dev.function(&MODULE, kernel)?;
     let n = out.len();
-    let cfg = dev.grid_for(n);
-    let n64 = n as u64;
-    let tables = out.tables();
-    let stream = dev.stream();
-    let mut b = stream.launch_builder(&f);
-    b.arg(&*tables);
-    for a in std::iter::once(x).chain(y) {
-        b.arg(&a.digits)
-            .arg(&a.sign)
-            .arg(&a.exp)
-            .arg(&a.eval)
-            .arg(&a.class);
+    let mut a = vec![crate::cuda::Arg::U64(out.tables())];
+    for v in std::iter::once(x).chain(y).chain(std::iter::once(&*out)) {
+        a.extend_from_slice(args![
+            v.digits.addr(),
+            v.sign.addr(),
+            v.exp.addr(),
+            v.eval.addr(),
+            v.class.addr()
+        ]);
     }
-    b.arg(&mut out.digits)
-        .arg(&mut out.sign)
-        .arg(&mut out.exp)
-        .arg(&mut out.eval)
-        .arg(&mut out.class);
-    b.arg(&n64);
+    a.push(crate::cuda::Arg::U64(n as u64));
     // SAFETY: the arguments match `rns_div_vv` (x and y) or `rns_sqrt_v` (x only) in
-    // kernels/rns_divsqrt.cu: the packed basis table of the common basis (n ≤ RNS_MAX_N moduli,
+    // rns_divsqrt_gpu.cu: the packed basis table of the common basis (n ≤ RNS_MAX_N moduli,
     // checked at allocation), then digits (n·L u32), sign (L u8), exp (L i64), eval (4L u64)
     // and class (L u8) of each input and of out, then L. Every array holds at least those
     // counts (equal lengths and bases checked by the caller). The grid-stride loop guards every
     // access with i < L in 64-bit arithmetic. out's arrays are distinct allocations from the
     // inputs' (`&mut` borrow), as `__restrict__` says.
-    let r = unsafe { b.launch(cfg) };
-    dev.launched(kernel, r)
+    unsafe { dev.launch(&MODULE, kernel, dev.grid_for(n), &a) }
 }

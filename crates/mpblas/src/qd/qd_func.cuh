@@ -6,15 +6,14 @@
 // qd::add_ieee, `Qd - Qd` qd::sub, `Qd * Qd` qd::mul_accurate, `Qd / Qd` qd::div_accurate,
 // `Qd + f64` qd::add_f64, `Qd * f64` qd::mul_f64, `Qd::new` qd::from_sum. The series
 // coefficients (computed lazily by Qd divisions on the CPU) and ln 2 come from func_tables.cuh,
-// generated from the Rust code; the trigonometric reduction is reduce.cuh.
+// generated from the Rust code; the trigonometric reduction is trig_reduction.cuh.
 
 #ifndef MPBLAS_QD_FUNC_CUH
 #define MPBLAS_QD_FUNC_CUH
 
 #include "qd.cuh"
-#include "func_tables.cuh"
-#include "reduce.cuh"
-#include "func_common.cuh"
+#include "qd_tables.cuh"
+#include "trig_reduction.cuh"
 
 namespace qd {
 
@@ -177,7 +176,7 @@ MP_DEV void sin_cos_sel(const Qd &x, bool want_sin, bool want_cos, Qd &s_out, Qd
         return;
     }
     double r4[4];
-    int q = reduce::rem_pio2(x.c, 4, r4);
+    int q = trig_reduction::rem_pio2(x.c, 4, r4);
     Qd r = qd_make(r4[0], r4[1], r4[2], r4[3]);
     bool need_s = (q & 1) == 0 ? want_sin : want_cos;
     bool need_c = (q & 1) == 0 ? want_cos : want_sin;

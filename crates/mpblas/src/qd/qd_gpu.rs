@@ -1,10 +1,10 @@
-//! Element-wise quad-double kernels (`kernels/qd_elementwise.cu`): `+ − × ÷` of two vectors
+//! Element-wise quad-double kernels (`qd_gpu.cu`): `+ − × ÷` of two vectors
 //! or of a vector and a scalar, and `√`.
 //!
 //! Each function computes `out[i] = op(x[i], y[i])` (or `op(x[i], s)`, or `√x[i]`) with exactly
 //! the CPU algorithm of [`Qd`], so `out` holds the same bits as the CPU would produce (a NaN's
 //! payload and sign aside). The work is enqueued on the device's stream; read `out` with
-//! [`DeviceVec::download`](super::DeviceVec::download), which waits for it.
+//! [`DeviceVec::download`](crate::cuda::DeviceVec::download), which waits for it.
 //!
 //! # Errors
 //!
@@ -14,13 +14,35 @@
 //! if the module fails to compile, and [`Error::CudaLaunch`](crate::Error::CudaLaunch) naming
 //! the kernel if the launch fails.
 
-use super::{Device, DeviceQdVec, ModuleSource, launch_map};
-use crate::Qd;
+use super::Qd;
+use crate::cuda::{Device, DeviceScalar, DeviceVec, Header, ModuleSource, launch_map, sealed};
 use crate::error::Result;
 
-/// The entry points of `kernels/qd_elementwise.cu` that this file launches
+/// A vector of quad-doubles on the GPU (four arrays: `c[0]` … `c[3]`).
+pub type DeviceQdVec = DeviceVec<Qd>;
+
+impl sealed::Sealed for Qd {}
+
+impl DeviceScalar for Qd {
+    const NAME: &'static str = "qd";
+    const WORDS: usize = 4;
+    fn to_words(self) -> [f64; 4] {
+        self.c
+    }
+    fn from_words(w: &[f64; 4]) -> Self {
+        Qd { c: *w }
+    }
+}
+
+/// `qd.cuh`: the device twin of the quad-double arithmetic (`arith.rs`).
+pub(crate) static QD_CUH: Header = Header {
+    name: "qd.cuh",
+    text: include_str!("qd.cuh"),
+};
+
+/// The entry points of `qd_gpu.cu` that this file launches
 /// (`tests/kernel_names.rs` checks each against the source).
-pub const KERNELS: &[&str] = &[
+pub(crate) const KERNELS: &[&str] = &[
     "qd_add_vv",
     "qd_add_vs",
     "qd_sub_vv",
@@ -34,8 +56,9 @@ pub const KERNELS: &[&str] = &[
 
 /// The kernel module: source and entry points.
 pub(crate) static MODULE: ModuleSource = ModuleSource {
-    name: "qd_elementwise",
-    source: include_str!("kernels/qd_elementwise.cu"),
+    name: "qd_gpu",
+    source: include_str!("qd_gpu.cu"),
+    headers: &[&crate::eft::EFT_CUH, &QD_CUH],
     kernels: KERNELS,
 };
 
@@ -43,7 +66,7 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::qd::gpu).
 pub fn add(dev: &Device, x: &DeviceQdVec, y: &DeviceQdVec, out: &mut DeviceQdVec) -> Result<()> {
     launch_map(dev, &MODULE, "qd_add_vv", x, Some(y), None, out)
 }
@@ -52,7 +75,7 @@ pub fn add(dev: &Device, x: &DeviceQdVec, y: &DeviceQdVec, out: &mut DeviceQdVec
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::qd::gpu).
 pub fn add_scalar(dev: &Device, x: &DeviceQdVec, s: Qd, out: &mut DeviceQdVec) -> Result<()> {
     launch_map(dev, &MODULE, "qd_add_vs", x, None, Some(s), out)
 }
@@ -61,7 +84,7 @@ pub fn add_scalar(dev: &Device, x: &DeviceQdVec, s: Qd, out: &mut DeviceQdVec) -
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::qd::gpu).
 pub fn sub(dev: &Device, x: &DeviceQdVec, y: &DeviceQdVec, out: &mut DeviceQdVec) -> Result<()> {
     launch_map(dev, &MODULE, "qd_sub_vv", x, Some(y), None, out)
 }
@@ -70,7 +93,7 @@ pub fn sub(dev: &Device, x: &DeviceQdVec, y: &DeviceQdVec, out: &mut DeviceQdVec
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::qd::gpu).
 pub fn sub_scalar(dev: &Device, x: &DeviceQdVec, s: Qd, out: &mut DeviceQdVec) -> Result<()> {
     launch_map(dev, &MODULE, "qd_sub_vs", x, None, Some(s), out)
 }
@@ -79,7 +102,7 @@ pub fn sub_scalar(dev: &Device, x: &DeviceQdVec, s: Qd, out: &mut DeviceQdVec) -
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::qd::gpu).
 pub fn mul(dev: &Device, x: &DeviceQdVec, y: &DeviceQdVec, out: &mut DeviceQdVec) -> Result<()> {
     launch_map(dev, &MODULE, "qd_mul_vv", x, Some(y), None, out)
 }
@@ -88,7 +111,7 @@ pub fn mul(dev: &Device, x: &DeviceQdVec, y: &DeviceQdVec, out: &mut DeviceQdVec
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::qd::gpu).
 pub fn mul_scalar(dev: &Device, x: &DeviceQdVec, s: Qd, out: &mut DeviceQdVec) -> Result<()> {
     launch_map(dev, &MODULE, "qd_mul_vs", x, None, Some(s), out)
 }
@@ -97,7 +120,7 @@ pub fn mul_scalar(dev: &Device, x: &DeviceQdVec, s: Qd, out: &mut DeviceQdVec) -
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::qd::gpu).
 pub fn div(dev: &Device, x: &DeviceQdVec, y: &DeviceQdVec, out: &mut DeviceQdVec) -> Result<()> {
     launch_map(dev, &MODULE, "qd_div_vv", x, Some(y), None, out)
 }
@@ -106,7 +129,7 @@ pub fn div(dev: &Device, x: &DeviceQdVec, y: &DeviceQdVec, out: &mut DeviceQdVec
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::qd::gpu).
 pub fn div_scalar(dev: &Device, x: &DeviceQdVec, s: Qd, out: &mut DeviceQdVec) -> Result<()> {
     launch_map(dev, &MODULE, "qd_div_vs", x, None, Some(s), out)
 }
@@ -115,7 +138,7 @@ pub fn div_scalar(dev: &Device, x: &DeviceQdVec, s: Qd, out: &mut DeviceQdVec) -
 ///
 /// # Errors
 ///
-/// See the [module documentation](self).
+/// See the [module documentation](crate::qd::gpu).
 pub fn sqrt(dev: &Device, x: &DeviceQdVec, out: &mut DeviceQdVec) -> Result<()> {
     launch_map(dev, &MODULE, "qd_sqrt_v", x, None, None, out)
 }
