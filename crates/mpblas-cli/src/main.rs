@@ -15,6 +15,7 @@ mod gpu;
 mod info;
 mod measure;
 mod paper;
+mod papers;
 mod reproduce;
 mod reproduce_ozaki;
 mod reproduce_rns;
@@ -23,7 +24,7 @@ mod rng;
 use clap::{Parser, Subcommand, ValueEnum};
 use elem::Op;
 use measure::Setup;
-use mpblas::ozaki::reproduce::{CPU_DEFAULT_MODULI, GPU_DEFAULT_MODULI};
+use papers::ozaki::{CPU_DEFAULT_MODULI, GPU_DEFAULT_MODULI};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

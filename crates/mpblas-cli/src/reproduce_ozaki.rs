@@ -5,8 +5,8 @@
 //! GEMMs, scheme II in accurate mode too), and with `--svg` a scatter plot of time against
 //! error like the paper's figures.
 
+use crate::papers::ozaki::{PAPER_METHODS, Reproduction, ozaki2_moduli_of, reproduce};
 use mpblas::ozaki::OZAKI2_MODULI;
-use mpblas::ozaki::reproduce::{PAPER_METHODS, Reproduction, ozaki2_moduli_of, reproduce};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -90,7 +90,9 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<(), String> {
         plan.sizes, plan.seeds, plan.moduli
     ));
     let rep = match &dev {
-        Some(d) => mpblas::ozaki::gpu::reproduce_gpu(d, &plan.sizes, &phis, &seeds, &plan.moduli),
+        Some(d) => {
+            crate::papers::ozaki_gpu::reproduce_gpu(d, &plan.sizes, &phis, &seeds, &plan.moduli)
+        }
         None => reproduce(&plan.sizes, &phis, &seeds, &plan.moduli),
     }
     .map_err(|e| e.to_string())?;
@@ -224,7 +226,7 @@ fn styles(rep: &Reproduction) -> Vec<Style> {
 /// legend.
 pub fn svg_plot(rep: &Reproduction, title: &str) -> String {
     let ok = |t: f64, e: f64| t > 0.0 && e > 0.0 && t.is_finite() && e.is_finite();
-    let value = |r: &mpblas::ozaki::reproduce::ReproRow, m: usize| {
+    let value = |r: &crate::papers::ozaki::ReproRow, m: usize| {
         let t = r.time.get(m).copied().unwrap_or(f64::NAN);
         let e = r.err.get(m).copied().unwrap_or(f64::NAN);
         (t, e)
@@ -451,7 +453,7 @@ fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mpblas::ozaki::reproduce::ReproRow;
+    use crate::papers::ozaki::ReproRow;
 
     fn methods(extra: &[&str]) -> Vec<String> {
         PAPER_METHODS

@@ -1,9 +1,9 @@
 //! Ozaki-scheme GEMM against cuBLAS DGEMM on the GPU, square `n × n`, inputs
-//! `(rand − 0.5)·exp(φ·randn)`, φ = 1 unless `OZAKI_BENCH_PHI` says otherwise (the paper's
-//! generator, `ozaki::reproduce`).
+//! `(rand − 0.5)·exp(φ·randn)`, φ = 1 unless `OZAKI_BENCH_PHI` says otherwise (the Ozaki paper's
+//! generator).
 //!
-//! For each n: cuBLAS DGEMM; Ozaki II (`mpblas::ozaki::gpu::ozaki2_gemm`) in fast mode with each moduli count
-//! of `OZAKI_BENCH_MODULI` (default 14,16) and in accurate mode with the largest; Ozaki I (`mpblas::ozaki::gpu::ozaki1_gemm`) with f32 slices, s = 2..6, f64 sum (the paper's
+//! For each n: cuBLAS DGEMM; Ozaki II (`mpblas::ozaki::gpu::ozaki2_gemm_blas`) in fast mode with each moduli count
+//! of `OZAKI_BENCH_MODULI` (default 14,16) and in accurate mode with the largest; Ozaki I (`mpblas::ozaki::gpu::ozaki1_gemm_blas`) with f32 slices, s = 2..6, f64 sum (the paper's
 //! method), and with f64 slices, s = 3 (n ≤ 8192). Each is run once to warm up, then timed
 //! `reps` times with CUDA events around the whole call (every conversion step, every GEMM and
 //! the reconstruction included; the workspace is kept between calls), and the median is
@@ -18,7 +18,7 @@
 //! with 20 moduli in fast mode kept as a double-double (`mpblas::ozaki::gpu::ozaki2_product`; each
 //! side keeps about 77 bits of its 2-norm, so its error is about 1e-23·‖a_i‖‖b_j‖, and fast
 //! rather than accurate because at φ = 2 the 2-norm scaling keeps more bits). For n ≤ 1024 the
-//! exact product (`ozaki::exact`, error-free) checks that reference and DGEMM's and Ozaki II's
+//! exact product (`mpblas::exact::ExactDot`, error-free) checks that reference and DGEMM's and Ozaki II's
 //! errors.
 //!
 //! Run: `cargo run --release --example gpu_ozaki_bench [-- 1024,2048,...]`; env
@@ -30,8 +30,10 @@
 use mpblas::Result;
 use mpblas::Trans;
 use mpblas::cuda::{self, Device, DeviceVec};
-use mpblas::ozaki::reproduce::{SplitMix64, max_rel_error_dd as max_rel, max_rel_errors};
+use mpblas::cuda::{DeviceMatMut, DeviceMatRef};
+use mpblas::exact::ExactDot;
 use mpblas::ozaki::{Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm};
+use mpblas_testdata::SplitMix64;
 use rayon::prelude::*;
 use std::io::Write;
 
@@ -65,6 +67,43 @@ fn matrix(n: usize, seed: u64) -> Vec<f64> {
         }
     });
     out
+}
+
+/// Max over entries of `|c − ref|/|ref|` against a double-double reference `hi + lo` (NaN
+/// counts as infinite).
+fn max_rel(c: &[f64], hi: &[f64], lo: &[f64]) -> f64 {
+    c.par_iter()
+        .zip(hi.par_iter().zip(lo.par_iter()))
+        .map(|(&c, (&h, &l))| {
+            let e = ((c - h) - l).abs() / h.abs();
+            if e.is_nan() { f64::INFINITY } else { e }
+        })
+        .reduce(|| 0.0, f64::max)
+}
+
+/// Max over entries of each candidate's relative error against the exact `A·B` (all `n × n`
+/// column-major), by exact accumulation.
+fn max_rel_errors(n: usize, a: &[f64], b: &[f64], cands: &[&[f64]]) -> Vec<f64> {
+    (0..n)
+        .into_par_iter()
+        .map(|j| {
+            let mut worst = vec![0.0f64; cands.len()];
+            for i in 0..n {
+                let mut acc = ExactDot::new();
+                for l in 0..n {
+                    acc.add_product(a[i + l * n], b[l + j * n]);
+                }
+                for (w, c) in worst.iter_mut().zip(cands) {
+                    let e = acc.rel_err(c[i + j * n]);
+                    *w = if e.is_nan() { f64::INFINITY } else { w.max(e) };
+                }
+            }
+            worst
+        })
+        .reduce(
+            || vec![0.0; cands.len()],
+            |x, y| x.iter().zip(&y).map(|(p, q)| p.max(*q)).collect(),
+        )
 }
 
 fn median(mut t: Vec<f64>) -> f64 {
@@ -138,9 +177,18 @@ fn emulated_row(
     // Its workspace (up to ~18 GB at n = 16384) must not compete with the Ozaki ones.
     dev.release_workspaces()?;
     let cfg = EmulationConfig::default();
-    let no = Trans::No;
     let timed = time(dev, reps, || {
-        dgemm_emulated(dev, no, no, n, n, n, 1.0, ad, n, bd, n, 0.0, cd, n, &cfg)
+        let a = DeviceMatRef::col_major(ad, n, n, n)?;
+        let b = DeviceMatRef::col_major(bd, n, n, n)?;
+        dgemm_emulated(
+            dev,
+            1.0,
+            a,
+            b,
+            0.0,
+            DeviceMatMut::col_major(cd, n, n, n)?,
+            &cfg,
+        )
     })
     .and_then(|ms| Ok((ms, last_mantissa_bits(dev)?)));
     let (ms, bits) = match timed {
@@ -201,15 +249,8 @@ fn main() -> Result<()> {
         };
         let r = mpblas::ozaki::gpu::ozaki2_product(
             &dev,
-            Trans::No,
-            Trans::No,
-            n,
-            n,
-            n,
-            &ad,
-            n,
-            &bd,
-            n,
+            DeviceMatRef::col_major(&ad, n, n, n)?,
+            DeviceMatRef::col_major(&bd, n, n, n)?,
             &refp,
         )?
         .download()?;
@@ -263,7 +304,7 @@ fn main() -> Result<()> {
                 reps
             };
             let ms = time(&dev, r, || match meth {
-                Method::Dgemm => cuda::dgemm(
+                Method::Dgemm => cuda::dgemm_blas(
                     &dev,
                     Trans::No,
                     Trans::No,
@@ -279,7 +320,7 @@ fn main() -> Result<()> {
                     &mut cd,
                     n,
                 ),
-                Method::Oz2(p) => mpblas::ozaki::gpu::ozaki2_gemm(
+                Method::Oz2(p) => mpblas::ozaki::gpu::ozaki2_gemm_blas(
                     &dev,
                     Trans::No,
                     Trans::No,
@@ -296,7 +337,7 @@ fn main() -> Result<()> {
                     n,
                     p,
                 ),
-                Method::Oz1(p) => mpblas::ozaki::gpu::ozaki1_gemm(
+                Method::Oz1(p) => mpblas::ozaki::gpu::ozaki1_gemm_blas(
                     &dev,
                     Trans::No,
                     Trans::No,
@@ -347,7 +388,7 @@ fn main() -> Result<()> {
             // Exact errors (error-free accumulation) for the reference itself and the methods.
             let mut cands: Vec<&[f64]> = vec![&hi];
             cands.extend(exact_check.iter().map(|(_, c)| c.as_slice()));
-            let errs = max_rel_errors(n, n, n, &a, &b, &cands);
+            let errs = max_rel_errors(n, &a, &b, &cands);
             println!(
                 "{n:>6} exact check: reference (OzII N=20 fast, hi word) {:.2e}",
                 errs[0]

@@ -120,6 +120,31 @@ pub(crate) static EFT_CUH: crate::cuda::Header = crate::cuda::Header {
     text: include_str!("eft.cuh"),
 };
 
+/// `2^e` for `e` in the normal exponent range `[-1022, 1023]`.
+pub fn pow2(e: i32) -> f64 {
+    debug_assert!((-1022..=1023).contains(&e));
+    f64::from_bits(((e + 1023) as u64) << 52)
+}
+
+/// `x · 2^e`, exact whenever the result is a normal number (done in steps that stay in range).
+pub fn ldexp(mut x: f64, mut e: i32) -> f64 {
+    while e > 1023 {
+        x *= pow2(1023);
+        e -= 1023;
+        if x.is_infinite() {
+            return x;
+        }
+    }
+    while e < -1022 {
+        x *= pow2(-1022);
+        e += 1022;
+        if x == 0.0 {
+            return x;
+        }
+    }
+    x * pow2(e)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

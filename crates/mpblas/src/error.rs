@@ -208,6 +208,15 @@ pub enum Error {
         /// The length needed.
         min: usize,
     },
+    /// A matrix or vector view cannot be built as asked: a zero increment, strides that make
+    /// two elements of a mutable view share storage, negative strides of a foreign view.
+    #[error("invalid view of {arg}: {reason}")]
+    InvalidView {
+        /// The argument (BLAS name such as `"x"`, or `"data"`).
+        arg: &'static str,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// A parameter (a count, a dimension) is outside the range the routine supports.
     #[error("{what} = {got} is outside the supported range {min}..={max}")]
     OutOfRange {

@@ -42,6 +42,7 @@ pub mod cuda;
 pub mod dd;
 pub mod eft;
 pub mod error;
+pub mod exact;
 mod num;
 pub mod ozaki;
 pub mod qd;

@@ -20,10 +20,36 @@ use mpblas::Trans;
 use mpblas::cuda::emulation::{
     self, EmulationConfig, EmulationStrategy, dgemm_emulated, last_mantissa_bits,
 };
-use mpblas::cuda::{self, Device};
+use mpblas::cuda::{self, Device, DeviceMatMut, DeviceMatRef, DeviceVec};
 use mpblas::ozaki::Accumulate;
 use mpblas::ozaki::bounds::{self, U};
 use ozaki_common::{Case, TRANS, case};
+
+/// `dgemm_emulated` with BLAS arguments (the views built as a BLAS caller's would be, with the
+/// BLAS argument names in their errors).
+#[allow(clippy::too_many_arguments)]
+fn emulated_blas(
+    dev: &Device,
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    a: &DeviceVec<f64>,
+    lda: usize,
+    b: &DeviceVec<f64>,
+    ldb: usize,
+    beta: f64,
+    c: &mut DeviceVec<f64>,
+    ldc: usize,
+    cfg: &EmulationConfig,
+) -> mpblas::Result<()> {
+    let a = DeviceMatRef::from_blas(("a", "lda"), transa, m, k, a, lda)?;
+    let b = DeviceMatRef::from_blas(("b", "ldb"), transb, k, n, b, ldb)?;
+    let c = DeviceMatMut::from_blas(("c", "ldc"), m, n, c, ldc)?;
+    dgemm_emulated(dev, alpha, a, b, beta, c, cfg)
+}
 
 fn device() -> Device {
     match Device::open(0) {
@@ -121,7 +147,7 @@ fn emulated_dgemm_is_fp64_accurate() {
     for (r, &(ta, tb)) in TRANS.iter().enumerate() {
         let cs = case(ta, tb, m, n, k, 1.0, 60 + r as u64, -0.75, 1.5);
         let native = run(&dev, &cs, |a, b, c| {
-            cuda::dgemm(
+            cuda::dgemm_blas(
                 &dev, ta, tb, m, n, k, cs.alpha, a, cs.lda, b, cs.ldb, cs.beta, c, cs.ldc,
             )
         });
@@ -134,7 +160,7 @@ fn emulated_dgemm_is_fp64_accurate() {
         assert!(native_ratio <= 1.0, "native DGEMM exceeds its own bound");
         for (name, cfg, promised) in &configs {
             let got = run(&dev, &cs, |a, b, c| {
-                dgemm_emulated(
+                emulated_blas(
                     &dev, ta, tb, m, n, k, cs.alpha, a, cs.lda, b, cs.ldb, cs.beta, c, cs.ldc, cfg,
                 )
             });
@@ -171,7 +197,7 @@ fn emulated_strategies_run() {
             ..EmulationConfig::default()
         };
         let got = run(&dev, &cs, |a, b, c| {
-            dgemm_emulated(
+            emulated_blas(
                 &dev, cs.transa, cs.transb, cs.m, cs.n, cs.k, cs.alpha, a, cs.lda, b, cs.ldb,
                 cs.beta, c, cs.ldc, &cfg,
             )
@@ -192,21 +218,21 @@ fn emulated_errors_and_quick_returns() {
     let mut c = dev.upload_f64(&[3.0; 12]).unwrap();
     let cfg = EmulationConfig::default();
     let no = Trans::No;
-    let r = dgemm_emulated(
+    let r = emulated_blas(
         &dev, no, no, 3, 3, 3, 1.0, &a, 2, &b, 3, 0.0, &mut c, 3, &cfg,
     );
     assert!(
         matches!(r, Err(Error::LeadingDim { arg: "lda", .. })),
         "{r:?}"
     );
-    let r = dgemm_emulated(
+    let r = emulated_blas(
         &dev, no, no, 3, 3, 3, 1.0, &a, 3, &b, 3, 0.0, &mut c, 2, &cfg,
     );
     assert!(
         matches!(r, Err(Error::LeadingDim { arg: "ldc", .. })),
         "{r:?}"
     );
-    let r = dgemm_emulated(
+    let r = emulated_blas(
         &dev, no, no, 4, 4, 4, 1.0, &a, 4, &b, 4, 0.0, &mut c, 4, &cfg,
     );
     assert!(
@@ -214,7 +240,7 @@ fn emulated_errors_and_quick_returns() {
         "{r:?}"
     );
     for bits in [0, 80] {
-        let r = dgemm_emulated(
+        let r = emulated_blas(
             &dev,
             no,
             no,
@@ -239,30 +265,30 @@ fn emulated_errors_and_quick_returns() {
         "C untouched by errors"
     );
     // m = 0 and n = 0 return at once.
-    dgemm_emulated(
+    emulated_blas(
         &dev, no, no, 0, 3, 3, 1.0, &a, 1, &b, 3, 0.0, &mut c, 1, &cfg,
     )
     .unwrap();
-    dgemm_emulated(
+    emulated_blas(
         &dev, no, no, 3, 0, 3, 1.0, &a, 3, &b, 3, 0.0, &mut c, 3, &cfg,
     )
     .unwrap();
     assert_eq!(c.download().unwrap(), vec![3.0; 12]);
     // α = 0 and k = 0: C ← β·C.
-    dgemm_emulated(
+    emulated_blas(
         &dev, no, no, 3, 3, 3, 0.0, &a, 3, &b, 3, 2.0, &mut c, 3, &cfg,
     )
     .unwrap();
     let got = c.download().unwrap();
     assert_eq!(&got[..9], &[6.0; 9]);
-    dgemm_emulated(
+    emulated_blas(
         &dev, no, no, 3, 3, 0, 1.0, &a, 3, &b, 1, 0.5, &mut c, 3, &cfg,
     )
     .unwrap();
     let got = c.download().unwrap();
     assert_eq!(&got[..9], &[3.0; 9]);
     // A small exact product: ones times ones is k everywhere.
-    dgemm_emulated(
+    emulated_blas(
         &dev, no, no, 3, 3, 4, 1.0, &a, 3, &b, 4, 0.0, &mut c, 3, &cfg,
     )
     .unwrap();

@@ -1,24 +1,24 @@
 //! GPU Ozaki GEMMs against the CPU reference.
 //!
-//! - `mpblas::ozaki::gpu::ozaki2_gemm` returns the bits of `ozaki::ozaki2_gemm` (NaN payloads aside) on odd
+//! - `mpblas::ozaki::gpu::ozaki2_gemm_blas` returns the bits of `ozaki::ozaki2_gemm_blas` (NaN payloads aside) on odd
 //!   sizes, both transposes, α/β (β = 0 with NaN in C), leading dimensions above the minimum,
 //!   zero rows and columns, NaN and Inf rows and columns, rows spread over 2^±600, fast and
 //!   accurate modes, 8, 14, 16 and 20 moduli, n up to 1024, and the column-blocked path.
 //! - `cuda::ozaki2::product` (the double-double product) equals `ozaki2::product`.
 //! - `mpblas::ozaki::gpu::ozaki1_split` equals `split::split` (f32 and f64 slices, remainders);
-//!   `mpblas::ozaki::gpu::ozaki1_gemm` agrees with the CPU to within the slice products' rounding.
+//!   `mpblas::ozaki::gpu::ozaki1_gemm_blas` agrees with the CPU to within the slice products' rounding.
 //! - Argument errors and quick returns.
 //!
 //! Every test needs a GPU and is `#[ignore]`d; run them with `scripts/gpu-check.sh`.
 #![cfg(feature = "cuda")]
 
 use mpblas::Trans;
-use mpblas::cuda::{self, Device, DeviceVec};
-use mpblas::ozaki::reproduce::{SplitMix64, paper_matrix};
+use mpblas::cuda::{self, Device, DeviceMatRef, DeviceVec};
 use mpblas::ozaki::{
     self, Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, split,
 };
 use mpblas::{Dd, Error};
+use mpblas_testdata::{SplitMix64, paper_matrix};
 
 fn device() -> Device {
     match Device::open(0) {
@@ -85,7 +85,7 @@ impl Case {
 
 fn check_ozaki2(dev: &Device, cs: &Case, alpha: f64, beta: f64, p: &Ozaki2Params, what: &str) {
     let mut cpu_c = cs.c.clone();
-    ozaki::ozaki2_gemm(
+    ozaki::ozaki2_gemm_blas(
         cs.ta, cs.tb, cs.m, cs.n, cs.k, alpha, &cs.a, cs.lda, &cs.b, cs.ldb, beta, &mut cpu_c,
         cs.ldc, p,
     )
@@ -93,7 +93,7 @@ fn check_ozaki2(dev: &Device, cs: &Case, alpha: f64, beta: f64, p: &Ozaki2Params
     let a = dev.upload_f64(&cs.a).unwrap();
     let b = dev.upload_f64(&cs.b).unwrap();
     let mut c = dev.upload_f64(&cs.c).unwrap();
-    mpblas::ozaki::gpu::ozaki2_gemm(
+    mpblas::ozaki::gpu::ozaki2_gemm_blas(
         dev, cs.ta, cs.tb, cs.m, cs.n, cs.k, alpha, &a, cs.lda, &b, cs.ldb, beta, &mut c, cs.ldc, p,
     )
     .expect("gpu ozaki2");
@@ -237,21 +237,15 @@ fn ozaki2_product_equals_cpu() {
     let a = paper_matrix(m, k, 1.0, 3);
     let b = paper_matrix(k, n, 1.0, 4);
     for p in [p2(20, Ozaki2Mode::Accurate), p2(16, Ozaki2Mode::Fast)] {
-        let ap = ozaki::pack_rows(Trans::No, m, k, &a, m);
+        // op(A) packed by rows, the layout of the CPU stages.
+        let ap: Vec<f64> = (0..m * k).map(|t| a[t / k + (t % k) * m]).collect();
         let cpu = ozaki::ozaki2::product(m, n, k, &ap, &b, &p).unwrap();
         let ad = dev.upload_f64(&a).unwrap();
         let bd = dev.upload_f64(&b).unwrap();
         let gpu = mpblas::ozaki::gpu::ozaki2_product(
             &dev,
-            Trans::No,
-            Trans::No,
-            m,
-            n,
-            k,
-            &ad,
-            m,
-            &bd,
-            k,
+            DeviceMatRef::col_major(&ad, m, k, m).unwrap(),
+            DeviceMatRef::col_major(&bd, k, n, k).unwrap(),
             &p,
         )
         .unwrap()
@@ -330,7 +324,7 @@ fn ozaki1_agrees_with_cpu() {
                 accumulate: acc,
             };
             let mut cpu_c = cs.c.clone();
-            ozaki::ozaki1_gemm(
+            ozaki::ozaki1_gemm_blas(
                 cs.ta, cs.tb, cs.m, cs.n, cs.k, 1.0, &cs.a, cs.lda, &cs.b, cs.ldb, 0.5, &mut cpu_c,
                 cs.ldc, &p,
             )
@@ -338,7 +332,7 @@ fn ozaki1_agrees_with_cpu() {
             let a = dev.upload_f64(&cs.a).unwrap();
             let b = dev.upload_f64(&cs.b).unwrap();
             let mut c = dev.upload_f64(&cs.c).unwrap();
-            mpblas::ozaki::gpu::ozaki1_gemm(
+            mpblas::ozaki::gpu::ozaki1_gemm_blas(
                 &dev, cs.ta, cs.tb, cs.m, cs.n, cs.k, 1.0, &a, cs.lda, &b, cs.ldb, 0.5, &mut c,
                 cs.ldc, &p,
             )
@@ -371,7 +365,7 @@ fn errors_and_quick_returns() {
     let b = dev.upload_f64(&[1.0; 12]).unwrap();
     let mut c = dev.upload_f64(&[3.0; 12]).unwrap();
     let p = Ozaki2Params::default();
-    let r = mpblas::ozaki::gpu::ozaki2_gemm(
+    let r = mpblas::ozaki::gpu::ozaki2_gemm_blas(
         &dev,
         Trans::No,
         Trans::No,
@@ -392,7 +386,7 @@ fn errors_and_quick_returns() {
         matches!(r, Err(Error::LeadingDim { arg: "lda", .. })),
         "{r:?}"
     );
-    let r = mpblas::ozaki::gpu::ozaki2_gemm(
+    let r = mpblas::ozaki::gpu::ozaki2_gemm_blas(
         &dev,
         Trans::No,
         Trans::No,
@@ -414,7 +408,7 @@ fn errors_and_quick_returns() {
         "{r:?}"
     );
     for nm in [7, 21] {
-        let r = mpblas::ozaki::gpu::ozaki2_gemm(
+        let r = mpblas::ozaki::gpu::ozaki2_gemm_blas(
             &dev,
             Trans::No,
             Trans::No,
@@ -437,7 +431,7 @@ fn errors_and_quick_returns() {
         slices: 9,
         ..Ozaki1Params::default()
     };
-    let r = mpblas::ozaki::gpu::ozaki1_gemm(
+    let r = mpblas::ozaki::gpu::ozaki1_gemm_blas(
         &dev,
         Trans::No,
         Trans::No,
@@ -456,7 +450,7 @@ fn errors_and_quick_returns() {
     );
     assert!(matches!(r, Err(Error::OutOfRange { .. })), "{r:?}");
     // alpha = 0: C = beta C; k = 0 likewise; m = 0: nothing.
-    mpblas::ozaki::gpu::ozaki2_gemm(
+    mpblas::ozaki::gpu::ozaki2_gemm_blas(
         &dev,
         Trans::No,
         Trans::No,
@@ -475,7 +469,7 @@ fn errors_and_quick_returns() {
     )
     .unwrap();
     assert_eq!(c.download().unwrap()[..9], [6.0; 9]);
-    mpblas::ozaki::gpu::ozaki2_gemm(
+    mpblas::ozaki::gpu::ozaki2_gemm_blas(
         &dev,
         Trans::No,
         Trans::No,
@@ -495,7 +489,7 @@ fn errors_and_quick_returns() {
     .unwrap();
     assert_eq!(c.download().unwrap()[..9], [0.0; 9]);
     assert_eq!(c.download().unwrap()[9..], [3.0; 3]);
-    mpblas::ozaki::gpu::ozaki2_gemm(
+    mpblas::ozaki::gpu::ozaki2_gemm_blas(
         &dev,
         Trans::No,
         Trans::No,
@@ -517,7 +511,7 @@ fn errors_and_quick_returns() {
     let mut c = dev.upload_f64(&[0.0; 9]).unwrap();
     let av: Vec<f64> = (0..9).map(|x| x as f64).collect();
     let ad = dev.upload_f64(&av).unwrap();
-    cuda::dgemm(
+    cuda::dgemm_blas(
         &dev,
         Trans::Yes,
         Trans::No,
@@ -543,40 +537,4 @@ fn errors_and_quick_returns() {
     }
     let _ = Dd::ZERO;
     let _: Option<DeviceVec<f64>> = None;
-}
-
-/// `mpblas::ozaki::gpu::reproduce_gpu` against the CPU reproduction on small sizes (one odd, so the
-/// f32 packing has a half word): same rows and methods, positive times, and errors of the same size (SGEMM
-/// and the slice products sum in other orders, and the reference is the 20-moduli product, not
-/// the exact one).
-#[test]
-#[ignore = "needs a CUDA GPU"]
-fn reproduce_gpu_agrees_with_cpu() {
-    let dev = device();
-    let (sizes, phis, seeds) = ([33usize, 64], [0.1, 2.0], [1u64]);
-    let moduli = [8, 16, 20];
-    let g = mpblas::ozaki::gpu::reproduce_gpu(&dev, &sizes, &phis, &seeds, &moduli).unwrap();
-    let c = ozaki::reproduce::reproduce(&sizes, &phis, &seeds, &moduli).unwrap();
-    assert_eq!(g.rows.len(), c.rows.len());
-    assert_eq!(g.seeds, 1);
-    // The CPU's methods, in its order, then scheme II in accurate mode.
-    assert_eq!(g.methods[..c.methods.len()], c.methods[..]);
-    assert_eq!(g.methods[c.methods.len()], "OzII-16acc");
-    for (gr, cr) in g.rows.iter().zip(&c.rows) {
-        assert_eq!((gr.phi, gr.n), (cr.phi, cr.n));
-        // Methods beyond these may be "n/a" (NaN) on some machines.
-        assert!(
-            gr.time[..=c.methods.len()].iter().all(|&t| t > 0.0),
-            "{gr:?}"
-        );
-        for m in 0..c.methods.len() {
-            let (ge, ce) = (gr.err[m], cr.err[m]);
-            assert!(
-                ge <= 10.0 * ce + 1e-15 && ce <= 10.0 * ge + 1e-15,
-                "phi {} n {} method {m}: gpu {ge:e} cpu {ce:e}",
-                gr.phi,
-                gr.n
-            );
-        }
-    }
 }

@@ -7,11 +7,11 @@
 mod ozaki_common;
 
 use mpblas::Trans;
+use mpblas::exact::ExactDot;
 use mpblas::ozaki::bounds::{self, U, VecStats};
-use mpblas::ozaki::exact::ExactDot;
 use mpblas::ozaki::{
-    Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, ozaki1_gemm, ozaki2,
-    ozaki2_gemm,
+    Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, ozaki1_gemm_blas,
+    ozaki2, ozaki2_gemm_blas,
 };
 use ozaki_common::{Case, PREC, TRANS, case};
 use rug::Float;
@@ -20,7 +20,7 @@ const PHIS: [f64; 3] = [0.1, 1.0, 2.0];
 
 fn run1(cs: &Case, p: &Ozaki1Params) -> Vec<f64> {
     let mut c = cs.c();
-    ozaki1_gemm(
+    ozaki1_gemm_blas(
         cs.transa, cs.transb, cs.m, cs.n, cs.k, cs.alpha, &cs.a, cs.lda, &cs.b, cs.ldb, cs.beta,
         &mut c, cs.ldc, p,
     )
@@ -30,7 +30,7 @@ fn run1(cs: &Case, p: &Ozaki1Params) -> Vec<f64> {
 
 fn run2(cs: &Case, p: &Ozaki2Params) -> Vec<f64> {
     let mut c = cs.c();
-    ozaki2_gemm(
+    ozaki2_gemm_blas(
         cs.transa, cs.transb, cs.m, cs.n, cs.k, cs.alpha, &cs.a, cs.lda, &cs.b, cs.ldb, cs.beta,
         &mut c, cs.ldc, p,
     )

@@ -5,11 +5,11 @@ mod ozaki_common;
 
 use mpblas::Error;
 use mpblas::Trans;
-use mpblas::ozaki::reproduce::paper_matrix;
 use mpblas::ozaki::{
-    Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, bounds, ozaki1_gemm,
-    ozaki2_gemm,
+    Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, bounds,
+    ozaki1_gemm_blas, ozaki2_gemm_blas,
 };
+use mpblas_testdata::paper_matrix;
 
 /// Calls scheme I (`which = 1`) or II (`which = 2`) with default-ish parameters.
 #[allow(clippy::too_many_arguments)]
@@ -36,9 +36,9 @@ fn call(
             slice_gemm: SliceGemm::F64,
             accumulate: Accumulate::Dd,
         };
-        ozaki1_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &p)
+        ozaki1_gemm_blas(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &p)
     } else {
-        ozaki2_gemm(
+        ozaki2_gemm_blas(
             ta,
             tb,
             m,
@@ -198,7 +198,7 @@ fn argument_errors() {
             slice_gemm,
             accumulate: Accumulate::F64,
         };
-        ozaki1_gemm(
+        ozaki1_gemm_blas(
             Trans::No,
             Trans::No,
             0,
@@ -231,7 +231,7 @@ fn argument_errors() {
             moduli,
             mode: Ozaki2Mode::Accurate,
         };
-        ozaki2_gemm(
+        ozaki2_gemm_blas(
             Trans::No,
             Trans::No,
             0,
@@ -521,7 +521,7 @@ fn extreme_scales() {
             accumulate: Accumulate::F64,
         };
         let mut c = cs.c();
-        ozaki1_gemm(
+        ozaki1_gemm_blas(
             cs.transa, cs.transb, cs.m, cs.n, cs.k, 1.0, &a, cs.lda, &b, cs.ldb, 0.0, &mut c,
             cs.ldc, &p,
         )
@@ -548,7 +548,7 @@ fn extreme_scales() {
         }
     }
     let mut c = cs.c();
-    ozaki2_gemm(
+    ozaki2_gemm_blas(
         cs.transa,
         cs.transb,
         cs.m,
@@ -566,7 +566,7 @@ fn extreme_scales() {
     )
     .unwrap();
     let mut c1 = cs.c();
-    ozaki2_gemm(
+    ozaki2_gemm_blas(
         cs.transa,
         cs.transb,
         cs.m,

@@ -9,40 +9,101 @@
 use super::device::Device;
 use super::memory::{DeviceBuffer, DeviceVec};
 use super::sys::GemmType;
+use super::view::{DeviceMatMut, DeviceMatRef, blas_form, col_major_ld};
 use crate::error::Result;
-use crate::view::{Trans, check_gemm_args};
+use crate::view::{Trans, check_gemm_args, check_product_shapes};
 
-/// The BLAS argument checks of a GEMM call on device arrays of `a_len`, `b_len`, `c_len`
-/// elements, and that all three live on `dev` (ordinals `on`).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn check_gemm_call(
-    dev: &Device,
-    transa: Trans,
-    transb: Trans,
-    (m, n, k): (usize, usize, usize),
-    (a_len, lda): (usize, usize),
-    (b_len, ldb): (usize, usize),
-    (c_len, ldc): (usize, usize),
-    on: [usize; 3],
-) -> Result<()> {
-    check_gemm_args(transa, transb, m, n, k, a_len, lda, b_len, ldb, c_len, ldc)?;
-    dev.check_on("a", on[0])?;
-    dev.check_on("b", on[1])?;
-    dev.check_on("c", on[2])
+/// A GEMM on device views in cuBLAS's terms: dimensions, and each operand's address with its
+/// transpose flag and leading dimension.
+pub(crate) struct CublasGemm {
+    pub dims: (usize, usize, usize),
+    pub a: (bool, u64, usize),
+    pub b: (bool, u64, usize),
+    pub c: (u64, usize),
 }
 
-/// `C ← α·op(A)·op(B) + β·C` by cuBLAS DGEMM: column-major, BLAS argument order and checks
-/// ([`crate::view`]); `m = 0` or `n = 0` returns at once. Enqueued on the device's stream.
+/// Checks a GEMM on device views (devices, shapes) and puts it in cuBLAS's terms; `None` when
+/// `m = 0` or `n = 0` (nothing to do). A row-major `C` is handled as `Cᵀ = Bᵀ·Aᵀ`.
 ///
 /// # Errors
-/// [`Error::LeadingDim`](crate::Error::LeadingDim),
-/// [`Error::ArrayTooShort`](crate::Error::ArrayTooShort),
 /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch),
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) for shapes that do not agree,
+/// [`Error::InvalidView`](crate::Error::InvalidView) for a view with no unit stride.
+pub(crate) fn cublas_gemm(
+    dev: &Device,
+    a: DeviceMatRef<'_, f64>,
+    b: DeviceMatRef<'_, f64>,
+    c: &DeviceMatMut<'_, f64>,
+) -> Result<Option<CublasGemm>> {
+    dev.check_on("a", a.ordinal())?;
+    dev.check_on("b", b.ordinal())?;
+    dev.check_on("c", c.ordinal())?;
+    let (m, n, k) = check_product_shapes(&a.layout(), &b.layout(), &c.layout())?;
+    if m == 0 || n == 0 {
+        return Ok(None);
+    }
+    let (a, b, cl, dims) = match c.layout().blas() {
+        Some((Trans::No, _)) => (a, b, c.layout(), (m, n, k)),
+        _ => (b.t(), a.t(), c.layout().t(), (n, m, k)),
+    };
+    let ldc = col_major_ld("c", &cl)?;
+    let (ta, lda) = blas_form("a", &a.layout())?;
+    let (tb, ldb) = blas_form("b", &b.layout())?;
+    Ok(Some(CublasGemm {
+        dims,
+        a: (ta == Trans::Yes, a.word_addr(0), lda),
+        b: (tb == Trans::Yes, b.word_addr(0), ldb),
+        c: (c.word_addr(0), ldc),
+    }))
+}
+
+/// `C ← α·A·B + β·C` by cuBLAS DGEMM on device views (`A` `m × k`, `B` `k × n`, `C` `m × n`,
+/// each column-major or row-major: a transpose is a view). Enqueued on the device's stream.
+///
+/// # Errors
+/// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch),
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) (shapes),
+/// [`Error::InvalidView`](crate::Error::InvalidView) (a view with no unit stride),
 /// [`Error::CudaLibraryMissing`](crate::Error::CudaLibraryMissing),
 /// [`Error::OutOfRange`](crate::Error::OutOfRange) (a dimension beyond `i32`),
 /// [`Error::CudaLaunch`](crate::Error::CudaLaunch) if cuBLAS fails.
-#[allow(clippy::too_many_arguments)]
 pub fn dgemm(
+    dev: &Device,
+    alpha: f64,
+    a: DeviceMatRef<'_, f64>,
+    b: DeviceMatRef<'_, f64>,
+    beta: f64,
+    c: DeviceMatMut<'_, f64>,
+) -> Result<()> {
+    let Some(g) = cublas_gemm(dev, a, b, &c)? else {
+        return Ok(());
+    };
+    // SAFETY: the views were checked against their vectors (every element in range), all on
+    // this device; C is a distinct allocation (`&mut`); cuBLAS's forms come from the views.
+    unsafe {
+        dev.blas()?.gemm_ex(
+            GemmType::F64,
+            g.a.0,
+            g.b.0,
+            g.dims,
+            alpha,
+            (g.a.1, g.a.2),
+            (g.b.1, g.b.2),
+            beta,
+            g.c,
+        )
+    }
+}
+
+/// [`dgemm`] with the arguments of BLAS `dgemm` (column-major arrays, transpose flags,
+/// leading dimensions; `m = 0` or `n = 0` returns at once).
+///
+/// # Errors
+/// [`Error::LeadingDim`](crate::Error::LeadingDim),
+/// [`Error::ArrayTooShort`](crate::Error::ArrayTooShort) under the BLAS names, then those of
+/// [`dgemm`].
+#[allow(clippy::too_many_arguments)]
+pub fn dgemm_blas(
     dev: &Device,
     transa: Trans,
     transb: Trans,
@@ -58,38 +119,14 @@ pub fn dgemm(
     c: &mut DeviceVec<f64>,
     ldc: usize,
 ) -> Result<()> {
-    check_gemm_call(
-        dev,
-        transa,
-        transb,
-        (m, n, k),
-        (a.len(), lda),
-        (b.len(), ldb),
-        (c.len(), ldc),
-        [a.ordinal(), b.ordinal(), c.ordinal()],
-    )?;
-    if m == 0 || n == 0 {
-        return Ok(());
-    }
-    // SAFETY: check_gemm_args proved that a, b, c hold the matrices their dimensions and
-    // leading dimensions describe, all on this device; c is a distinct allocation (`&mut`).
-    unsafe {
-        dev.blas()?.gemm_ex(
-            GemmType::F64,
-            transa == Trans::Yes,
-            transb == Trans::Yes,
-            (m, n, k),
-            alpha,
-            (a.word_addr(0), lda),
-            (b.word_addr(0), ldb),
-            beta,
-            (c.word_addr(0), ldc),
-        )
-    }
+    let a = DeviceMatRef::from_blas(("a", "lda"), transa, m, k, a, lda)?;
+    let b = DeviceMatRef::from_blas(("b", "ldb"), transb, k, n, b, ldb)?;
+    let c = DeviceMatMut::from_blas(("c", "ldc"), m, n, c, ldc)?;
+    dgemm(dev, alpha, a, b, beta, c)
 }
 
-/// `C ← α·op(A)·op(B) + β·C` by cuBLAS SGEMM (IEEE single precision, no TF32), with the
-/// checks and conventions of [`dgemm`].
+/// `C ← α·op(A)·op(B) + β·C` by cuBLAS SGEMM (IEEE single precision, no TF32) on `f32`
+/// buffers, with the arguments and checks of BLAS `sgemm`.
 ///
 /// # Errors
 /// As [`dgemm`].
@@ -110,16 +147,22 @@ pub fn sgemm(
     c: &mut DeviceBuffer<f32>,
     ldc: usize,
 ) -> Result<()> {
-    check_gemm_call(
-        dev,
+    check_gemm_args(
         transa,
         transb,
-        (m, n, k),
-        (a.len(), lda),
-        (b.len(), ldb),
-        (c.len(), ldc),
-        [a.ordinal(), b.ordinal(), c.ordinal()],
+        m,
+        n,
+        k,
+        a.len(),
+        lda,
+        b.len(),
+        ldb,
+        c.len(),
+        ldc,
     )?;
+    dev.check_on("a", a.ordinal())?;
+    dev.check_on("b", b.ordinal())?;
+    dev.check_on("c", c.ordinal())?;
     if m == 0 || n == 0 {
         return Ok(());
     }

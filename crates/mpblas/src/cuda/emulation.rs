@@ -33,12 +33,12 @@
 //! `CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT`, the route of the docs' compute-type table and of
 //! NVIDIA's emulation samples.
 
-use super::blas::check_gemm_call;
+use super::blas::cublas_gemm;
 use super::device::Device;
-use super::memory::{DeviceBuffer, DeviceVec, ScratchBuffer, memset};
+use super::memory::{DeviceBuffer, ScratchBuffer, memset};
 use super::sys::{self, GemmType};
+use super::view::{DeviceMatMut, DeviceMatRef};
 use crate::error::{Error, Result};
-use crate::view::Trans;
 use std::ffi::c_int;
 use std::sync::Mutex;
 
@@ -177,10 +177,9 @@ fn workspace_bytes(m: usize, n: usize, k: usize, cfg: &EmulationConfig) -> usize
 
 // ---- public functions ----------------------------------------------------------------------------
 
-/// `C ← α·op(A)·op(B) + β·C` by cuBLAS's FP64 emulation (fixed-point Ozaki scheme on INT8
-/// tensor cores), configured by `cfg`; arguments, checks and conventions as
-/// [`crate::cuda::dgemm`] (column-major, BLAS argument order, `m = 0` or `n = 0`
-/// returns at once). Enqueued on the device's stream.
+/// `C ← α·A·B + β·C` by cuBLAS's FP64 emulation (fixed-point Ozaki scheme on INT8 tensor
+/// cores), configured by `cfg`; views, checks and conventions as [`crate::cuda::dgemm`].
+/// Enqueued on the device's stream.
 ///
 /// Whether cuBLAS really emulated (it runs native DGEMM when dynamic control needs more bits
 /// than its maximum, or under a non-eager strategy) can be read back with
@@ -188,43 +187,25 @@ fn workspace_bytes(m: usize, n: usize, k: usize, cfg: &EmulationConfig) -> usize
 ///
 /// # Errors
 /// [`Error::OutOfRange`] for `cfg.mantissa_bits` outside [`EMULATION_MANTISSA_BITS`] or a
-/// dimension beyond `i32`; [`Error::LeadingDim`], [`Error::ArrayTooShort`],
-/// [`Error::DeviceMismatch`] as [`crate::cuda::dgemm`]; [`Error::CudaLibraryMissing`]
+/// dimension beyond `i32`; [`Error::DeviceMismatch`], [`Error::LengthMismatch`],
+/// [`Error::InvalidView`] as [`crate::cuda::dgemm`]; [`Error::CudaLibraryMissing`]
 /// without cuBLAS; [`Error::CudaFeatureMissing`] when cuBLAS has no FP64 emulation (before
 /// 13.1); [`Error::CudaOutOfMemory`] if the workspace does not fit; [`Error::CudaLaunch`] if a
 /// cuBLAS call fails (the status name is in the cause).
-#[allow(clippy::too_many_arguments)]
 pub fn dgemm_emulated(
     dev: &Device,
-    transa: Trans,
-    transb: Trans,
-    m: usize,
-    n: usize,
-    k: usize,
     alpha: f64,
-    a: &DeviceVec<f64>,
-    lda: usize,
-    b: &DeviceVec<f64>,
-    ldb: usize,
+    a: DeviceMatRef<'_, f64>,
+    b: DeviceMatRef<'_, f64>,
     beta: f64,
-    c: &mut DeviceVec<f64>,
-    ldc: usize,
+    c: DeviceMatMut<'_, f64>,
     cfg: &EmulationConfig,
 ) -> Result<()> {
     cfg.check()?;
-    check_gemm_call(
-        dev,
-        transa,
-        transb,
-        (m, n, k),
-        (a.len(), lda),
-        (b.len(), ldb),
-        (c.len(), ldc),
-        [a.ordinal(), b.ordinal(), c.ordinal()],
-    )?;
-    if m == 0 || n == 0 {
+    let Some(g) = cublas_gemm(dev, a, b, &c)? else {
         return Ok(());
-    }
+    };
+    let (m, n, k) = g.dims;
     let state = state(dev)?;
     let mut emu = state.lock().unwrap_or_else(|e| e.into_inner());
     // Dynamic control gets the documented default maximum (79 bits, as NVIDIA's dynamic
@@ -250,19 +231,19 @@ pub fn dgemm_emulated(
         // −1 in the cell: cuBLAS overwrites it only when it emulates.
         memset(dev, cell, 0xff, 4)?;
     }
-    // SAFETY: check_gemm_args proved that a, b and c hold the matrices their dimensions and
-    // leading dimensions describe, all on this device; c is a distinct allocation (`&mut`).
+    // SAFETY: the views were checked against their vectors, all on this device; C is a
+    // distinct allocation (`&mut`); cuBLAS's forms come from the views.
     unsafe {
         emu.blas.gemm_ex(
             GemmType::F64Emulated,
-            transa == Trans::Yes,
-            transb == Trans::Yes,
-            (m, n, k),
+            g.a.0,
+            g.b.0,
+            g.dims,
             alpha,
-            (a.word_addr(0), lda),
-            (b.word_addr(0), ldb),
+            (g.a.1, g.a.2),
+            (g.b.1, g.b.2),
             beta,
-            (c.word_addr(0), ldc),
+            g.c,
         )
     }
 }

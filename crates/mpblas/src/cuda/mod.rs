@@ -48,6 +48,7 @@
 //! | `memory.rs` | [`DeviceBuffer`], [`DeviceVec`], [`DeviceScalar`], scratch buffers |
 //! | `nvrtc.rs` | compile options (the only place), header expansion, the disk cache |
 //! | `launch.rs` | launch shapes and kernel arguments |
+//! | `view.rs` | [`DeviceMatRef`], [`DeviceMatMut`]: matrix views of device vectors |
 //! | `blas.rs`, `emulation.rs` | cuBLAS DGEMM/SGEMM and its FP64 emulation |
 
 mod blas;
@@ -63,8 +64,9 @@ mod sys;
 mod sys;
 #[cfg(all(test, feature = "cuda"))]
 pub(crate) mod tables;
+mod view;
 
-pub use blas::{dgemm, sgemm};
+pub use blas::{dgemm, dgemm_blas, sgemm};
 pub use device::{
     Device, DeviceInfo, REQUIRED_DRIVER_VERSION, cublas_present, device_count, devices,
     driver_present,
@@ -72,9 +74,10 @@ pub use device::{
 pub(crate) use launch::{Arg, LaunchConfig};
 pub use memory::{DeviceBuffer, DevicePod, DeviceScalar, DeviceVec};
 pub use nvrtc::{Header, ModuleSource};
+pub use view::{DeviceMatMut, DeviceMatRef};
 
-pub(crate) use blas::check_gemm_call;
 pub(crate) use device::check_len;
 pub(crate) use launch::{args, blocks, launch_map};
 pub(crate) use memory::{ScratchBuffer, download_raw, memset, sealed};
 pub(crate) use sys::{Blas, Event, GemmType};
+pub(crate) use view::col_major_ld;

@@ -39,27 +39,25 @@
 //! are unaffected.
 
 pub mod bounds;
-pub mod exact;
 pub mod gemm_cpu;
 pub mod ozaki1;
 pub mod ozaki2;
 pub(crate) mod ozaki_gpu;
-pub mod reproduce;
 pub mod split;
 
 use crate::error::Result;
-use crate::view::{Trans, check_gemm_args};
+use crate::view::{MatMut, MatRef, Trans, check_product_shapes};
 
 /// The Ozaki GEMMs on the GPU (`ozaki_gpu.rs` launching `ozaki_gpu.cu`, INT8 GEMMs by cuBLAS):
 /// scheme II returns the CPU's bits.
 pub mod gpu {
     pub use super::ozaki_gpu::{
-        ozaki1_gemm, ozaki1_split, ozaki2_gemm, ozaki2_product, reproduce_gpu,
+        ozaki1_gemm, ozaki1_gemm_blas, ozaki1_split, ozaki2_gemm, ozaki2_gemm_blas, ozaki2_product,
     };
 }
 
-pub use ozaki1::ozaki1_gemm;
-pub use ozaki2::ozaki2_gemm;
+pub use ozaki1::{ozaki1_gemm, ozaki1_gemm_blas};
+pub use ozaki2::{ozaki2_gemm, ozaki2_gemm_blas};
 
 /// Which slice products scheme I forms (with `s` slices of A and of B, the last being the
 /// remainder).
@@ -170,36 +168,22 @@ impl Default for Ozaki2Params {
 }
 
 /// Packs `op(A)` (`m × k`) into `m` rows of length `k`, row-major.
-pub fn pack_rows(trans: Trans, m: usize, k: usize, a: &[f64], lda: usize) -> Vec<f64> {
-    let mut out = vec![0.0; m * k];
-    for i in 0..m {
-        for l in 0..k {
-            out[i * k + l] = match trans {
-                Trans::No => a[i + l * lda],
-                Trans::Yes => a[l + i * lda],
-            };
-        }
+pub(crate) fn pack_rows(a: MatRef<'_, f64>) -> Vec<f64> {
+    let mut out = Vec::with_capacity(a.rows() * a.cols());
+    for i in 0..a.rows() {
+        out.extend((0..a.cols()).map(|l| *a.at(i, l)));
     }
     out
 }
 
 /// Packs `op(B)` (`k × n`) into `n` columns of length `k`, column-major.
-pub fn pack_cols(trans: Trans, k: usize, n: usize, b: &[f64], ldb: usize) -> Vec<f64> {
-    let mut out = vec![0.0; n * k];
-    for j in 0..n {
-        for l in 0..k {
-            out[j * k + l] = match trans {
-                Trans::No => b[l + j * ldb],
-                Trans::Yes => b[j + l * ldb],
-            };
-        }
-    }
-    out
+pub(crate) fn pack_cols(b: MatRef<'_, f64>) -> Vec<f64> {
+    pack_rows(b.t())
 }
 
 /// Marks the vectors (rows of `op(A)` or columns of `op(B)`, packed) holding a NaN or ±Inf
 /// and zeroes them; returns the marks.
-pub fn take_non_finite(x: &mut [f64], len: usize, count: usize) -> Vec<bool> {
+pub(crate) fn take_non_finite(x: &mut [f64], len: usize, count: usize) -> Vec<bool> {
     (0..count)
         .map(|v| {
             let vec = &mut x[v * len..(v + 1) * len];
@@ -212,82 +196,58 @@ pub fn take_non_finite(x: &mut [f64], len: usize, count: usize) -> Vec<bool> {
         .collect()
 }
 
-/// Handles the BLAS quick returns; `Some(())` if the call is finished.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn quick_return(
-    m: usize,
-    n: usize,
-    k: usize,
-    alpha: f64,
-    beta: f64,
-    c: &mut [f64],
-    ldc: usize,
-) -> Option<()> {
+/// Handles the BLAS quick returns; `true` if the call is finished (`m = 0` or `n = 0`; or
+/// `α = 0` or `k = 0`, after `C ← β·C`, with `β = 0` not reading C).
+pub(crate) fn quick_return(k: usize, alpha: f64, beta: f64, c: &mut MatMut<'_, f64>) -> bool {
+    let (m, n) = (c.rows(), c.cols());
     if m == 0 || n == 0 {
-        return Some(());
+        return true;
     }
     if alpha == 0.0 || k == 0 {
         if beta != 1.0 {
             for j in 0..n {
-                for ci in &mut c[j * ldc..j * ldc + m] {
+                for i in 0..m {
+                    let ci = c.at_mut(i, j);
                     *ci = if beta == 0.0 { 0.0 } else { beta * *ci };
                 }
             }
         }
-        return Some(());
+        return true;
     }
-    None
+    false
 }
 
-/// The entries of C in a non-finite row of `op(A)` or column of `op(B)`, as `(index in c,
-/// value)`, with the plain `f64` value `α·Σ_l a_il·b_lj + β·c_ij` computed from the unpacked
+/// The entries of C in a non-finite row of `op(A)` or column of `op(B)`, as `((i, j), value)`,
+/// with the plain `f64` value `α·Σ_l a_il·b_lj + β·c_ij` computed from the unpacked
 /// originals. Call it before C is overwritten and apply it after ([`apply_patch`]).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn non_finite_patch(
     bad_a: &[bool],
     bad_b: &[bool],
-    transa: Trans,
-    transb: Trans,
-    m: usize,
-    n: usize,
-    k: usize,
     alpha: f64,
-    a: &[f64],
-    lda: usize,
-    b: &[f64],
-    ldb: usize,
+    a: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
     beta: f64,
-    c: &[f64],
-    ldc: usize,
-) -> Vec<(usize, f64)> {
+    c: MatRef<'_, f64>,
+) -> Vec<((usize, usize), f64)> {
     let mut patch = Vec::new();
     if !bad_a.iter().any(|&x| x) && !bad_b.iter().any(|&x| x) {
         return patch;
     }
-    for j in 0..n {
-        for i in 0..m {
-            if !(bad_a[i] || bad_b[j]) {
+    for (j, &bad_col) in bad_b.iter().enumerate() {
+        for (i, &bad_row) in bad_a.iter().enumerate() {
+            if !(bad_row || bad_col) {
                 continue;
             }
             let mut s = 0.0;
-            for l in 0..k {
-                let x = match transa {
-                    Trans::No => a[i + l * lda],
-                    Trans::Yes => a[l + i * lda],
-                };
-                let y = match transb {
-                    Trans::No => b[l + j * ldb],
-                    Trans::Yes => b[j + l * ldb],
-                };
-                s += x * y;
+            for l in 0..a.cols() {
+                s += a.at(i, l) * b.at(l, j);
             }
-            let idx = i + j * ldc;
             let v = if beta == 0.0 {
                 alpha * s
             } else {
-                alpha * s + beta * c[idx]
+                alpha * s + beta * c.at(i, j)
             };
-            patch.push((idx, v));
+            patch.push(((i, j), v));
         }
     }
     patch
@@ -297,56 +257,40 @@ pub(crate) fn non_finite_patch(
 /// column, their non-finite rows and columns zeroed, and the plain-`f64` values of the entries
 /// of C those touch, to write after the scheme's update ([`apply_patch`]).
 pub(crate) struct Prepared {
+    /// `(m, n, k)`.
+    pub dims: (usize, usize, usize),
     /// `op(A)` packed by [`pack_rows`], non-finite rows zeroed.
     pub ap: Vec<f64>,
     /// `op(B)` packed by [`pack_cols`], non-finite columns zeroed.
     pub bp: Vec<f64>,
     /// The entries of C in non-finite rows or columns (see [`non_finite_patch`]).
-    pub patch: Vec<(usize, f64)>,
+    pub patch: Vec<((usize, usize), f64)>,
 }
 
-/// The prologue both CPU schemes share after checking their own parameters: the BLAS argument
-/// checks, the quick returns (`None`: C is already final), packing and the non-finite patch.
-#[allow(clippy::too_many_arguments)]
+/// The prologue both CPU schemes share after checking their own parameters: the shapes, the
+/// quick returns (`None`: C is already final), packing and the non-finite patch.
 pub(crate) fn prepare(
-    transa: Trans,
-    transb: Trans,
-    m: usize,
-    n: usize,
-    k: usize,
     alpha: f64,
-    a: &[f64],
-    lda: usize,
-    b: &[f64],
-    ldb: usize,
+    a: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
     beta: f64,
-    c: &mut [f64],
-    ldc: usize,
+    c: &mut MatMut<'_, f64>,
 ) -> Result<Option<Prepared>> {
-    check_gemm_args(
-        transa,
-        transb,
-        m,
-        n,
-        k,
-        a.len(),
-        lda,
-        b.len(),
-        ldb,
-        c.len(),
-        ldc,
-    )?;
-    if quick_return(m, n, k, alpha, beta, c, ldc).is_some() {
+    let (m, n, k) = check_product_shapes(&a.layout(), &b.layout(), &c.layout())?;
+    if quick_return(k, alpha, beta, c) {
         return Ok(None);
     }
-    let mut ap = pack_rows(transa, m, k, a, lda);
-    let mut bp = pack_cols(transb, k, n, b, ldb);
+    let mut ap = pack_rows(a);
+    let mut bp = pack_cols(b);
     let bad_a = take_non_finite(&mut ap, k, m);
     let bad_b = take_non_finite(&mut bp, k, n);
-    let patch = non_finite_patch(
-        &bad_a, &bad_b, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-    );
-    Ok(Some(Prepared { ap, bp, patch }))
+    let patch = non_finite_patch(&bad_a, &bad_b, alpha, a, b, beta, c.rb());
+    Ok(Some(Prepared {
+        dims: (m, n, k),
+        ap,
+        bp,
+        patch,
+    }))
 }
 
 /// `α·s + β·c` from a double-double product entry `s`, rounded once to `f64` (`c` is not read
@@ -362,8 +306,30 @@ pub(crate) fn update_dd(s: crate::Dd, alpha: f64, beta: f64, c: f64) -> f64 {
 }
 
 /// Writes a patch made by [`non_finite_patch`].
-pub(crate) fn apply_patch(c: &mut [f64], patch: &[(usize, f64)]) {
-    for &(idx, v) in patch {
-        c[idx] = v;
+pub(crate) fn apply_patch(c: &mut MatMut<'_, f64>, patch: &[((usize, usize), f64)]) {
+    for &((i, j), v) in patch {
+        *c.at_mut(i, j) = v;
     }
+}
+
+/// The views of a BLAS-style GEMM call (`op(A)`, `op(B)`, `C`), with the argument checks of
+/// reference BLAS under the BLAS names.
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub(crate) fn blas_views<'a>(
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &'a [f64],
+    lda: usize,
+    b: &'a [f64],
+    ldb: usize,
+    c: &'a mut [f64],
+    ldc: usize,
+) -> Result<(MatRef<'a, f64>, MatRef<'a, f64>, MatMut<'a, f64>)> {
+    let a = MatRef::from_blas(("a", "lda"), transa, m, k, a, lda)?;
+    let b = MatRef::from_blas(("b", "ldb"), transb, k, n, b, ldb)?;
+    let c = MatMut::from_blas(("c", "ldc"), m, n, c, ldc)?;
+    Ok((a, b, c))
 }

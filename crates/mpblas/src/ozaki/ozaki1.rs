@@ -12,11 +12,12 @@
 
 use super::split::{self, Scaled, Split};
 use super::{
-    Accumulate, OZAKI1_SLICES, Ozaki1Params, Prepared, Products, SliceGemm, Trans, apply_patch,
-    gemm_cpu, prepare, update_dd,
+    Accumulate, OZAKI1_SLICES, Ozaki1Params, Prepared, Products, SliceGemm, apply_patch,
+    blas_views, gemm_cpu, prepare, update_dd,
 };
 use crate::Dd;
 use crate::error::{Error, Result};
+use crate::view::{MatMut, MatRef, Trans};
 
 /// The right operand of one slice product.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,35 +216,29 @@ pub fn check_params(k: usize, params: &Ozaki1Params) -> Result<()> {
     Ok(())
 }
 
-/// `C ← α·op(A)·op(B) + β·C` by Ozaki scheme I (column-major, BLAS conventions of
-/// [`super`]). With `f64` slices and `s ≥ 3` it is at least as accurate as DGEMM; with `f32`
-/// slices it is the seed paper's method, between single and double precision. The error of
-/// each entry is bounded by [`super::bounds::ozaki1_entry_bound`].
+/// `C ← α·A·B + β·C` by Ozaki scheme I, for views `A` (`m × k`), `B` (`k × n`) and `C`
+/// (`m × n`) of any strides. With `f64` slices and `s ≥ 3` it is at least as accurate as
+/// DGEMM; with `f32` slices it is the seed paper's method, between single and double
+/// precision. The error of each entry is bounded by [`super::bounds::ozaki1_entry_bound`].
 ///
 /// # Errors
-/// [`Error::LeadingDim`] (`lda`, `ldb`, `ldc` too small), [`Error::ArrayTooShort`] (`a`,
-/// `b`, `c` too short for the dimensions), [`Error::OutOfRange`] (slice count outside
-/// `2..=8`, `k` too large for the slice precision).
-#[allow(clippy::too_many_arguments)]
+/// [`Error::LengthMismatch`] if the shapes do not agree; [`Error::OutOfRange`] (slice count
+/// outside `2..=8`, `k` too large for the slice precision).
 pub fn ozaki1_gemm(
-    transa: Trans,
-    transb: Trans,
-    m: usize,
-    n: usize,
-    k: usize,
     alpha: f64,
-    a: &[f64],
-    lda: usize,
-    b: &[f64],
-    ldb: usize,
+    a: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
     beta: f64,
-    c: &mut [f64],
-    ldc: usize,
+    mut c: MatMut<'_, f64>,
     params: &Ozaki1Params,
 ) -> Result<()> {
-    check_params(k, params)?;
-    let Some(Prepared { ap, bp, patch }) =
-        prepare(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)?
+    check_params(a.cols(), params)?;
+    let Some(Prepared {
+        dims: (m, n, k),
+        ap,
+        bp,
+        patch,
+    }) = prepare(alpha, a, b, beta, &mut c)?
     else {
         return Ok(());
     };
@@ -259,7 +254,7 @@ pub fn ozaki1_gemm(
     let sum = slice_products(m, n, k, &sa, &sb, params)?;
     for j in 0..n {
         for i in 0..m {
-            let cij = &mut c[i + j * ldc];
+            let cij = c.at_mut(i, j);
             let idx = i + j * m;
             *cij = match &sum {
                 ProductSum::F64(s) => {
@@ -273,8 +268,35 @@ pub fn ozaki1_gemm(
             };
         }
     }
-    apply_patch(c, &patch);
+    apply_patch(&mut c, &patch);
     Ok(())
+}
+
+/// [`ozaki1_gemm`] with the arguments of BLAS `dgemm` (column-major arrays, transpose flags,
+/// leading dimensions), for code ported from Fortran or C.
+///
+/// # Errors
+/// [`Error::LeadingDim`] (`lda`, `ldb`, `ldc` too small), [`Error::ArrayTooShort`] (`a`,
+/// `b`, `c` too short for the dimensions), then those of [`ozaki1_gemm`].
+#[allow(clippy::too_many_arguments)]
+pub fn ozaki1_gemm_blas(
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    a: &[f64],
+    lda: usize,
+    b: &[f64],
+    ldb: usize,
+    beta: f64,
+    c: &mut [f64],
+    ldc: usize,
+    params: &Ozaki1Params,
+) -> Result<()> {
+    let (a, b, c) = blas_views(transa, transb, m, n, k, a, lda, b, ldb, c, ldc)?;
+    ozaki1_gemm(alpha, a, b, beta, c, params)
 }
 
 #[cfg(test)]

@@ -28,12 +28,13 @@
 
 use super::split::{ceil_log2, ldexp, vec_max_abs};
 use super::{
-    OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Prepared, Trans, apply_patch, gemm_cpu, prepare,
+    OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Prepared, apply_patch, blas_views, gemm_cpu, prepare,
     update_dd,
 };
 use crate::Dd;
 use crate::eft::two_sum;
 use crate::error::{Error, Result};
+use crate::view::{MatMut, MatRef, Trans};
 
 /// The first `count` moduli: greedily, from 256 downwards, every integer coprime to all those
 /// already taken (256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197,
@@ -635,17 +636,52 @@ pub fn check_params(k: usize, params: &Ozaki2Params) -> Result<()> {
     fast_x(&Crt::new(params.moduli)?, k).map(|_| ())
 }
 
-/// `C ← α·op(A)·op(B) + β·C` by Ozaki scheme II on INT8 products (column-major, BLAS
-/// conventions of [`super`]). Each entry's error is bounded by
-/// [`super::bounds::ozaki2_entry_bound`]; see [`super::OZAKI2_DEFAULT_MODULI`] for the
-/// default's accuracy.
+/// `C ← α·A·B + β·C` by Ozaki scheme II on INT8 products, for views `A` (`m × k`), `B`
+/// (`k × n`) and `C` (`m × n`) of any strides (a transpose is a view: [`MatRef::t`]). Each
+/// entry's error is bounded by [`super::bounds::ozaki2_entry_bound`]; see
+/// [`super::OZAKI2_DEFAULT_MODULI`] for the default's accuracy. BLAS conventions for the quick
+/// returns and `β = 0` ([`super`]).
+///
+/// # Errors
+/// [`Error::LengthMismatch`] if the shapes do not agree; [`Error::OutOfRange`] (moduli count
+/// outside `8..=20`, `k` too large for the moduli).
+pub fn ozaki2_gemm(
+    alpha: f64,
+    a: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
+    beta: f64,
+    mut c: MatMut<'_, f64>,
+    params: &Ozaki2Params,
+) -> Result<()> {
+    check_params(a.cols(), params)?;
+    let Some(Prepared {
+        dims: (m, n, k),
+        ap,
+        bp,
+        patch,
+    }) = prepare(alpha, a, b, beta, &mut c)?
+    else {
+        return Ok(());
+    };
+    let s = product(m, n, k, &ap, &bp, params)?;
+    for j in 0..n {
+        for i in 0..m {
+            let cij = c.at_mut(i, j);
+            *cij = update_dd(s[i + j * m], alpha, beta, *cij);
+        }
+    }
+    apply_patch(&mut c, &patch);
+    Ok(())
+}
+
+/// [`ozaki2_gemm`] with the arguments of BLAS `dgemm` (column-major arrays, transpose flags,
+/// leading dimensions), for code ported from Fortran or C.
 ///
 /// # Errors
 /// [`Error::LeadingDim`] (`lda`, `ldb`, `ldc` too small), [`Error::ArrayTooShort`] (`a`,
-/// `b`, `c` too short), [`Error::OutOfRange`] (moduli count outside `8..=20`, `k` too large
-/// for the moduli).
+/// `b`, `c` too short), then those of [`ozaki2_gemm`].
 #[allow(clippy::too_many_arguments)]
-pub fn ozaki2_gemm(
+pub fn ozaki2_gemm_blas(
     transa: Trans,
     transb: Trans,
     m: usize,
@@ -661,21 +697,8 @@ pub fn ozaki2_gemm(
     ldc: usize,
     params: &Ozaki2Params,
 ) -> Result<()> {
-    check_params(k, params)?;
-    let Some(Prepared { ap, bp, patch }) =
-        prepare(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)?
-    else {
-        return Ok(());
-    };
-    let s = product(m, n, k, &ap, &bp, params)?;
-    for j in 0..n {
-        for i in 0..m {
-            let cij = &mut c[i + j * ldc];
-            *cij = update_dd(s[i + j * m], alpha, beta, *cij);
-        }
-    }
-    apply_patch(c, &patch);
-    Ok(())
+    let (a, b, c) = blas_views(transa, transb, m, n, k, a, lda, b, ldb, c, ldc)?;
+    ozaki2_gemm(alpha, a, b, beta, c, params)
 }
 
 #[cfg(test)]
@@ -690,7 +713,7 @@ mod tests {
     #[test]
     fn norm_squares_bounds_the_two_norm() {
         use rug::Float;
-        let mut g = crate::ozaki::reproduce::SplitMix64::new(7);
+        let mut g = mpblas_testdata::SplitMix64::new(7);
         for case in 0..200 {
             let len = 1 + (g.next_u64() % 700) as usize;
             let x: Vec<f64> = (0..len)

@@ -38,8 +38,8 @@
 
 use crate::Dd;
 use crate::cuda::{
-    Arg, Blas, Device, DeviceBuffer, DeviceVec, GemmType, LaunchConfig, ModuleSource,
-    ScratchBuffer, args, blocks, check_gemm_call, check_len, download_raw, memset,
+    Arg, Blas, Device, DeviceMatMut, DeviceMatRef, DeviceVec, GemmType, LaunchConfig, ModuleSource,
+    ScratchBuffer, args, blocks, check_len, col_major_ld, download_raw, memset,
 };
 use crate::dd::dd_gpu::{DD_CUH, DeviceDdVec};
 use crate::error::{Error, Result};
@@ -49,7 +49,7 @@ use crate::ozaki::{
     self as cpu, Accumulate, OZAKI2_MODULI, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products,
     SliceGemm,
 };
-use crate::view::{Trans, check_gemm_args};
+use crate::view::{Trans, check_product_shapes};
 use std::sync::Mutex;
 
 /// The entry points of `ozaki_gpu.cu` (`tests/kernel_names.rs` checks them against the
@@ -284,32 +284,20 @@ struct Vecs {
     count: usize,
 }
 
-/// Rows of `op(A)` (`m` vectors of length `k`).
-fn rows_of(a: u64, trans: Trans, lda: usize, m: usize) -> Vecs {
-    let (sv, st) = match trans {
-        Trans::No => (1, lda as u64),
-        Trans::Yes => (lda as u64, 1),
-    };
+/// The rows of a view (`rows` vectors of length `cols`).
+fn rows_of(a: &DeviceMatRef<'_, f64>) -> Vecs {
+    let l = a.layout();
     Vecs {
-        ptr: a,
-        sv,
-        st,
-        count: m,
+        ptr: a.word_addr(0),
+        sv: l.row_stride as u64,
+        st: l.col_stride as u64,
+        count: l.rows,
     }
 }
 
-/// Columns of `op(B)` (`n` vectors of length `k`).
-fn cols_of(b: u64, trans: Trans, ldb: usize, n: usize) -> Vecs {
-    let (sv, st) = match trans {
-        Trans::No => (ldb as u64, 1),
-        Trans::Yes => (1, ldb as u64),
-    };
-    Vecs {
-        ptr: b,
-        sv,
-        st,
-        count: n,
-    }
+/// The columns of a view (`cols` vectors of length `rows`).
+fn cols_of(b: &DeviceMatRef<'_, f64>) -> Vecs {
+    rows_of(&b.t())
 }
 
 /// `out[v]` = bits of the largest `|x_vt|` (at least those of +Inf for a vector with NaN/Inf):
@@ -860,67 +848,99 @@ fn quick_return(
     Ok(false)
 }
 
-/// An update call `C ← α·op(A)·op(B) + β·C` that passed its checks and has work to do: the
-/// cuBLAS handle, the views of `op(A)` rows and `op(B)` columns, and C's device address.
+/// An update call `C ← α·A·B + β·C` that passed its checks and has work to do: the cuBLAS
+/// handle, the rows of `A` and columns of `B`, `(m, n, k)`, and C's address and leading
+/// dimension.
 struct Update {
     blas: std::sync::Arc<Blas>,
     va: Vecs,
     vb: Vecs,
+    dims: (usize, usize, usize),
     pc: u64,
+    ldc: usize,
 }
 
 /// The prologue `ozaki1_gemm` and `ozaki2_gemm` share after checking their own parameters:
-/// BLAS argument and device checks, the quick returns (`None`: C is already final), the cuBLAS
-/// handle and the operand views.
-#[allow(clippy::too_many_arguments)]
+/// device and shape checks, C column-major, the quick returns (`None`: C is already final),
+/// the cuBLAS handle and the operand vectors.
 fn prepare_update(
     dev: &Device,
-    transa: Trans,
-    transb: Trans,
-    m: usize,
-    n: usize,
-    k: usize,
     alpha: f64,
-    a: &DeviceVec<f64>,
-    lda: usize,
-    b: &DeviceVec<f64>,
-    ldb: usize,
+    a: DeviceMatRef<'_, f64>,
+    b: DeviceMatRef<'_, f64>,
     beta: f64,
-    c: &mut DeviceVec<f64>,
-    ldc: usize,
+    c: &DeviceMatMut<'_, f64>,
 ) -> Result<Option<Update>> {
-    check_gemm_call(
-        dev,
-        transa,
-        transb,
-        (m, n, k),
-        (a.len(), lda),
-        (b.len(), ldb),
-        (c.len(), ldc),
-        [a.ordinal(), b.ordinal(), c.ordinal()],
-    )?;
+    dev.check_on("a", a.ordinal())?;
+    dev.check_on("b", b.ordinal())?;
+    dev.check_on("c", c.ordinal())?;
+    let (m, n, k) = check_product_shapes(&a.layout(), &b.layout(), &c.layout())?;
+    let ldc = col_major_ld("c", &c.layout())?;
     let pc = c.word_addr(0);
     if quick_return(dev, m, n, k, alpha, beta, pc, ldc)? {
         return Ok(None);
     }
-    let blas = dev.blas()?;
-    let va = rows_of(a.word_addr(0), transa, lda, m);
-    let vb = cols_of(b.word_addr(0), transb, ldb, n);
-    Ok(Some(Update { blas, va, vb, pc }))
+    Ok(Some(Update {
+        blas: dev.blas()?,
+        va: rows_of(&a),
+        vb: cols_of(&b),
+        dims: (m, n, k),
+        pc,
+        ldc,
+    }))
 }
 
-/// `C ← α·op(A)·op(B) + β·C` by Ozaki scheme II on INT8 tensor cores: the GPU twin of
-/// [`crate::ozaki::ozaki2_gemm`], bit for bit (column-major, BLAS conventions of
-/// [`crate::ozaki`]; NaN/Inf rows and columns handled as there).
+/// `C ← α·A·B + β·C` by Ozaki scheme II on INT8 tensor cores: the GPU twin of
+/// [`crate::ozaki::ozaki2_gemm`], bit for bit, on device views (`A`, `B` of any strides, `C`
+/// column-major; BLAS conventions of [`crate::ozaki`]; NaN/Inf rows and columns handled as
+/// there).
 ///
 /// # Errors
-/// Those of the CPU function ([`Error::LeadingDim`], [`Error::ArrayTooShort`],
-/// [`Error::OutOfRange`]); [`Error::DeviceMismatch`]; [`Error::CudaLibraryMissing`] without
-/// cuBLAS; [`Error::CudaOutOfMemory`] when even a 16-column block of the product does not fit
-/// (nothing is enqueued then); [`Error::OutOfRange`] for accurate mode with `k > 524287` or a
-/// dimension beyond cuBLAS's `i32`; [`Error::CudaLaunch`] if a kernel or cuBLAS call fails.
-#[allow(clippy::too_many_arguments)]
+/// Those of the CPU function ([`Error::LengthMismatch`], [`Error::OutOfRange`]);
+/// [`Error::DeviceMismatch`]; [`Error::InvalidView`] for a `C` that is not column-major;
+/// [`Error::CudaLibraryMissing`] without cuBLAS; [`Error::CudaOutOfMemory`] when even a
+/// 16-column block of the product does not fit (nothing is enqueued then);
+/// [`Error::OutOfRange`] for accurate mode with `k > 524287` or a dimension beyond cuBLAS's
+/// `i32`; [`Error::CudaLaunch`] if a kernel or cuBLAS call fails.
 pub fn ozaki2_gemm(
+    dev: &Device,
+    alpha: f64,
+    a: DeviceMatRef<'_, f64>,
+    b: DeviceMatRef<'_, f64>,
+    beta: f64,
+    c: DeviceMatMut<'_, f64>,
+    params: &Ozaki2Params,
+) -> Result<()> {
+    cpu::ozaki2::check_params(a.cols(), params)?;
+    let Some(Update {
+        blas,
+        va,
+        vb,
+        dims: (_, _, k),
+        pc,
+        ldc,
+    }) = prepare_update(dev, alpha, a, b, beta, &c)?
+    else {
+        return Ok(());
+    };
+    let out = Output::Update {
+        alpha,
+        beta,
+        c: pc,
+        ldc,
+    };
+    with_workspace(dev, |ws| {
+        ozaki2_device(dev, ws, &blas, va, vb, k, params, out)
+    })
+}
+
+/// [`ozaki2_gemm`] with the arguments of BLAS `dgemm` on device vectors.
+///
+/// # Errors
+/// [`Error::LeadingDim`], [`Error::ArrayTooShort`] under the BLAS names, then those of
+/// [`ozaki2_gemm`].
+#[allow(clippy::too_many_arguments)]
+pub fn ozaki2_gemm_blas(
     dev: &Device,
     transa: Trans,
     transb: Trans,
@@ -937,25 +957,31 @@ pub fn ozaki2_gemm(
     ldc: usize,
     params: &Ozaki2Params,
 ) -> Result<()> {
-    cpu::ozaki2::check_params(k, params)?;
-    let Some(Update { blas, va, vb, pc }) = prepare_update(
-        dev, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-    )?
-    else {
-        return Ok(());
-    };
-    let out = Output::Update {
-        alpha,
-        beta,
-        c: pc,
-        ldc,
-    };
-    with_workspace(dev, |ws| {
-        ozaki2_device(dev, ws, &blas, va, vb, k, params, out)
-    })
+    let (a, b, c) = blas_views(transa, transb, (m, n, k), (a, lda), (b, ldb), (c, ldc))?;
+    ozaki2_gemm(dev, alpha, a, b, beta, c, params)
 }
 
-/// `op(A)·op(B)` by scheme II as an `m × n` column-major double-double array: the GPU twin of
+/// The device views of a BLAS-style GEMM call, checked under the BLAS names.
+#[allow(clippy::type_complexity)]
+fn blas_views<'a>(
+    transa: Trans,
+    transb: Trans,
+    (m, n, k): (usize, usize, usize),
+    (a, lda): (&'a DeviceVec<f64>, usize),
+    (b, ldb): (&'a DeviceVec<f64>, usize),
+    (c, ldc): (&'a mut DeviceVec<f64>, usize),
+) -> Result<(
+    DeviceMatRef<'a, f64>,
+    DeviceMatRef<'a, f64>,
+    DeviceMatMut<'a, f64>,
+)> {
+    let a = DeviceMatRef::from_blas(("a", "lda"), transa, m, k, a, lda)?;
+    let b = DeviceMatRef::from_blas(("b", "ldb"), transb, k, n, b, ldb)?;
+    let c = DeviceMatMut::from_blas(("c", "ldc"), m, n, c, ldc)?;
+    Ok((a, b, c))
+}
+
+/// `A·B` by scheme II as an `m × n` column-major double-double array: the GPU twin of
 /// [`crate::ozaki::ozaki2::product`] (bit for bit, after the CPU's packing and zeroing of
 /// non-finite rows and columns). With 20 moduli in fast mode this is the reference the
 /// benchmark and the GPU reproduction use (fast rather than accurate: at φ = 2 the fast mode's
@@ -963,34 +989,21 @@ pub fn ozaki2_gemm(
 ///
 /// # Errors
 /// As [`ozaki2_gemm`].
-#[allow(clippy::too_many_arguments)]
 pub fn ozaki2_product(
     dev: &Device,
-    transa: Trans,
-    transb: Trans,
-    m: usize,
-    n: usize,
-    k: usize,
-    a: &DeviceVec<f64>,
-    lda: usize,
-    b: &DeviceVec<f64>,
-    ldb: usize,
+    a: DeviceMatRef<'_, f64>,
+    b: DeviceMatRef<'_, f64>,
     params: &Ozaki2Params,
 ) -> Result<DeviceDdVec> {
+    let (m, k, n) = (a.rows(), a.cols(), b.cols());
     cpu::ozaki2::check_params(k, params)?;
-    check_gemm_args(
-        transa,
-        transb,
-        m,
-        n,
-        k,
-        a.len(),
-        lda,
-        b.len(),
-        ldb,
-        m * n,
-        m.max(1),
-    )?;
+    if b.rows() != k {
+        return Err(Error::LengthMismatch {
+            arg: "b (rows)",
+            expected: k,
+            got: b.rows(),
+        });
+    }
     dev.check_on("a", a.ordinal())?;
     dev.check_on("b", b.ordinal())?;
     let out = dev.zeros::<Dd>(m * n)?;
@@ -998,8 +1011,8 @@ pub fn ozaki2_product(
         return Ok(out);
     }
     let blas = dev.blas()?;
-    let va = rows_of(a.word_addr(0), transa, lda, m);
-    let vb = cols_of(b.word_addr(0), transb, ldb, n);
+    let va = rows_of(&a);
+    let vb = cols_of(&b);
     let hi = out.word_addr(0);
     let lo = out.word_addr(1);
     with_workspace(dev, |ws| {
@@ -1247,35 +1260,32 @@ pub fn ozaki1_split(
     })
 }
 
-/// `C ← α·op(A)·op(B) + β·C` by Ozaki scheme I on the GPU: the splits of
+/// `C ← α·A·B + β·C` by Ozaki scheme I on the GPU: the splits of
 /// [`crate::ozaki::ozaki1_gemm`] (identical to the CPU's), slice products by cuBLAS SGEMM or
-/// DGEMM (default math mode, no TF32), summed in the order of [`crate::ozaki::ozaki1::terms`].
+/// DGEMM (default math mode, no TF32), summed in the order of [`crate::ozaki::ozaki1::terms`];
+/// views as [`ozaki2_gemm`].
 ///
 /// # Errors
-/// Those of the CPU function; [`Error::DeviceMismatch`]; [`Error::CudaLibraryMissing`];
-/// [`Error::CudaOutOfMemory`]; [`Error::CudaLaunch`].
-#[allow(clippy::too_many_arguments)]
+/// Those of the CPU function; [`Error::DeviceMismatch`]; [`Error::InvalidView`];
+/// [`Error::CudaLibraryMissing`]; [`Error::CudaOutOfMemory`]; [`Error::CudaLaunch`].
 pub fn ozaki1_gemm(
     dev: &Device,
-    transa: Trans,
-    transb: Trans,
-    m: usize,
-    n: usize,
-    k: usize,
     alpha: f64,
-    a: &DeviceVec<f64>,
-    lda: usize,
-    b: &DeviceVec<f64>,
-    ldb: usize,
+    a: DeviceMatRef<'_, f64>,
+    b: DeviceMatRef<'_, f64>,
     beta: f64,
-    c: &mut DeviceVec<f64>,
-    ldc: usize,
+    c: DeviceMatMut<'_, f64>,
     params: &Ozaki1Params,
 ) -> Result<()> {
-    cpu::ozaki1::check_params(k, params)?;
-    let Some(Update { blas, va, vb, pc }) = prepare_update(
-        dev, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-    )?
+    cpu::ozaki1::check_params(a.cols(), params)?;
+    let Some(Update {
+        blas,
+        va,
+        vb,
+        dims: (m, n, k),
+        pc,
+        ldc,
+    }) = prepare_update(dev, alpha, a, b, beta, &c)?
     else {
         return Ok(());
     };
@@ -1428,51 +1438,13 @@ pub fn ozaki1_gemm(
     })
 }
 
-// ---- reproduction of the seed paper's tables -------------------------------------------------
-
-/// One warm-up call, then the median of three CUDA-event timings, in seconds.
-fn timed3(dev: &Device, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
-    f()?;
-    dev.synchronize()?;
-    let mut t = [0.0f64; 3];
-    for x in &mut t {
-        *x = f64::from(dev.time_ms(&mut f)?);
-    }
-    t.sort_by(f64::total_cmp);
-    Ok(t[1] * 1e-3)
-}
-
-/// A GEMM with the signature of [`dgemm`]: the shape of a method appended to the GPU
-/// reproduction by [`EXTRA_GPU_METHODS`].
-type ExtraGemm = fn(
-    &Device,
-    Trans,
-    Trans,
-    usize,
-    usize,
-    usize,
-    f64,
-    &DeviceVec<f64>,
-    usize,
-    &DeviceVec<f64>,
-    usize,
-    f64,
-    &mut DeviceVec<f64>,
-    usize,
-) -> Result<()>;
-
-/// Methods [`reproduce_gpu`] appends after its own, as (name, GEMM). A GEMM that returns an
-/// error does not stop the run: its column becomes "n/a" (NaN) and the error is kept in
-/// [`Reproduction::unavailable`](crate::ozaki::reproduce::Reproduction::unavailable), because
-/// such a method may depend on a library version or GPU the machine lacks.
+/// [`ozaki1_gemm`] with the arguments of BLAS `dgemm` on device vectors.
 ///
-/// Methods of the GPU reproduction beyond the paper's and scheme II's: cuBLAS's own FP64
-/// emulation (fixed-point Ozaki scheme inside cuBLAS 13, dynamic mantissa control, eager).
-const EXTRA_GPU_METHODS: &[(&str, ExtraGemm)] = &[("cuBLAS FP64 emu", emulated_dgemm)];
-
-/// [`crate::cuda::emulation::dgemm_emulated`] with its default configuration, in [`crate::cuda::dgemm`]'s shape.
+/// # Errors
+/// [`Error::LeadingDim`], [`Error::ArrayTooShort`] under the BLAS names, then those of
+/// [`ozaki1_gemm`].
 #[allow(clippy::too_many_arguments)]
-fn emulated_dgemm(
+pub fn ozaki1_gemm_blas(
     dev: &Device,
     transa: Trans,
     transb: Trans,
@@ -1487,167 +1459,10 @@ fn emulated_dgemm(
     beta: f64,
     c: &mut DeviceVec<f64>,
     ldc: usize,
+    params: &Ozaki1Params,
 ) -> Result<()> {
-    crate::cuda::emulation::dgemm_emulated(
-        dev,
-        transa,
-        transb,
-        m,
-        n,
-        k,
-        alpha,
-        a,
-        lda,
-        b,
-        ldb,
-        beta,
-        c,
-        ldc,
-        &crate::cuda::emulation::EmulationConfig::default(),
-    )
-}
-
-/// The name of the accurate-mode scheme II method of the GPU reproduction.
-const ACCURATE_METHOD: &str = "OzII-16acc";
-
-/// The seed paper's Tables 2 and 3 on the GPU, rows as [`crate::ozaki::reproduce::reproduce`]
-/// (same inputs: seed `s` draws A from `s` and B from `s + 1000`; same methods). Methods:
-/// "single" is cuBLAS SGEMM on the inputs rounded to `f32`; "k split" is [`ozaki1_gemm`] with
-/// `k` `f32` slices (triangular products, `f64` sum); "double" is [`crate::cuda::dgemm`]; "OzII-N" is
-/// [`ozaki2_gemm`] in fast mode with `N` moduli, for each count of `moduli` (sorted, repeats
-/// dropped; [`GPU_DEFAULT_MODULI`](crate::ozaki::reproduce::GPU_DEFAULT_MODULI), 8..=20, is
-/// the CLI's default); "OzII-16acc" is [`ozaki2_gemm`] with 16 moduli in accurate mode; then
-/// the methods of `EXTRA_GPU_METHODS` (cuBLAS's FP64 emulation), "n/a" where they fail. Each time is one
-/// warm-up then the median of three CUDA-event timings of the whole call (inputs already on
-/// the device); each error is the maximum relative error against [`ozaki2_product`] with 20
-/// moduli in accurate mode, held as double-double.
-///
-/// # Errors
-/// [`Error::OutOfRange`] for a moduli count outside `8..=20`; those of the GEMMs
-/// ([`Error::CudaLibraryMissing`], [`Error::CudaOutOfMemory`], [`Error::CudaLaunch`], ...).
-pub fn reproduce_gpu(
-    dev: &Device,
-    sizes: &[usize],
-    phis: &[f64],
-    seeds: &[u64],
-    moduli: &[usize],
-) -> Result<cpu::reproduce::Reproduction> {
-    use cpu::reproduce::{
-        PAPER_METHODS, ReproRow, Reproduction, checked_moduli, max_rel_error_dd, ozaki2_method,
-        paper_matrix,
-    };
-    let moduli = checked_moduli(moduli)?;
-    let mut methods: Vec<String> = PAPER_METHODS.iter().map(|m| m.to_string()).collect();
-    methods.extend(moduli.iter().map(|&q| ozaki2_method(q)));
-    methods.push(ACCURATE_METHOD.to_string());
-    methods.extend(EXTRA_GPU_METHODS.iter().map(|(name, _)| name.to_string()));
-    let mut unavailable: Vec<(String, String)> = Vec::new();
-    let no = Trans::No;
-    let mut rows = Vec::new();
-    for &phi in phis {
-        for &n in sizes {
-            let mut err = vec![0.0; methods.len()];
-            let mut time = vec![0.0; methods.len()];
-            for &seed in seeds {
-                // This seed's error and time per method, pushed in the order of `methods`.
-                let mut e = Vec::with_capacity(methods.len());
-                let mut t = Vec::with_capacity(methods.len());
-                let a = paper_matrix(n, n, phi, seed);
-                let b = paper_matrix(n, n, phi, seed + 1000);
-                let ad = dev.upload_f64(&a)?;
-                let bd = dev.upload_f64(&b)?;
-                let refp = Ozaki2Params {
-                    moduli: 20,
-                    mode: Ozaki2Mode::Fast,
-                };
-                let r = ozaki2_product(dev, no, no, n, n, n, &ad, n, &bd, n, &refp)?.download()?;
-                let hi: Vec<f64> = r.iter().map(|x| x.hi).collect();
-                let lo: Vec<f64> = r.iter().map(|x| x.lo).collect();
-                drop(r);
-                // Single: SGEMM on f32 copies.
-                let to32 = |x: &[f64]| x.iter().map(|&v| v as f32).collect::<Vec<f32>>();
-                let a32 = DeviceBuffer::from_host(dev, &to32(&a))?;
-                let b32 = DeviceBuffer::from_host(dev, &to32(&b))?;
-                let mut c32 = DeviceBuffer::<f32>::zeros(dev, n * n)?;
-                t.push(timed3(dev, || {
-                    crate::cuda::sgemm(
-                        dev, no, no, n, n, n, 1.0, &a32, n, &b32, n, 0.0, &mut c32, n,
-                    )
-                })?);
-                let c: Vec<f64> = c32.to_vec()?.into_iter().map(f64::from).collect();
-                e.push(max_rel_error_dd(&c, &hi, &lo));
-                drop((a32, b32, c32));
-                let mut cd: DeviceVec<f64> = dev.zeros(n * n)?;
-                for s in 2..=6 {
-                    let p = Ozaki1Params {
-                        slices: s,
-                        products: Products::Triangular,
-                        slice_gemm: SliceGemm::F32,
-                        accumulate: Accumulate::F64,
-                    };
-                    t.push(timed3(dev, || {
-                        ozaki1_gemm(
-                            dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n, &p,
-                        )
-                    })?);
-                    e.push(max_rel_error_dd(&cd.download()?, &hi, &lo));
-                }
-                t.push(timed3(dev, || {
-                    crate::cuda::dgemm(dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n)
-                })?);
-                e.push(max_rel_error_dd(&cd.download()?, &hi, &lo));
-                let fast = moduli.iter().map(|&q| Ozaki2Params {
-                    moduli: q,
-                    mode: Ozaki2Mode::Fast,
-                });
-                let accurate = Ozaki2Params {
-                    moduli: 16,
-                    mode: Ozaki2Mode::Accurate,
-                };
-                for p2 in fast.chain([accurate]) {
-                    t.push(timed3(dev, || {
-                        ozaki2_gemm(
-                            dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n, &p2,
-                        )
-                    })?);
-                    e.push(max_rel_error_dd(&cd.download()?, &hi, &lo));
-                }
-                for &(name, gemm) in EXTRA_GPU_METHODS {
-                    let run = || gemm(dev, no, no, n, n, n, 1.0, &ad, n, &bd, n, 0.0, &mut cd, n);
-                    match timed3(dev, run) {
-                        Ok(x) => {
-                            t.push(x);
-                            e.push(max_rel_error_dd(&cd.download()?, &hi, &lo));
-                        }
-                        Err(why) => {
-                            // NaN survives the mean: the row shows "n/a", not a partial mean.
-                            t.push(f64::NAN);
-                            e.push(f64::NAN);
-                            if !unavailable.iter().any(|(m, _)| m == name) {
-                                unavailable.push((name.to_string(), why.to_string()));
-                            }
-                        }
-                    }
-                }
-                debug_assert_eq!(e.len(), methods.len());
-                for (sum, x) in err.iter_mut().zip(&e) {
-                    *sum += x;
-                }
-                for (sum, x) in time.iter_mut().zip(&t) {
-                    *sum += x;
-                }
-                drop((ad, bd, cd));
-                dev.release_workspaces()?;
-            }
-            rows.push(ReproRow::from_sums(phi, n, err, time, seeds.len()));
-        }
-    }
-    Ok(Reproduction {
-        methods,
-        rows,
-        seeds: seeds.len(),
-        unavailable,
-    })
+    let (a, b, c) = blas_views(transa, transb, (m, n, k), (a, lda), (b, ldb), (c, ldc))?;
+    ozaki1_gemm(dev, alpha, a, b, beta, c, params)
 }
 
 #[cfg(test)]

@@ -80,30 +80,7 @@ pub fn beta(p: u32, n: usize) -> u32 {
     b
 }
 
-/// `2^e` for `e` in the normal exponent range `[-1022, 1023]`.
-pub fn pow2(e: i32) -> f64 {
-    debug_assert!((-1022..=1023).contains(&e));
-    f64::from_bits(((e + 1023) as u64) << 52)
-}
-
-/// `x · 2^e`, exact whenever the result is a normal number (done in steps that stay in range).
-pub fn ldexp(mut x: f64, mut e: i32) -> f64 {
-    while e > 1023 {
-        x *= pow2(1023);
-        e -= 1023;
-        if x.is_infinite() {
-            return x;
-        }
-    }
-    while e < -1022 {
-        x *= pow2(-1022);
-        e += 1022;
-        if x == 0.0 {
-            return x;
-        }
-    }
-    x * pow2(e)
-}
+pub use crate::eft::{ldexp, pow2};
 
 /// `⌈log2 μ⌉` for a finite `μ > 0` (exact, from the bits); 0 for `μ = 0`.
 pub fn ceil_log2(mu: f64) -> i32 {

@@ -5,8 +5,8 @@
 #![allow(dead_code)]
 
 use mpblas::Trans;
-use mpblas::ozaki::exact::ExactDot;
-use mpblas::ozaki::reproduce::paper_matrix;
+use mpblas::exact::ExactDot;
+use mpblas_testdata::paper_matrix;
 use rug::Float;
 
 /// Precision of the MPFR references.

@@ -5,20 +5,21 @@
 //!
 //! Inputs are the paper's `(rand − 0.5)·exp(φ·randn)` ([`paper_matrix`], a seeded SplitMix64
 //! generator with Box–Muller normals); the error measure is the paper's eq. (21), the maximum
-//! over entries of `|c* − c|/|c*|`, with `c*` held exactly ([`super::exact`]). Methods are the
+//! over entries of `|c* − c|/|c*|`, with `c*` held exactly ([`mpblas::exact::ExactDot`]). Methods are the
 //! paper's ([`PAPER_METHODS`]): single precision (SGEMM on the inputs rounded to `f32`),
 //! scheme I with `s = 2..6` `f32` slices (triangular products, `f64` sum) and double precision
 //! (DGEMM); then scheme II in fast mode for a list of moduli counts `N` (`"OzII-N"`), which
 //! the paper does not have: [`Reproduction::ozaki2_table`] sets them beside DGEMM.
-//! `crate::cuda::ozaki::reproduce_gpu` is the GPU run, with the same rows and methods plus
+//! [`super::ozaki_gpu::reproduce_gpu`] is the GPU run, with the same rows and methods plus
 //! scheme II in accurate mode.
 
-use super::exact::{ExactDot, rel_err};
-use super::{
-    Accumulate, OZAKI2_MODULI, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, Trans,
-    gemm_cpu, ozaki1_gemm, ozaki2_gemm,
+use mpblas::exact::ExactDot;
+use mpblas::ozaki::{
+    Accumulate, OZAKI2_MODULI, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm,
+    gemm_cpu, ozaki1_gemm_blas, ozaki2_gemm_blas,
 };
-use crate::error::{Error, Result};
+use mpblas::{Error, Result, Trans};
+pub use mpblas_testdata::paper_matrix;
 use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -139,61 +140,6 @@ pub const PAPER_TABLE3: [(f64, usize, [f64; 6], [f64; 6]); 9] = [
     ),
 ];
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a small, seedable, portable generator.
-#[derive(Clone, Debug)]
-pub struct SplitMix64 {
-    state: u64,
-    spare: Option<f64>,
-}
-
-impl SplitMix64 {
-    /// A generator with the given seed.
-    pub fn new(seed: u64) -> Self {
-        SplitMix64 {
-            state: seed,
-            spare: None,
-        }
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)` with 53 random bits.
-    pub fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (-53f64).exp2()
-    }
-
-    /// Standard normal (Box–Muller; the second value of each pair is kept for the next call).
-    pub fn normal(&mut self) -> f64 {
-        if let Some(z) = self.spare.take() {
-            return z;
-        }
-        let u1 = 1.0 - self.uniform(); // (0, 1]
-        let u2 = self.uniform();
-        let r = (-2.0 * u1.ln()).sqrt();
-        let t = std::f64::consts::TAU * u2;
-        self.spare = Some(r * t.sin());
-        r * t.cos()
-    }
-}
-
-/// The paper's test matrix `(rand − 0.5)·exp(φ·randn)`, `rows × cols` column-major.
-pub fn paper_matrix(rows: usize, cols: usize, phi: f64, seed: u64) -> Vec<f64> {
-    let mut g = SplitMix64::new(seed);
-    (0..rows * cols)
-        .map(|_| {
-            let u = g.uniform() - 0.5;
-            u * (phi * g.normal()).exp()
-        })
-        .collect()
-}
-
 /// The seed paper's methods, in the column order of its Tables 2 and 3: single precision
 /// (SGEMM), scheme I with 2..6 `f32` slices, double precision (DGEMM). Every [`Reproduction`]
 /// starts with these, so that its columns line up with [`PAPER_TABLE2`] and [`PAPER_TABLE3`].
@@ -235,7 +181,7 @@ pub fn ozaki2_moduli_of(method: &str) -> Option<usize> {
 ///
 /// # Errors
 /// [`Error::OutOfRange`] for a count outside [`OZAKI2_MODULI`].
-pub(crate) fn checked_moduli(moduli: &[usize]) -> Result<Vec<usize>> {
+pub fn checked_moduli(moduli: &[usize]) -> Result<Vec<usize>> {
     let (lo, hi) = OZAKI2_MODULI;
     if let Some(&bad) = moduli.iter().find(|q| !(lo..=hi).contains(*q)) {
         return Err(Error::OutOfRange {
@@ -268,7 +214,7 @@ pub struct ReproRow {
 
 impl ReproRow {
     /// The row of `(φ, n)` from the sums over `seeds` seeds of each method's error and time.
-    pub(crate) fn from_sums(
+    pub fn from_sums(
         phi: f64,
         n: usize,
         mut err: Vec<f64>,
@@ -318,7 +264,7 @@ pub fn max_rel_errors(
                     acc.add_product(a[i + l * m], b[l + j * k]);
                 }
                 for (w, c) in worst.iter_mut().zip(candidates) {
-                    let e = rel_err(&acc, c[i + j * m]);
+                    let e = acc.rel_err(c[i + j * m]);
                     if e.is_nan() || e > *w {
                         *w = if e.is_nan() { f64::INFINITY } else { e };
                     }
@@ -330,6 +276,11 @@ pub fn max_rel_errors(
     (0..candidates.len())
         .map(|t| per_col.iter().fold(0.0f64, |s, w| s.max(w[t])))
         .collect()
+}
+
+/// The `n × n` column-major `a` packed by rows (the TN layout of the CPU slice GEMMs).
+fn packed_rows(a: &[f64], n: usize) -> Vec<f64> {
+    (0..n * n).map(|t| a[(t / n) + (t % n) * n]).collect()
 }
 
 fn timed<F: FnOnce() -> Result<()>>(f: F) -> Result<f64> {
@@ -367,10 +318,7 @@ pub fn reproduce(
                 let b = paper_matrix(n, n, phi, seed + 1000);
                 let mut outs: Vec<Vec<f64>> = vec![vec![0.0; n * n]; count];
                 // Single: SGEMM on the inputs rounded to f32 (packed to the TN layout).
-                let a32: Vec<f32> = super::pack_rows(Trans::No, n, n, &a, n)
-                    .iter()
-                    .map(|&x| x as f32)
-                    .collect();
+                let a32: Vec<f32> = packed_rows(&a, n).iter().map(|&x| x as f32).collect();
                 let b32: Vec<f32> = b.iter().map(|&x| x as f32).collect();
                 let mut c32 = vec![0.0f32; n * n];
                 time[0] += timed(|| gemm_cpu::gemm_f32(n, n, n, &a32, &b32, &mut c32))?;
@@ -384,7 +332,7 @@ pub fn reproduce(
                     };
                     let out = &mut outs[s - 1];
                     time[s - 1] += timed(|| {
-                        ozaki1_gemm(
+                        ozaki1_gemm_blas(
                             Trans::No,
                             Trans::No,
                             n,
@@ -402,7 +350,7 @@ pub fn reproduce(
                         )
                     })?;
                 }
-                let ap = super::pack_rows(Trans::No, n, n, &a, n);
+                let ap = packed_rows(&a, n);
                 let out = &mut outs[6];
                 time[6] += timed(|| gemm_cpu::gemm_f64(n, n, n, &ap, &b, out))?;
                 for (i, &q) in moduli.iter().enumerate() {
@@ -412,7 +360,7 @@ pub fn reproduce(
                     };
                     let out = &mut outs[first_ozaki2 + i];
                     time[first_ozaki2 + i] += timed(|| {
-                        ozaki2_gemm(
+                        ozaki2_gemm_blas(
                             Trans::No,
                             Trans::No,
                             n,
