@@ -239,7 +239,8 @@ fn ozaki2_product_equals_cpu() {
     for p in [p2(20, Ozaki2Mode::Accurate), p2(16, Ozaki2Mode::Fast)] {
         // op(A) packed by rows, the layout of the CPU stages.
         let ap: Vec<f64> = (0..m * k).map(|t| a[t / k + (t % k) * m]).collect();
-        let cpu = ozaki::ozaki2::product(m, n, k, &ap, &b, &p).unwrap();
+        let plan = ozaki::ozaki2::Ozaki2Plan::new(k, &p).unwrap();
+        let cpu = ozaki::ozaki2::product(m, n, &ap, &b, &plan).unwrap();
         let ad = dev.upload_f64(&a).unwrap();
         let bd = dev.upload_f64(&b).unwrap();
         let gpu = mpblas::ozaki::gpu::ozaki2_product(
@@ -537,4 +538,72 @@ fn errors_and_quick_returns() {
     }
     let _ = Dd::ZERO;
     let _: Option<DeviceVec<f64>> = None;
+}
+
+/// Device views: a block of a larger matrix, a transposed operand and an offset output give
+/// the bits of the CPU call on the same views; a row-major output is refused by name.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn device_views_equal_cpu_views() {
+    use mpblas::cuda::DeviceMatMut;
+    use mpblas::view::{MatMut, MatRef};
+    let dev = device();
+    let (big_m, big_k) = (40, 70);
+    let big = paper_matrix(big_m, big_k, 2.0, 11);
+    let (m, n, k) = (17, 13, 33);
+    let bt = paper_matrix(n, k, 2.0, 12); // B stored transposed
+    let c0 = paper_matrix(m + 5, n, 1.0, 13); // C is rows 5.. of a taller matrix
+    let p = Ozaki2Params::default();
+    let mut want = c0.clone();
+    ozaki::ozaki2_gemm(
+        0.75,
+        MatRef::col_major(&big, big_m, big_k, big_m)
+            .unwrap()
+            .block(4, 9, m, k)
+            .unwrap(),
+        MatRef::col_major(&bt, n, k, n).unwrap().t(),
+        2.0,
+        MatMut::col_major(&mut want, m + 5, n, m + 5)
+            .unwrap()
+            .block(5, 0, m, n)
+            .unwrap(),
+        &p,
+    )
+    .unwrap();
+    let (bigd, btd) = (dev.upload_f64(&big).unwrap(), dev.upload_f64(&bt).unwrap());
+    let mut cd = dev.upload_f64(&c0).unwrap();
+    mpblas::ozaki::gpu::ozaki2_gemm(
+        &dev,
+        0.75,
+        DeviceMatRef::col_major(&bigd, big_m, big_k, big_m)
+            .unwrap()
+            .block(4, 9, m, k)
+            .unwrap(),
+        DeviceMatRef::col_major(&btd, n, k, n).unwrap().t(),
+        2.0,
+        DeviceMatMut::col_major(&mut cd, m + 5, n, m + 5)
+            .unwrap()
+            .block(5, 0, m, n)
+            .unwrap(),
+        &p,
+    )
+    .unwrap();
+    let got = cd.download().unwrap();
+    for (g, w) in got.iter().zip(&want) {
+        assert!(same(*g, *w), "{g} vs {w}");
+    }
+    // C must be column-major on the GPU: a transposed output is an error, C untouched.
+    let r = mpblas::ozaki::gpu::ozaki2_gemm(
+        &dev,
+        1.0,
+        DeviceMatRef::col_major(&btd, n, k, n).unwrap(),
+        DeviceMatRef::col_major(&btd, n, k, n).unwrap().t(),
+        0.0,
+        DeviceMatMut::col_major(&mut cd, n, n, n).unwrap().t(),
+        &p,
+    );
+    assert!(
+        matches!(r, Err(Error::InvalidView { arg: "c", .. })),
+        "{r:?}"
+    );
 }

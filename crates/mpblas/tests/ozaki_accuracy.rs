@@ -263,7 +263,8 @@ fn ozaki2_more_moduli_more_accuracy() {
             let mut prev = f64::INFINITY;
             for moduli in (8..=20).step_by(2) {
                 let p = Ozaki2Params { moduli, mode };
-                let s = ozaki2::product(cs.m, cs.n, cs.k, &cs.ar, &cs.bc, &p).unwrap();
+                let plan = ozaki2::Ozaki2Plan::new(cs.k, &p).unwrap();
+                let s = ozaki2::product(cs.m, cs.n, &cs.ar, &cs.bc, &plan).unwrap();
                 let e = comp(&s);
                 println!("φ={phi} {mode:?} N={moduli}: max |S − AB|/(|A||B|) = {e:.3e}");
                 assert!(e < prev, "N={moduli}: {e:e} not below {prev:e}");
@@ -272,10 +273,9 @@ fn ozaki2_more_moduli_more_accuracy() {
                 // scaling `q − ⌈log2 μ⌉`, less one bit for the fast mode's rounding of its
                 // 2-norm bound up to a power of two; and exactly the exponents whose lower
                 // bound `bounds::ozaki2_exponent_lower` promises.
-                let crt = ozaki2::Crt::new(moduli).unwrap();
                 let (m, n, k) = (cs.m, cs.n, cs.k);
                 let q = ozaki2::fast_q(moduli, k).unwrap();
-                let sc = ozaki2::scaling(mode, &crt, m, n, k, &cs.ar, &cs.bc).unwrap();
+                let sc = ozaki2::scaling(&plan, m, n, &cs.ar, &cs.bc).unwrap();
                 let slack = i32::from(mode == Ozaki2Mode::Fast);
                 for (e, v) in sc.ea.iter().zip(cs.ar.chunks(k)) {
                     let st = VecStats::of(v);

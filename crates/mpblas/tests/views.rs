@@ -12,6 +12,7 @@ fn bits(x: &[f64]) -> Vec<u64> {
 }
 
 /// `C ← 1.5·op(A)·op(B) − 0.5·C` by the BLAS-style entry, column-major C.
+#[allow(clippy::too_many_arguments)]
 fn blas_reference(
     transa: Trans,
     transb: Trans,
@@ -91,7 +92,11 @@ fn a_row_major_output_holds_the_same_entries() {
     .unwrap();
     for i in 0..m {
         for j in 0..n {
-            assert_eq!(c[i * ld + j].to_bits(), want[i + j * m].to_bits(), "({i}, {j})");
+            assert_eq!(
+                c[i * ld + j].to_bits(),
+                want[i + j * m].to_bits(),
+                "({i}, {j})"
+            );
         }
         assert!(c[i * ld + n].is_nan() && c[i * ld + n + 1].is_nan());
     }
@@ -144,7 +149,14 @@ fn shapes_that_do_not_agree_are_errors() {
         &Ozaki1Params::default(),
     );
     assert!(
-        matches!(r, Err(Error::LengthMismatch { arg: "b (rows)", expected: 4, got: 3 })),
+        matches!(
+            r,
+            Err(Error::LengthMismatch {
+                arg: "b (rows)",
+                expected: 4,
+                got: 3
+            })
+        ),
         "{r:?}"
     );
     let bv = MatRef::col_major(&b, 4, 3, 4).unwrap();
@@ -157,7 +169,14 @@ fn shapes_that_do_not_agree_are_errors() {
         &Ozaki2Params::default(),
     );
     assert!(
-        matches!(r, Err(Error::LengthMismatch { arg: "c (columns)", expected: 3, got: 4 })),
+        matches!(
+            r,
+            Err(Error::LengthMismatch {
+                arg: "c (columns)",
+                expected: 3,
+                got: 4
+            })
+        ),
         "{r:?}"
     );
     assert_eq!(c, [0.0; 12], "C untouched by errors");

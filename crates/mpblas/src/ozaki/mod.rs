@@ -41,19 +41,21 @@
 pub mod bounds;
 pub mod gemm_cpu;
 pub mod ozaki1;
+mod ozaki1_gpu;
 pub mod ozaki2;
+mod ozaki2_gpu;
 pub(crate) mod ozaki_gpu;
 pub mod split;
 
 use crate::error::Result;
 use crate::view::{MatMut, MatRef, Trans, check_product_shapes};
 
-/// The Ozaki GEMMs on the GPU (`ozaki_gpu.rs` launching `ozaki_gpu.cu`, INT8 GEMMs by cuBLAS):
-/// scheme II returns the CPU's bits.
+/// The Ozaki GEMMs on the GPU (`ozaki1_gpu.rs`, `ozaki2_gpu.rs` launching the kernels of
+/// `ozaki_gpu.cu`, whose shared launch code is `ozaki_gpu.rs`; INT8 GEMMs by cuBLAS): scheme II
+/// returns the CPU's bits.
 pub mod gpu {
-    pub use super::ozaki_gpu::{
-        ozaki1_gemm, ozaki1_gemm_blas, ozaki1_split, ozaki2_gemm, ozaki2_gemm_blas, ozaki2_product,
-    };
+    pub use super::ozaki1_gpu::{ozaki1_gemm, ozaki1_gemm_blas, ozaki1_split};
+    pub use super::ozaki2_gpu::{ozaki2_gemm, ozaki2_gemm_blas, ozaki2_product};
 }
 
 pub use ozaki1::{ozaki1_gemm, ozaki1_gemm_blas};

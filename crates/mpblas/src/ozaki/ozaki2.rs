@@ -359,6 +359,43 @@ pub fn fast_exponent(x: i32, mu: f64, s: u64) -> i32 {
     x + NORM_BITS - ceil_log2(mu) - ceil_log2(sqrt_up(s))
 }
 
+/// What scheme II decides from `(k, params)` alone, before it reads a matrix: the moduli and
+/// CRT constants, the maxima-only exponent `q` ([`fast_q`]) and the fast mode's `x`
+/// ([`fast_x`]). Made once per call by [`Ozaki2Plan::new`] (which is also the parameter
+/// check) and used by every later stage, on the CPU and by the GPU launcher alike.
+#[derive(Clone, Debug)]
+pub struct Ozaki2Plan {
+    /// The moduli and reconstruction constants.
+    pub crt: Crt,
+    /// The scaling mode.
+    pub mode: Ozaki2Mode,
+    /// The inner dimension.
+    pub k: usize,
+    /// The maxima-only exponent (the accurate mode's starting point).
+    pub q: i32,
+    /// The fast mode's exponent of the 2-norm bounds.
+    pub x: i32,
+}
+
+impl Ozaki2Plan {
+    /// The plan for inner dimension `k`.
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] for a moduli count outside `8..=20` or a `k` too large for it.
+    pub fn new(k: usize, params: &Ozaki2Params) -> Result<Ozaki2Plan> {
+        let crt = Crt::new(params.moduli)?;
+        let q = fast_q_crt(&crt, k)?;
+        let x = fast_x(&crt, k)?;
+        Ok(Ozaki2Plan {
+            crt,
+            mode: params.mode,
+            k,
+            q,
+            x,
+        })
+    }
+}
+
 /// The scaling of scheme II: `A' = round(2^ea[i]·a_i·)`, `B' = round(b_·j·2^eb[j])`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scaling {
@@ -404,20 +441,11 @@ const K_CHUNK: usize = gemm_cpu::I8_MAX_K;
 ///
 /// # Errors
 /// Those of [`fast_q`]; buffer errors of [`gemm_cpu::gemm_i8_i32_part`] cannot occur.
-pub fn scaling(
-    mode: Ozaki2Mode,
-    crt: &Crt,
-    m: usize,
-    n: usize,
-    k: usize,
-    ap: &[f64],
-    bp: &[f64],
-) -> Result<Scaling> {
-    let q = fast_q_crt(crt, k)?;
+pub fn scaling(plan: &Ozaki2Plan, m: usize, n: usize, ap: &[f64], bp: &[f64]) -> Result<Scaling> {
+    let (crt, k, q, x) = (&plan.crt, plan.k, plan.q, plan.x);
     let mua = vec_max_abs(ap, k, m);
     let mub = vec_max_abs(bp, k, n);
-    if mode == Ozaki2Mode::Fast {
-        let x = fast_x(crt, k)?;
+    if plan.mode == Ozaki2Mode::Fast {
         let exps = |v: &[f64], len: usize, mu: &[f64]| -> Vec<i32> {
             let s = norm_squares(v, len, mu.len(), mu);
             mu.iter()
@@ -599,16 +627,9 @@ pub fn reconstruct(crt: &Crt, res: &[Vec<u8>]) -> Vec<Dd> {
 ///
 /// # Errors
 /// Those of [`Crt::new`], [`scaling`], [`products_mod`].
-pub fn product(
-    m: usize,
-    n: usize,
-    k: usize,
-    ap: &[f64],
-    bp: &[f64],
-    params: &Ozaki2Params,
-) -> Result<Vec<Dd>> {
-    let crt = Crt::new(params.moduli)?;
-    let sc = scaling(params.mode, &crt, m, n, k, ap, bp)?;
+pub fn product(m: usize, n: usize, ap: &[f64], bp: &[f64], plan: &Ozaki2Plan) -> Result<Vec<Dd>> {
+    let (crt, k) = (&plan.crt, plan.k);
+    let sc = scaling(plan, m, n, ap, bp)?;
     let ai = to_integers(ap, k, m, &sc.ea);
     let bi = to_integers(bp, k, n, &sc.eb);
     let mut res = Vec::with_capacity(crt.moduli.len());
@@ -617,7 +638,7 @@ pub fn product(
         let br = residues(&bi, ml);
         res.push(products_mod(m, n, k, &ar, &br, ml)?);
     }
-    let mut c = reconstruct(&crt, &res);
+    let mut c = reconstruct(crt, &res);
     for j in 0..n {
         for i in 0..m {
             let x = &mut c[i + j * m];
@@ -632,8 +653,7 @@ pub fn product(
 /// # Errors
 /// [`Error::OutOfRange`] for a moduli count outside `8..=20` or a `k` too large for it.
 pub fn check_params(k: usize, params: &Ozaki2Params) -> Result<()> {
-    fast_q(params.moduli, k)?;
-    fast_x(&Crt::new(params.moduli)?, k).map(|_| ())
+    Ozaki2Plan::new(k, params).map(|_| ())
 }
 
 /// `C ← α·A·B + β·C` by Ozaki scheme II on INT8 products, for views `A` (`m × k`), `B`
@@ -653,9 +673,9 @@ pub fn ozaki2_gemm(
     mut c: MatMut<'_, f64>,
     params: &Ozaki2Params,
 ) -> Result<()> {
-    check_params(a.cols(), params)?;
+    let plan = Ozaki2Plan::new(a.cols(), params)?;
     let Some(Prepared {
-        dims: (m, n, k),
+        dims: (m, n, _),
         ap,
         bp,
         patch,
@@ -663,7 +683,7 @@ pub fn ozaki2_gemm(
     else {
         return Ok(());
     };
-    let s = product(m, n, k, &ap, &bp, params)?;
+    let s = product(m, n, &ap, &bp, &plan)?;
     for j in 0..n {
         for i in 0..m {
             let cij = c.at_mut(i, j);

@@ -1,0 +1,736 @@
+//! Scheme II on the GPU: the stages of [`crate::ozaki::ozaki2`] as kernels of
+//! `ozaki_gpu.cu` plus cuBLAS INT8 GEMMs, planned once per call ([`DevicePlan`]) and run in
+//! order on the device's stream. See [`super::ozaki_gpu`] for the stage table and the
+//! workspace.
+
+use super::ozaki_gpu::*;
+use crate::Dd;
+use crate::cuda::{
+    Arg, Blas, Device, DeviceMatMut, DeviceMatRef, DeviceVec, GemmType, args, blocks,
+};
+use crate::dd::dd_gpu::DeviceDdVec;
+use crate::error::{Error, Result};
+use crate::ozaki::ozaki2::{Crt, Ozaki2Plan, norm_chunks};
+use crate::ozaki::{OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params};
+use crate::view::Trans;
+
+/// The moduli the kernels hard-code (`OZ_MODULI_LIST` in `ozaki_gpu.cu`), which must be
+/// [`crate::ozaki::ozaki2::moduli`]`(20)`; `tests/kernel_names.rs` checks both.
+pub(crate) const KERNEL_MODULI: [u32; 20] = [
+    256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197, 193, 191, 181, 179,
+    173,
+];
+
+/// Largest number of 40-bit CRT words the reconstruction kernel takes.
+const MAX_WORDS: usize = 4;
+/// Inner-dimension chunk of one INT32-exact INT8 GEMM: a multiple of 16 not above
+/// [`crate::ozaki::gemm_cpu::I8_MAX_K`].
+const K_CHUNK: usize = 131_056;
+/// Largest `k` of the accurate mode's bound GEMM (`64²·k < 2^31`).
+const ACCURATE_MAX_K: usize = 524_287;
+/// Default largest column block of the INT8 products. Measured on the H100 (cuBLAS 13.1,
+/// n = 16384, 16 moduli): one 16384-column INT8 GEMM per modulus ran at about 780 TOPS,
+/// blocks of 4096 or 8192 columns at about 1400 (whole call 206 → 123 ms); n = 8192 is not
+/// slower with 4096-column blocks.
+const DEFAULT_MAX_COLS: usize = 4096;
+/// The CRT constants, passed by value to `ozaki_crt_update` (`struct OzCrt`).
+#[derive(Clone, Copy)]
+struct CrtArg {
+    w: [[f64; 20]; MAX_WORDS],
+    p: [f64; MAX_WORDS],
+    p_inv: f64,
+    words: i32,
+    nmod: i32,
+}
+
+impl CrtArg {
+    /// The bytes of `struct OzCrt` in kernels/ozaki_gpu.cu (`double w[4][20], p[4], p_inv;
+    /// int words, nmod;`: 85 doubles, then the two ints in one little-endian word), as the
+    /// kernel argument.
+    fn arg(&self) -> Arg {
+        let mut words: Vec<u64> = self.w.iter().flatten().map(|x| x.to_bits()).collect();
+        words.extend(self.p.iter().map(|x| x.to_bits()));
+        words.push(self.p_inv.to_bits());
+        words.push(u64::from(self.words as u32) | (u64::from(self.nmod as u32) << 32));
+        Arg::Struct(words.into_boxed_slice())
+    }
+}
+
+/// `C = op(A)·op(B)` exactly in INT32 from INT8 operands in the TN layout: `A` is `k × m`
+/// column-major (`lda`), `B` is `k × n` (`ldb`), `C` is `m × n` (`ldc`). Exact while
+/// `k·128² < 2^31`.
+///
+/// # Safety
+/// `a` must address `lda·(m−1) + k` bytes, `b` `ldb·(n−1) + k` bytes, `c` `ldc·(n−1) + m`
+/// `i32`s, all on the handle's device, `c` not overlapping `a` or `b`; for the tensor-core path
+/// `k`, `lda`, `ldb`, `ldc` and the addresses are multiples of 16 (the callers use such).
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_i8_tn(
+    blas: &Blas,
+    (m, n, k): (usize, usize, usize),
+    (a, lda): (u64, usize),
+    (b, ldb): (u64, usize),
+    (c, ldc): (u64, usize),
+) -> Result<()> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        blas.gemm_ex(
+            GemmType::I8I32,
+            true,
+            false,
+            (m, n, k),
+            1.0,
+            (a, lda),
+            (b, ldb),
+            0.0,
+            (c, ldc),
+        )
+    }
+}
+
+/// The fast mode's statistics in one read of `x`: `mubits[v]` as [`vecmax`] gives it and
+/// `sq[v]` = [`cpu::ozaki2::norm_squares`], through per-chunk records in `chunks`
+/// (`16·count·norm_chunks(len)` bytes).
+fn vecstats(dev: &Device, x: Vecs, len: usize, mubits: u64, chunks: u64, sq: u64) -> Result<()> {
+    let nch = norm_chunks(len);
+    let (cm, cs) = (chunks, chunks + (8 * x.count * nch) as u64);
+    memset0(dev, mubits, 8 * x.count)?;
+    if x.st == 1 {
+        let kernel = "ozaki_vecstats_tcontig";
+        let grid = blocks(x.count * nch, 8, dev.resident_blocks(&MODULE, kernel, 256)?);
+        // SAFETY: ozaki_vecstats_tcontig(const double* x, u64 sv, u64 count, u64 len, u64 nch,
+        // u64* mubits, u64* cm, u64* cs), block 256, any grid: x addresses x[v·sv + t] for
+        // v < count, t < len (check_gemm_args), mubits holds count u64, cm and cs count·nch.
+        unsafe {
+            launch(
+                dev,
+                kernel,
+                cfg((grid, 1), 256),
+                args![x.ptr, x.sv, x.count, len, nch, mubits, cm, cs],
+            )?
+        };
+    } else {
+        let kernel = "ozaki_vecstats_tiled";
+        let tiles = nch * x.count.div_ceil(32);
+        let grid = blocks(tiles, 1, dev.resident_blocks(&MODULE, kernel, 256)?);
+        // SAFETY: ozaki_vecstats_tiled(const double* x, u64 sv, u64 st, u64 count, u64 len,
+        // u64 nch, u64* mubits, u64* cm, u64* cs), block 256, any grid: as above with
+        // x[v·sv + t·st].
+        unsafe {
+            launch(
+                dev,
+                kernel,
+                cfg((grid, 1), 256),
+                args![x.ptr, x.sv, x.st, x.count, len, nch, mubits, cm, cs],
+            )?
+        };
+    }
+    let grid = blocks(x.count, 8, 65_535);
+    // SAFETY: ozaki_vecstats_combine(const u64* mubits, const u64* cm, const u64* cs,
+    // u64 count, u64 nch, u64* sq), block 256, any grid: the records written above, sq holds
+    // count u64.
+    unsafe {
+        launch(
+            dev,
+            "ozaki_vecstats_combine",
+            cfg((grid, 1), 256),
+            args![mubits, cm, cs, x.count, nch, sq],
+        )
+    }
+}
+
+/// `exps[v]` for each mode: `sq` non-null is the fast mode (`q` is then `fast_x`), `xv`
+/// non-null the accurate mode.
+fn exps_make(
+    dev: &Device,
+    mubits: u64,
+    count: usize,
+    q: i32,
+    xv: u64,
+    sq: u64,
+    exps: u64,
+) -> Result<()> {
+    let c = cfg((blocks(count, 256, 4096), 1), 256);
+    // SAFETY: ozaki_exps_make(const u64* mubits, u64 count, int q, const int* xv,
+    // const u64* sq, int* exps): mubits holds count u64, xv is null or holds count ints, sq is
+    // null or holds count u64, exps holds count ints.
+    unsafe {
+        launch(
+            dev,
+            "ozaki_exps_make",
+            c,
+            args![mubits, count, q, xv, sq, exps],
+        )
+    }
+}
+
+/// `ozaki_residues_make` over the padded `countp × lenp` range of `x`.
+#[allow(clippy::too_many_arguments)]
+fn residues(
+    dev: &Device,
+    x: Vecs,
+    len: usize,
+    countp: usize,
+    lenp: usize,
+    mubits: u64,
+    exps: u64,
+    nmod: usize,
+    mode: i32,
+    out: u64,
+) -> Result<()> {
+    let tiles = lenp.div_ceil(128) * countp.div_ceil(32);
+    let c = cfg(
+        (
+            blocks(
+                tiles,
+                1,
+                dev.resident_blocks(&MODULE, "ozaki_residues_make", 256)?,
+            ),
+            1,
+        ),
+        256,
+    );
+    let slab = countp * lenp;
+    // SAFETY: ozaki_residues_make(const double* x, u64 sv, u64 st, u64 count, u64 len,
+    // u64 countp, u64 lenp, const u64* mubits, const int* exps, int nmod, int mode,
+    // signed char* out, u64 slab), block 256, any grid: x as for vecmax, mubits and exps hold
+    // count entries, out holds nmod slabs of countp·lenp bytes (1 slab in mode 1), lenp and
+    // slab are multiples of 16.
+    unsafe {
+        launch(
+            dev,
+            "ozaki_residues_make",
+            c,
+            args![
+                x.ptr,
+                x.sv,
+                x.st,
+                x.count,
+                len,
+                countp,
+                lenp,
+                mubits,
+                exps,
+                nmod as i32,
+                mode,
+                out,
+                slab
+            ],
+        )
+    }
+}
+
+fn round16(x: usize) -> usize {
+    x.div_ceil(16) * 16
+}
+
+/// What the reconstruction kernel writes.
+enum Output {
+    /// `C ← α·AB + β·C`.
+    Update {
+        alpha: f64,
+        beta: f64,
+        c: u64,
+        ldc: usize,
+    },
+    /// The double-double product, `m × n` (`hi`, `lo`).
+    Product { hi: u64, lo: u64 },
+}
+
+fn crt_arg(crt: &Crt) -> Result<CrtArg> {
+    let words = crt.w_words.len();
+    if !(2..=MAX_WORDS).contains(&words) || crt.moduli.len() > 20 {
+        return Err(Error::OutOfRange {
+            what: "ozaki2 CRT words",
+            got: words,
+            min: 2,
+            max: MAX_WORDS,
+        });
+    }
+    let mut w = [[0.0; 20]; MAX_WORDS];
+    let mut p = [0.0; MAX_WORDS];
+    for c in 0..words {
+        w[c][..crt.moduli.len()].copy_from_slice(&crt.w_words[c]);
+        p[c] = crt.p_words[c];
+    }
+    Ok(CrtArg {
+        w,
+        p,
+        p_inv: crt.p_inv,
+        words: words as i32,
+        nmod: crt.moduli.len() as i32,
+    })
+}
+
+/// Columns per block of the product, from free memory (see the module documentation).
+fn plan_cols(dev: &Device, held: usize, fixed: usize, per_col: usize, n: usize) -> Result<usize> {
+    let cap = std::env::var("MPBLAS_OZAKI_MAX_COLS")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .unwrap_or(DEFAULT_MAX_COLS);
+    let (free, _) = dev.memory()?;
+    let avail = (free + held).saturating_sub(MEMORY_MARGIN);
+    let fit = avail.saturating_sub(fixed) / per_col.max(1);
+    let nb = n.min(cap).min(fit);
+    let nb = if nb >= n { n } else { (nb / 16) * 16 };
+    if nb == 0 {
+        return Err(Error::CudaOutOfMemory {
+            ordinal: dev.ordinal(),
+            bytes: fixed + per_col * n.min(16),
+        });
+    }
+    Ok(nb)
+}
+
+/// Everything a scheme II call on the device decides before it enqueues anything: the
+/// algorithm's plan (moduli, CRT constants, exponents; the same [`Ozaki2Plan`] the CPU path
+/// uses) and the device layout (padded sizes, workspace sizes, column blocks of the products).
+/// Made once per call by [`DevicePlan::new`]; the stages only read it.
+struct DevicePlan {
+    plan: Ozaki2Plan,
+    m: usize,
+    n: usize,
+    /// `k` and `m` rounded up to 16: the INT8 tensor-core layout of the residues.
+    kp: usize,
+    mp: usize,
+    accurate: bool,
+    /// Whether `k` needs several INT32-exact INT8 GEMMs per product (folded modulo `m_l`).
+    chunked: bool,
+    res_a_bytes: usize,
+    res_b_bytes: usize,
+    chunk_bytes: usize,
+    /// Columns per block of the INT32 products (all of `n` when they fit).
+    nb: usize,
+    /// The CRT constants as the reconstruction kernel's argument.
+    crt: Arg,
+}
+
+impl DevicePlan {
+    /// The plan of an `m × n × k` product (`k = plan.k`) on `dev`, whose workspace holds `held`
+    /// bytes now. Fails before anything is enqueued.
+    fn new(dev: &Device, held: usize, m: usize, n: usize, plan: Ozaki2Plan) -> Result<DevicePlan> {
+        let k = plan.k;
+        let nmod = plan.crt.moduli.len();
+        if plan.crt.moduli[..] != KERNEL_MODULI[..nmod] {
+            return Err(Error::OutOfRange {
+                what: "ozaki2 moduli (kernel table out of date)",
+                got: nmod,
+                min: OZAKI2_MODULI.0,
+                max: OZAKI2_MODULI.1,
+            });
+        }
+        let accurate = plan.mode == Ozaki2Mode::Accurate;
+        if accurate && k > ACCURATE_MAX_K {
+            return Err(Error::OutOfRange {
+                what: "k (inner dimension) of accurate-mode ozaki2 on the GPU",
+                got: k,
+                min: 0,
+                max: ACCURATE_MAX_K,
+            });
+        }
+        let kp = round16(k);
+        let mp = round16(m);
+        let chunked = kp > K_CHUNK;
+        // Sizes (bytes) of everything but the products, then the products per column.
+        let res_a_bytes = nmod * mp * kp;
+        let res_b_bytes = nmod * n * kp;
+        let acc_bytes = if accurate {
+            mp * kp.max(n * 4) + n * kp + 16 * (m + n)
+        } else {
+            0
+        };
+        let chunk_bytes = if accurate {
+            0
+        } else {
+            16 * m.max(n) * norm_chunks(k)
+        };
+        let fixed = res_a_bytes + res_b_bytes + acc_bytes + chunk_bytes + 32 * (m + n);
+        let per_col = 4 * mp * (nmod + usize::from(chunked));
+        let nb = plan_cols(dev, held, fixed, per_col, n)?;
+        let crt = crt_arg(&plan.crt)?.arg();
+        Ok(DevicePlan {
+            plan,
+            m,
+            n,
+            kp,
+            mp,
+            accurate,
+            chunked,
+            res_a_bytes,
+            res_b_bytes,
+            chunk_bytes,
+            nb,
+            crt,
+        })
+    }
+}
+
+/// Stages 1–7 of scheme II on the device, following `dp` (arguments already checked,
+/// `m, n, k ≥ 1`).
+fn ozaki2_device(
+    dev: &Device,
+    ws: &mut Workspace,
+    blas: &Blas,
+    (va, vb): (Vecs, Vecs),
+    dp: &DevicePlan,
+    out: Output,
+) -> Result<()> {
+    let DevicePlan {
+        plan,
+        m,
+        n,
+        kp,
+        mp,
+        accurate,
+        chunked,
+        res_a_bytes,
+        res_b_bytes,
+        chunk_bytes,
+        nb,
+        crt: crt_a,
+    } = dp;
+    let (m, n, kp, mp, nb, k) = (*m, *n, *kp, *mp, *nb, plan.k);
+    let (accurate, chunked) = (*accurate, *chunked);
+    let (res_a_bytes, res_b_bytes, chunk_bytes) = (*res_a_bytes, *res_b_bytes, *chunk_bytes);
+    let (crt, q) = (&plan.crt, plan.q);
+    let nmod = crt.moduli.len();
+
+    let mut prof = Prof::new(dev);
+    let mua = ws.mua.get(dev, 8 * m)?;
+    let mub = ws.mub.get(dev, 8 * n)?;
+    let ea = ws.ea.get(dev, 4 * m)?;
+    let eb = ws.eb.get(dev, 4 * n)?;
+    if accurate {
+        vecmax(dev, va, k, mua)?;
+        vecmax(dev, vb, k, mub)?;
+        prof.mark(dev, "maxima");
+    }
+
+    if accurate {
+        let fitf = 1.0 + (-50f64).exp2();
+        let kf = k as f64;
+        let hps = crt.half_p_safe;
+        // The 6-bit bounds go where the residues will (slab 0 of each), then Z = ĀB̄ᵀ.
+        let ra = ws.res_a.get(dev, res_a_bytes)?;
+        let rb = ws.res_b.get(dev, res_b_bytes)?;
+        residues(dev, va, k, mp, kp, mua, 0, 1, 1, ra)?;
+        residues(dev, vb, k, n, kp, mub, 0, 1, 1, rb)?;
+        let z = ws.z.get(dev, 4 * mp * n)?;
+        // SAFETY: ra holds mp rows of kp bytes, rb n columns of kp bytes, z mp·n ints.
+        unsafe { gemm_i8_tn(blas, (mp, n, kp), (ra, kp), (rb, kp), (z, mp))? };
+        let zrow = ws.zrow.get(dev, 4 * m)?;
+        let xa = ws.xa.get(dev, 4 * m)?;
+        let yb = ws.yb.get(dev, 4 * n)?;
+        let wbits = ws.wbits.get(dev, 8 * n)?;
+        let xmax = ws.xmax.get(dev, 4)?;
+        memset0(dev, zrow, 4 * m)?;
+        memset0(dev, wbits, 8 * n)?;
+        memset0(dev, xmax, 4)?;
+        let c = cfg(
+            (blocks(m, 256, u32::MAX as usize), blocks(n, 64, 65_535)),
+            256,
+        );
+        // SAFETY: ozaki_zrow_max(const int* z, u64 ldz, u64 m, u64 n, int* zrow), block 256,
+        // grid (ceil(m/256), chunks): z holds ldz·n ints (ldz = mp ≥ m), zrow m ints.
+        unsafe { launch(dev, "ozaki_zrow_max", c, args![z, mp, m, n, zrow])? };
+        let c = cfg((blocks(m, 256, 4096), 1), 256);
+        // SAFETY: ozaki_acc_rows(const int* zrow, const u64* mubits, u64 m, int q, double kf,
+        // double fitf, double hps, int* xa, int* xmax): zrow, mubits, xa hold m entries, xmax 1.
+        unsafe {
+            launch(
+                dev,
+                "ozaki_acc_rows",
+                c,
+                args![zrow, mua, m, q, kf, fitf, hps, xa, xmax],
+            )?
+        };
+        let c = cfg(
+            (n.min(u32::MAX as usize) as u32, blocks(m, 2048, 65_535)),
+            256,
+        );
+        // SAFETY: ozaki_zcol_max(const int* z, u64 ldz, u64 m, u64 n, const int* xa, int q,
+        // u64* wbits), block 256 (its shared reduction assumes it), grid (n, chunks): z as
+        // above, xa m ints, wbits n u64.
+        unsafe { launch(dev, "ozaki_zcol_max", c, args![z, mp, m, n, xa, q, wbits])? };
+        let c = cfg((blocks(n, 256, 4096), 1), 256);
+        // SAFETY: ozaki_acc_cols(const u64* wbits, const u64* mubits, u64 n, int q, double kf,
+        // double fitf, double hps, const int* xmax, int* yb): n entries each, xmax 1.
+        unsafe {
+            launch(
+                dev,
+                "ozaki_acc_cols",
+                c,
+                args![wbits, mub, n, q, kf, fitf, hps, xmax, yb],
+            )?
+        };
+        exps_make(dev, mua, m, q, xa, 0, ea)?;
+        exps_make(dev, mub, n, q, yb, 0, eb)?;
+    } else {
+        let x = plan.x;
+        let sqa = ws.sqa.get(dev, 8 * m)?;
+        let sqb = ws.sqb.get(dev, 8 * n)?;
+        let chunks = ws.chunks.get(dev, chunk_bytes)?;
+        vecstats(dev, va, k, mua, chunks, sqa)?;
+        vecstats(dev, vb, k, mub, chunks, sqb)?;
+        exps_make(dev, mua, m, x, 0, sqa, ea)?;
+        exps_make(dev, mub, n, x, 0, sqb, eb)?;
+    }
+    prof.mark(dev, "exponents");
+
+    let ra = ws.res_a.get(dev, res_a_bytes)?;
+    let rb = ws.res_b.get(dev, res_b_bytes)?;
+    residues(dev, va, k, mp, kp, mua, ea, nmod, 0, ra)?;
+    residues(dev, vb, k, n, kp, mub, eb, nmod, 0, rb)?;
+    prof.mark(dev, "residues");
+    let slab_a = mp * kp;
+    let slab_b = n * kp;
+    let slab_p = mp * nb;
+    let prod = ws.prod.get(dev, 4 * nmod * slab_p)?;
+    let part = if chunked {
+        ws.part.get(dev, 4 * slab_p)?
+    } else {
+        0
+    };
+    let (alpha, beta, c, ldc, mode, hi, lo) = match out {
+        Output::Update {
+            alpha,
+            beta,
+            c,
+            ldc,
+        } => (alpha, beta, c, ldc, 0i32, 0u64, 0u64),
+        Output::Product { hi, lo } => (1.0, 0.0, 0, m, 1, hi, lo),
+    };
+    let mut j0 = 0;
+    while j0 < n {
+        let nbt = nb.min(n - j0);
+        for (l, &ml) in crt.moduli.iter().enumerate() {
+            let pl = prod + (4 * l * slab_p) as u64;
+            let mut k0 = 0;
+            while k0 < kp {
+                let k1 = (k0 + K_CHUNK).min(kp);
+                let dst = if k0 == 0 { pl } else { part };
+                // SAFETY: A slab l holds mp rows of kp bytes (columns k0..k1 of each), B slab l
+                // holds n columns of kp bytes (columns j0..j0+nbt, rows k0..k1), dst holds
+                // mp·nb ints; all offsets are multiples of 16 bytes.
+                unsafe {
+                    gemm_i8_tn(
+                        blas,
+                        (mp, nbt, k1 - k0),
+                        (ra + (l * slab_a + k0) as u64, kp),
+                        (rb + (l * slab_b + j0 * kp + k0) as u64, kp),
+                        (dst, mp),
+                    )?
+                };
+                if k0 > 0 {
+                    let c = cfg((blocks(mp * nbt, 256, 4096), 1), 256);
+                    // SAFETY: ozaki_fold_mod(int* acc, const int* part, u64 count, int modulus):
+                    // pl and part hold mp·nbt ≤ mp·nb ints each, distinct buffers.
+                    unsafe {
+                        launch(
+                            dev,
+                            "ozaki_fold_mod",
+                            c,
+                            args![pl, part, mp * nbt, ml as i32],
+                        )?
+                    };
+                }
+                k0 = k1;
+            }
+        }
+        prof.mark(dev, "int8 gemms");
+        let c2 = dev.grid_2d(m, nbt);
+        // SAFETY: ozaki_crt_update(const int* prod, u64 ldp, u64 slab, u64 m, u64 nb, u64 j0,
+        // OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
+        // double alpha, double beta, double* c, u64 ldc, int mode, double* out_hi,
+        // double* out_lo, const double* a, u64 asv, u64 ast, const double* b, u64 bsv,
+        // u64 bst, u64 k), 2-D launch (cfg_2d): prod holds nmod slabs of slab = mp·nb ints
+        // with leading dimension mp; ea, mua hold m entries, eb, mub n; in mode 0 c holds
+        // ldc·(n−1)+m doubles and a, b address op(A), op(B) (read only for bad vectors); in
+        // mode 1 out_hi, out_lo hold m·n doubles.
+        unsafe {
+            launch(
+                dev,
+                "ozaki_crt_update",
+                c2,
+                args![
+                    prod,
+                    mp,
+                    slab_p,
+                    m,
+                    nbt,
+                    j0,
+                    crt_a.clone(),
+                    ea,
+                    eb,
+                    mua,
+                    mub,
+                    alpha,
+                    beta,
+                    c,
+                    ldc,
+                    mode,
+                    hi,
+                    lo,
+                    va.ptr,
+                    va.sv,
+                    va.st,
+                    vb.ptr,
+                    vb.sv,
+                    vb.st,
+                    k
+                ],
+            )?
+        };
+        prof.mark(dev, "crt");
+        j0 += nbt;
+    }
+    prof.report(&format!("ozaki2 {m}x{n}x{k} N={nmod} {:?}", plan.mode));
+    Ok(())
+}
+
+/// `C ← α·A·B + β·C` by Ozaki scheme II on INT8 tensor cores: the GPU twin of
+/// [`crate::ozaki::ozaki2_gemm`], bit for bit, on device views (`A`, `B` of any strides, `C`
+/// column-major; BLAS conventions of [`crate::ozaki`]; NaN/Inf rows and columns handled as
+/// there).
+///
+/// # Errors
+/// Those of the CPU function ([`Error::LengthMismatch`], [`Error::OutOfRange`]);
+/// [`Error::DeviceMismatch`]; [`Error::InvalidView`] for a `C` that is not column-major;
+/// [`Error::CudaLibraryMissing`] without cuBLAS; [`Error::CudaOutOfMemory`] when even a
+/// 16-column block of the product does not fit (nothing is enqueued then);
+/// [`Error::OutOfRange`] for accurate mode with `k > 524287` or a dimension beyond cuBLAS's
+/// `i32`; [`Error::CudaLaunch`] if a kernel or cuBLAS call fails.
+pub fn ozaki2_gemm(
+    dev: &Device,
+    alpha: f64,
+    a: DeviceMatRef<'_, f64>,
+    b: DeviceMatRef<'_, f64>,
+    beta: f64,
+    c: DeviceMatMut<'_, f64>,
+    params: &Ozaki2Params,
+) -> Result<()> {
+    let plan = Ozaki2Plan::new(a.cols(), params)?;
+    let Some(Update {
+        blas,
+        va,
+        vb,
+        dims: (m, n, _),
+        pc,
+        ldc,
+    }) = prepare_update(dev, alpha, a, b, beta, &c)?
+    else {
+        return Ok(());
+    };
+    let out = Output::Update {
+        alpha,
+        beta,
+        c: pc,
+        ldc,
+    };
+    with_workspace(dev, |ws| {
+        let dp = DevicePlan::new(dev, ws.held(), m, n, plan)?;
+        ozaki2_device(dev, ws, &blas, (va, vb), &dp, out)
+    })
+}
+
+/// [`ozaki2_gemm`] with the arguments of BLAS `dgemm` on device vectors.
+///
+/// # Errors
+/// [`Error::LeadingDim`], [`Error::ArrayTooShort`] under the BLAS names, then those of
+/// [`ozaki2_gemm`].
+#[allow(clippy::too_many_arguments)]
+pub fn ozaki2_gemm_blas(
+    dev: &Device,
+    transa: Trans,
+    transb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f64,
+    a: &DeviceVec<f64>,
+    lda: usize,
+    b: &DeviceVec<f64>,
+    ldb: usize,
+    beta: f64,
+    c: &mut DeviceVec<f64>,
+    ldc: usize,
+    params: &Ozaki2Params,
+) -> Result<()> {
+    let (a, b, c) = blas_views(transa, transb, (m, n, k), (a, lda), (b, ldb), (c, ldc))?;
+    ozaki2_gemm(dev, alpha, a, b, beta, c, params)
+}
+
+/// `A·B` by scheme II as an `m × n` column-major double-double array: the GPU twin of
+/// [`crate::ozaki::ozaki2::product`] (bit for bit, after the CPU's packing and zeroing of
+/// non-finite rows and columns). With 20 moduli in fast mode this is the reference the
+/// benchmark and the GPU reproduction use (fast rather than accurate: at φ = 2 the fast mode's
+/// 2-norm scaling keeps more bits, see `bench/results/h100-sxm-80gb/ozaki-notes.md`).
+///
+/// # Errors
+/// As [`ozaki2_gemm`].
+pub fn ozaki2_product(
+    dev: &Device,
+    a: DeviceMatRef<'_, f64>,
+    b: DeviceMatRef<'_, f64>,
+    params: &Ozaki2Params,
+) -> Result<DeviceDdVec> {
+    let (m, k, n) = (a.rows(), a.cols(), b.cols());
+    let plan = Ozaki2Plan::new(k, params)?;
+    if b.rows() != k {
+        return Err(Error::LengthMismatch {
+            arg: "b (rows)",
+            expected: k,
+            got: b.rows(),
+        });
+    }
+    dev.check_on("a", a.ordinal())?;
+    dev.check_on("b", b.ordinal())?;
+    let out = dev.zeros::<Dd>(m * n)?;
+    if m == 0 || n == 0 || k == 0 {
+        return Ok(out);
+    }
+    let blas = dev.blas()?;
+    let va = rows_of(&a);
+    let vb = cols_of(&b);
+    let hi = out.word_addr(0);
+    let lo = out.word_addr(1);
+    with_workspace(dev, |ws| {
+        let dp = DevicePlan::new(dev, ws.held(), m, n, plan)?;
+        ozaki2_device(dev, ws, &blas, (va, vb), &dp, Output::Product { hi, lo })
+    })?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_moduli_match_the_cpu() {
+        assert_eq!(crate::ozaki::ozaki2::moduli(20), KERNEL_MODULI.to_vec());
+        let src = MODULE.source;
+        for (l, m) in KERNEL_MODULI.iter().enumerate() {
+            assert!(src.contains(&format!("X({l}, {m})")), "modulus {l} = {m}");
+        }
+    }
+
+    #[test]
+    fn crt_words_fit_the_kernel() {
+        for nmod in OZAKI2_MODULI.0..=OZAKI2_MODULI.1 {
+            let crt = Crt::new(nmod).unwrap();
+            let a = crt_arg(&crt).unwrap();
+            assert_eq!(a.nmod as usize, nmod);
+            assert!(a.words as usize <= MAX_WORDS);
+        }
+        // struct OzCrt: 80 + 4 + 1 doubles, then two ints in one word.
+        let crt = Crt::new(16).unwrap();
+        match crt_arg(&crt).unwrap().arg() {
+            Arg::Struct(words) => {
+                assert_eq!(words.len(), 80 + 4 + 1 + 1);
+                assert_eq!(words[85], 16u64 << 32 | crt.w_words.len() as u64);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
