@@ -24,16 +24,29 @@
 //! assert!(s.lo != 0.0);
 //! ```
 //!
-//! ## Module floors
+//! ## The house: floors
 //!
-//! Imports point down only: `eft`, `scalar`, `error` (floor 0) ← `dd`, `qd` (floor 1) ←
-//! [`cuda`] (floor 2) ← later `bounds`, `blas`, `lapack`, `ozaki`.
+//! Each module imports only from its own floor or below (never up), and the imports have no
+//! cycle; `tests/floors.rs` reads the `crate::` paths of every source file and enforces both
+//! with this very table.
+//!
+//! | floor | modules | what |
+//! |---|---|---|
+//! | 0 | `error` | the one error type |
+//! | 1 | `view`, `cuda` | matrix and vector views; the GPU runtime (devices, memory, NVRTC, launches, cuBLAS), which knows no format and no algorithm |
+//! | 2 | `eft`, `scalar`, `trig_reduction` | error-free transformations, the scalar traits, the argument reduction the functions share |
+//! | 3 | `dd`, `qd`, `convert`, `num`, `exact`, `rns` | the number formats, each with its GPU kernels beside its CPU code |
+//! | 4 | `ozaki` | algorithm families, each one folder with its CPU code, GPU launchers and kernels (`blas`, `lapack` will join) |
+//! | top | `lib.rs` | re-exports and [`kernel_modules`], the list of every GPU module |
 //!
 //! ## Features
 //!
-//! - `cuda` (default): the GPU backend [`cuda`]. CUDA is loaded at run time, so building needs
-//!   no CUDA toolkit; without a driver or GPU its functions return errors. Without the feature
-//!   [`cuda`] keeps the same API and every call returns [`Error::CudaNotBuilt`].
+//! - `cuda` (default): the GPU runtime [`cuda`] and every GPU routine. CUDA is loaded at run
+//!   time, so building needs no CUDA toolkit; without a driver or GPU its functions return
+//!   errors. Without the feature the same API exists (one declaration of each function) and
+//!   [`cuda::Device::open`] returns [`Error::CudaNotBuilt`].
+//! - `ndarray`, `faer`: views of their matrices as [`view::MatRef`] / [`view::MatMut`].
+//! - `rug`: conversions between [`rns::MpFloat`] and MPFR's `rug::Float`.
 
 #![warn(missing_docs)]
 

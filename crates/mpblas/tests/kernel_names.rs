@@ -164,3 +164,19 @@ fn every_header_is_declared_and_current() {
         );
     }
 }
+
+/// Every module expands (all its includes are among its declared headers), each header once.
+#[test]
+fn every_module_expands_with_each_header_once() {
+    for m in mpblas::kernel_modules() {
+        let text = cuda::nvrtc::expand(m).unwrap_or_else(|e| panic!("{}: {e}", m.name));
+        assert!(!text.contains("#include"), "{}: include left", m.name);
+        assert_eq!(
+            text.matches("#define MPBLAS_EFT_CUH").count(),
+            1,
+            "{}",
+            m.name
+        );
+        assert!(text.contains(&format!("#line 1 \"{}.cu\"", m.name)));
+    }
+}
