@@ -191,7 +191,7 @@ fn f64_sin(a: &[f64], _: &[f64], out: &mut [f64]) {
 
 impl Elem for f64 {
     const NAME: &'static str = "f64";
-    const UNIT_ROUNDOFF: f64 = <f64 as mpblas::Scalar>::UNIT_ROUNDOFF;
+    const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
 
     fn random(rng: &mut SplitMix64, lo: f64, hi: f64) -> Self {
         rng.uniform(lo, hi)

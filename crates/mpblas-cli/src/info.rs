@@ -1,5 +1,6 @@
 //! `mpblas info`: version, formats, machine.
 
+use mpblas::cuda::DeviceScalar;
 use mpblas::{Dd, Qd, Scalar};
 use serde_json::{Value, json};
 
@@ -84,25 +85,19 @@ impl Format {
 }
 
 fn formats() -> [Format; 3] {
+    /// The name and word count from the format's device layout, `u` from the trait.
+    fn of<T: DeviceScalar + Scalar<Ctx = ()>>(what: &'static str) -> Format {
+        Format {
+            name: <T as DeviceScalar>::NAME,
+            words: <T as DeviceScalar>::WORDS,
+            unit_roundoff: T::unit_roundoff_in(&()),
+            what,
+        }
+    }
     [
-        Format {
-            name: <f64 as Scalar>::NAME,
-            words: <f64 as Scalar>::WORDS,
-            unit_roundoff: <f64 as Scalar>::UNIT_ROUNDOFF,
-            what: "IEEE binary64",
-        },
-        Format {
-            name: <Dd as Scalar>::NAME,
-            words: <Dd as Scalar>::WORDS,
-            unit_roundoff: <Dd as Scalar>::UNIT_ROUNDOFF,
-            what: "double-double",
-        },
-        Format {
-            name: <Qd as Scalar>::NAME,
-            words: <Qd as Scalar>::WORDS,
-            unit_roundoff: <Qd as Scalar>::UNIT_ROUNDOFF,
-            what: "quad-double",
-        },
+        of::<f64>("IEEE binary64"),
+        of::<Dd>("double-double"),
+        of::<Qd>("quad-double"),
     ]
 }
 

@@ -1,6 +1,7 @@
 //! `mpblas`: the command-line tool of the mpblas library.
 //!
 //! - `mpblas info`: version, number formats, machine.
+//! - `mpblas reproduce`: every paper below in turn, at a quick size (the main job).
 //! - `mpblas reproduce qd`: the QD paper's operation-rate tables, ours beside the paper's.
 //! - `mpblas reproduce rns`: the RNS format at the MPRES papers' precisions (basis, rates).
 //! - `mpblas reproduce ozaki`: the Ozaki-scheme paper's Tables 2 and 3 and our Ozaki-II table by
@@ -57,10 +58,13 @@ enum Command {
     /// Tables (or the JSON document) go to stdout, a progress bar to stderr. Every case is
     /// timed on one thread and on a pool of `--threads` threads; each reported rate is the
     /// median of `--reps` passes over arrays of `--n` random full-precision elements.
+    ///
+    /// With no paper named, every paper runs in turn at a quick default size (a few minutes on a
+    /// laptop CPU), on the GPU too when one is present.
     Reproduce {
-        /// Which paper.
+        /// Which paper [default: all of them, at a quick size].
         #[arg(value_enum)]
-        paper: Paper,
+        paper: Option<Paper>,
         #[command(flatten)]
         opts: MeasureOpts,
         /// Threads for the parallel runs [default: all logical CPUs]; 1 skips them.
@@ -117,15 +121,18 @@ enum Paper {
 
 #[derive(clap::Args, Debug)]
 struct MeasureOpts {
-    /// Elements per array (random, every word of full precision).
-    #[arg(long, default_value_t = 1 << 20)]
-    n: usize,
-    /// Timed passes per case at most; the median is reported (after one untimed warm-up pass).
-    #[arg(long, default_value_t = 11)]
-    reps: usize,
-    /// Time budget per case in seconds: slow operations get fewer passes (at least 3).
-    #[arg(long, default_value_t = 2.0)]
-    max_seconds: f64,
+    /// Elements per array (random, every word of full precision) [default: 1048576; 262144
+    /// when every paper runs].
+    #[arg(long)]
+    n: Option<usize>,
+    /// Timed passes per case at most; the median is reported (after one untimed warm-up pass)
+    /// [default: 11; 5 when every paper runs].
+    #[arg(long)]
+    reps: Option<usize>,
+    /// Time budget per case in seconds: slow operations get fewer passes (at least 3)
+    /// [default: 2; 0.5 when every paper runs].
+    #[arg(long)]
+    max_seconds: Option<f64>,
     /// Seed of the input generator.
     #[arg(long, default_value_t = 2011)]
     seed: u64,
@@ -134,23 +141,47 @@ struct MeasureOpts {
     json: bool,
 }
 
+/// The measurement defaults of one paper's run, and of the quick run of every paper.
+const FULL: Setup = Setup {
+    n: 1 << 20,
+    reps: 11,
+    max_seconds: 2.0,
+    seed: 2011,
+};
+const QUICK: Setup = Setup {
+    n: 1 << 18,
+    reps: 5,
+    max_seconds: 0.5,
+    seed: 2011,
+};
+
 impl MeasureOpts {
-    fn setup(&self) -> Result<Setup, String> {
-        if self.n == 0 {
+    /// The options given, the rest from `defaults`.
+    fn setup_or(&self, defaults: Setup) -> Result<Setup, String> {
+        let (n, reps) = (
+            self.n.unwrap_or(defaults.n),
+            self.reps.unwrap_or(defaults.reps),
+        );
+        let max_seconds = self.max_seconds.unwrap_or(defaults.max_seconds);
+        if n == 0 {
             return Err("--n must be at least 1".to_string());
         }
-        if self.reps == 0 {
+        if reps == 0 {
             return Err("--reps must be at least 1".to_string());
         }
-        if self.max_seconds.is_nan() || self.max_seconds <= 0.0 {
+        if max_seconds.is_nan() || max_seconds <= 0.0 {
             return Err("--max-seconds must be positive".to_string());
         }
         Ok(Setup {
-            n: self.n,
-            reps: self.reps,
-            max_seconds: self.max_seconds,
+            n,
+            reps,
+            max_seconds,
             seed: self.seed,
         })
+    }
+
+    fn setup(&self) -> Result<Setup, String> {
+        self.setup_or(FULL)
     }
 }
 
@@ -171,7 +202,7 @@ fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::Reproduce {
-            paper: Paper::Rns,
+            paper: Some(Paper::Rns),
             opts,
             threads,
             svg,
@@ -186,10 +217,10 @@ fn run(cli: Cli) -> Result<(), String> {
                 threads: threads_or_all(threads)?,
                 seed: setup.seed,
             };
-            reproduce_rns::run(&plan, opts.json)
+            print_json(reproduce_rns::run(&plan, opts.json)?)
         }
         Command::Reproduce {
-            paper: Paper::Ozaki,
+            paper: Some(Paper::Ozaki),
             opts,
             sizes,
             seeds,
@@ -218,10 +249,10 @@ fn run(cli: Cli) -> Result<(), String> {
                 gpu,
                 svg,
             };
-            reproduce_ozaki::run(&plan, opts.json)
+            print_json(reproduce_ozaki::run(&plan, opts.json)?)
         }
         Command::Reproduce {
-            paper: Paper::Qd,
+            paper: Some(Paper::Qd),
             opts,
             threads,
             json_file,
@@ -236,7 +267,33 @@ fn run(cli: Cli) -> Result<(), String> {
                 threads: threads_or_all(threads)?,
                 gpu,
             };
-            reproduce::run(&plan, opts.json, json_file.as_deref())
+            print_json(reproduce::run(&plan, opts.json, json_file.as_deref())?)
+        }
+        Command::Reproduce {
+            paper: None,
+            opts,
+            threads,
+            json_file,
+            gpu,
+            sizes,
+            seeds,
+            svg,
+            moduli,
+        } => {
+            if !sizes.is_empty() || seeds.is_some() || svg.is_some() || moduli.is_some() {
+                return Err(
+                    "--sizes, --seeds, --svg and --moduli are for `reproduce ozaki`; name the \
+                     paper to use them"
+                        .into(),
+                );
+            }
+            if json_file.is_some() {
+                return Err("--json-file is for `reproduce qd`; use --json for every paper".into());
+            }
+            let gpu = gpu || mpblas::cuda::Device::open(0).is_ok();
+            let setup = opts.setup_or(QUICK)?;
+            let threads = threads_or_all(threads)?;
+            print_json(reproduce_all(&setup, threads, gpu, opts.json)?)
         }
         Command::Bench {
             format,
@@ -248,6 +305,75 @@ fn run(cli: Cli) -> Result<(), String> {
             bench::run(format, op, &opts.setup()?, threads, opts.json)
         }
     }
+}
+
+/// Every paper in turn at `setup`'s (quick) size: the QD paper's rates, the RNS rates, the Ozaki
+/// paper's tables (one size on the CPU; 1024 and 2048 with the GPU), each with its progress bar;
+/// with `as_json` one document holding each paper's.
+fn reproduce_all(
+    setup: &Setup,
+    threads: usize,
+    gpu: bool,
+    as_json: bool,
+) -> Result<Option<serde_json::Value>, String> {
+    let where_ = if gpu {
+        " (CPU and GPU 0)"
+    } else {
+        " (CPU; no GPU found)"
+    };
+    let mut docs = serde_json::Map::new();
+    let step = |i: usize, name: &str, title: &str| {
+        eprintln!("== [{i}/3] {title}{where_}");
+        if !as_json {
+            println!("==== {name} ====\n");
+        }
+    };
+    step(1, "qd", "QD paper: element-wise operation rates");
+    let plan = reproduce::Plan {
+        setup: *setup,
+        threads,
+        gpu,
+    };
+    if let Some(d) = reproduce::run(&plan, as_json, None)? {
+        docs.insert("qd".into(), d);
+    }
+    step(2, "rns", "RNS (MPRES-BLAS papers): basis and rates");
+    let plan = reproduce_rns::Plan {
+        n: setup.n.min(2048),
+        reps: setup.reps.min(3),
+        threads,
+        seed: setup.seed,
+    };
+    if let Some(d) = reproduce_rns::run(&plan, as_json)? {
+        docs.insert("rns".into(), d);
+    }
+    step(3, "ozaki", "Ozaki scheme paper: Tables 2 and 3, Ozaki II");
+    let plan = reproduce_ozaki::Plan {
+        sizes: if gpu { vec![1024, 2048] } else { vec![256] },
+        seeds: if gpu { 3 } else { 2 },
+        moduli: if gpu {
+            GPU_DEFAULT_MODULI.to_vec()
+        } else {
+            CPU_DEFAULT_MODULI.to_vec()
+        },
+        gpu,
+        svg: None,
+    };
+    if let Some(d) = reproduce_ozaki::run(&plan, as_json)? {
+        docs.insert("ozaki".into(), d);
+    }
+    Ok(as_json.then(|| serde_json::json!({ "papers": docs })))
+}
+
+/// Prints a JSON document a command returned (commands print their text output themselves).
+fn print_json(doc: Option<serde_json::Value>) -> Result<(), String> {
+    if let Some(doc) = doc {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
+        );
+    }
+    Ok(())
 }
 
 /// `--svg` and `--moduli` are for `reproduce ozaki` only: an error rather than silently

@@ -173,9 +173,13 @@ fn dd_against_qd(op: Op, seed: u64) -> Option<ErrorCheck> {
     measure::max_rel_error::<Dd, Qd>(op, ERROR_SAMPLES, seed, Qd::from, rel_qd)
 }
 
-/// Run everything and print tables (or JSON); also write the JSON document to `json_file`
-/// when given.
-pub fn run(plan: &Plan, as_json: bool, json_file: Option<&Path>) -> Result<(), String> {
+/// Run everything and print the tables, or with `as_json` return the JSON document instead;
+/// also write the document to `json_file` when given.
+pub fn run(
+    plan: &Plan,
+    as_json: bool,
+    json_file: Option<&Path>,
+) -> Result<Option<serde_json::Value>, String> {
     let machine = Machine::detect();
     let pool = pool(plan.threads)?;
     // Open the GPU first: if it was asked for and is not there, fail before measuring.
@@ -203,11 +207,10 @@ pub fn run(plan: &Plan, as_json: bool, json_file: Option<&Path>) -> Result<(), S
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     if as_json {
-        println!("{doc:#}");
-    } else {
-        print_tables(&cases, plan, &machine, gpu_name.as_deref());
+        return Ok(Some(doc));
     }
-    Ok(())
+    print_tables(&cases, plan, &machine, gpu_name.as_deref());
+    Ok(None)
 }
 
 // ---- text output -----------------------------------------------------------------------------

@@ -66,8 +66,8 @@ pub fn parse_moduli(list: &str) -> Result<Vec<usize>, String> {
     Ok(out)
 }
 
-/// Runs the reproduction and prints the tables (or JSON).
-pub fn run(plan: &Plan, as_json: bool) -> Result<(), String> {
+/// Runs the reproduction and prints the tables, or with `as_json` returns the JSON document.
+pub fn run(plan: &Plan, as_json: bool) -> Result<Option<serde_json::Value>, String> {
     if plan.sizes.is_empty() || plan.sizes.contains(&0) {
         return Err("--sizes needs at least one positive size".into());
     }
@@ -143,10 +143,7 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<(), String> {
             "unavailable": unavailable,
             "rows": rows,
         });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
-        );
+        return Ok(Some(doc));
     } else {
         let kind = if dev.is_some() { "GPU" } else { "CPU" };
         println!(
@@ -162,7 +159,7 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<(), String> {
         println!("{}", rep.table3());
         println!("{}", reference(rep.ozaki2_table()));
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Colours of the paper's methods, in [`PAPER_METHODS`] order.

@@ -231,14 +231,12 @@ fn json(rows: &[Row], plan: &Plan) -> serde_json::Value {
     })
 }
 
-/// Runs the measurement and prints the table (or JSON).
-pub fn run(plan: &Plan, as_json: bool) -> Result<(), String> {
+/// Runs the measurement and prints the table, or with `as_json` returns the JSON document.
+pub fn run(plan: &Plan, as_json: bool) -> Result<Option<serde_json::Value>, String> {
     let rows = measure(plan)?;
     if as_json {
-        let doc = serde_json::to_string_pretty(&json(&rows, plan)).map_err(|e| e.to_string())?;
-        println!("{doc}");
-    } else {
-        print_text(&rows, plan);
+        return Ok(Some(json(&rows, plan)));
     }
-    Ok(())
+    print_text(&rows, plan);
+    Ok(None)
 }

@@ -205,3 +205,30 @@ fn reproduce_ozaki_gpu_is_an_error_without_cuda() {
     assert!(stderr.contains("CUDA"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// `reproduce` with no paper runs every paper (small sizes here), one JSON document holding
+/// each paper's; the per-paper flags are refused there.
+#[test]
+fn reproduce_without_a_paper_runs_them_all() {
+    let v = json(&[
+        "reproduce",
+        "--n",
+        "512",
+        "--reps",
+        "1",
+        "--max-seconds",
+        "0.05",
+        "--threads",
+        "1",
+        "--json",
+    ]);
+    let papers = v["papers"].as_object().expect("papers");
+    let names: Vec<&str> = papers.keys().map(|k| k.as_str()).collect();
+    assert_eq!(names, ["ozaki", "qd", "rns"]);
+    assert_eq!(papers["ozaki"]["paper"], "ozaki");
+    for flag in [["--sizes", "64"], ["--moduli", "16"], ["--seeds", "1"]] {
+        let (code, _, stderr) = mpblas(&["reproduce", flag[0], flag[1]]);
+        assert_eq!(code, 1, "{flag:?}");
+        assert!(stderr.contains("reproduce ozaki"), "{stderr}");
+    }
+}

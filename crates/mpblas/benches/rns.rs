@@ -81,16 +81,22 @@ fn main() {
         let b = Basis::new(req).unwrap();
         let p = b.precision();
         let (fx, fy) = (operands(p, 1), operands(p, 2));
-        let mx: Vec<MpFloat> = fx.iter().map(|f| from_rug(&b, f)).collect();
-        let my: Vec<MpFloat> = fy.iter().map(|f| from_rug(&b, f)).collect();
+        let mx: Vec<MpFloat> = fx
+            .iter()
+            .map(|f| mpblas::rns::MpFloat::from_rug(&b, f))
+            .collect();
+        let my: Vec<MpFloat> = fy
+            .iter()
+            .map(|f| mpblas::rns::MpFloat::from_rug(&b, f))
+            .collect();
         // correctness of what is timed
         for i in 0..8 {
             assert_eq!(
-                to_rug(&mx[i].add(&my[i]).unwrap()),
+                mx[i].add(&my[i]).unwrap().to_rug(),
                 Float::with_val(p, &fx[i] + &fy[i])
             );
             assert_eq!(
-                to_rug(&mx[i].mul(&my[i]).unwrap()),
+                mx[i].mul(&my[i]).unwrap().to_rug(),
                 Float::with_val(p, &fx[i] * &fy[i])
             );
         }
@@ -116,51 +122,4 @@ fn main() {
             );
         }
     }
-}
-
-/// `rug::Float` → MpFloat through the public limbs API (exact when the precision fits).
-fn from_rug(b: &std::sync::Arc<mpblas::rns::Basis>, x: &rug::Float) -> mpblas::rns::MpFloat {
-    use mpblas::rns::MpFloat;
-    if x.is_nan() {
-        return MpFloat::nan(b);
-    }
-    if x.is_infinite() {
-        return MpFloat::infinity(b, x.is_sign_negative());
-    }
-    if x.is_zero() {
-        return MpFloat::zero(b, x.is_sign_negative());
-    }
-    let (int, exp) = x.to_integer_exp().unwrap();
-    let mut limbs = vec![0u64; int.significant_digits::<u64>().max(1)];
-    int.write_digits(&mut limbs, rug::integer::Order::Lsf);
-    MpFloat::from_limbs(b, x.is_sign_negative(), &limbs, exp as i64)
-}
-
-/// MpFloat → `rug::Float` at precision p (exact).
-fn to_rug(x: &mpblas::rns::MpFloat) -> rug::Float {
-    use rug::float::Special;
-    let p = x.precision();
-    if x.is_nan() {
-        return rug::Float::with_val(p, Special::Nan);
-    }
-    let neg = x.is_sign_negative();
-    if x.is_infinite() {
-        return rug::Float::with_val(
-            p,
-            if neg {
-                Special::NegInfinity
-            } else {
-                Special::Infinity
-            },
-        );
-    }
-    if x.is_zero() {
-        return rug::Float::with_val(p, if neg { Special::NegZero } else { Special::Zero });
-    }
-    let (neg, limbs, exp) = x.to_limbs().unwrap();
-    let mut int = rug::Integer::from_digits(&limbs, rug::integer::Order::Lsf);
-    if neg {
-        int = -int;
-    }
-    rug::Float::with_val(p, int) << (exp as i32)
 }

@@ -9,7 +9,7 @@ use num_traits::{Float, FromPrimitive, Num, NumCast, One, ToPrimitive, Zero};
 use std::num::FpCategory;
 
 macro_rules! impl_num_traits {
-    ($t:ident, $name:literal, $lead:expr) => {
+    ($t:ident, $name:literal, $lead:expr, $words:expr) => {
         impl Zero for $t {
             #[inline]
             fn zero() -> Self {
@@ -62,7 +62,7 @@ macro_rules! impl_num_traits {
                 // Every word of an integer-valued expansion above 2^-1 is an integer; words
                 // beyond 2^127 cannot fit, and i128 overflow is caught by checked_add.
                 let mut acc: i128 = 0;
-                for w in crate::Scalar::words(t) {
+                for w in $words(t) {
                     if w.abs() >= 1.7e38 {
                         return None;
                     }
@@ -309,5 +309,5 @@ macro_rules! impl_num_traits {
     };
 }
 
-impl_num_traits!(Dd, "dd", |x: Dd| x.hi);
-impl_num_traits!(Qd, "qd", |x: Qd| x.c[0]);
+impl_num_traits!(Dd, "dd", |x: Dd| x.hi, |x: Dd| [x.hi, x.lo]);
+impl_num_traits!(Qd, "qd", |x: Qd| x.c[0], |x: Qd| x.c);

@@ -1,109 +1,350 @@
-//! The one trait every scalar format implements: `f64`, [`Dd`](crate::Dd), [`Qd`](crate::Qd).
+//! [`Scalar`]: the one trait the linear algebra is generic over, implemented by every number
+//! format of the library: `f64`, [`Dd`](crate::Dd), [`Qd`](crate::Qd) and
+//! [`rns::MpFloat`](crate::rns::MpFloat).
 //!
-//! Routines (BLAS, solvers) are generic over it. It is deliberately small; formats whose
-//! precision is chosen at run time (RNS) take a context argument instead of widening it.
+//! # Shape
+//!
+//! - **A context.** Making a value may need more than its type: an RNS number needs its basis
+//!   (the precision is chosen at run time). [`Scalar::Ctx`] is `()` for the fixed formats and
+//!   the `Arc<Basis>` for RNS; every constructor takes it (`T::zero_in(&ctx)`), and every
+//!   value gives its own ([`Scalar::ctx`]), so a routine takes the context from its data.
+//! - **`Clone`, not `Copy`**, and operations **by reference and in place**
+//!   ([`Scalar::add_ref`], [`Scalar::add_product`], ...): an RNS number owns its residues, and
+//!   a loop like `acc.add_product(&x[i], &y[i])` then reuses `acc`'s storage instead of
+//!   allocating per element.
+//! - **Names that clash with nothing.** A function generic over `T: Scalar +
+//!   num_traits::Float` must compile, so no method here shares a name with `num_traits::Float`
+//!   or its supertraits (`abs`, `sqrt`, `mul_add`, `recip`, `is_nan`, `zero`, `to_f64`, ...):
+//!   the by-reference forms carry a `_ref` suffix, constructors an `_in` suffix (they take the
+//!   context), and the classification is one [`Scalar::class`] returning `std`'s
+//!   [`FpCategory`].
+//! - **What BLAS and LAPACK need**: `+ − × ÷`, a fused or accumulated multiply-add, `√`,
+//!   reciprocal, absolute value, comparisons (`PartialOrd`), conversions from `f64` and
+//!   `usize`, and the safe-scaling constants of LAPACK's `dlamch` ([`Scalar::epsilon_in`],
+//!   [`Scalar::min_positive_in`], [`Scalar::max_finite_in`]) with the format's unit roundoff
+//!   and operation error bound, from which routines state their error bounds.
+//!
+//! The GPU word layout of a format is a separate trait,
+//! [`DeviceScalar`](crate::cuda::DeviceScalar).
+//!
+//! ```
+//! use mpblas::{Dd, Qd, Scalar};
+//! use mpblas::rns::{Basis, MpFloat};
+//!
+//! /// `Σ x_i·y_i` in the format of the data, for any format.
+//! fn dot<T: Scalar>(x: &[T], y: &[T]) -> Option<T> {
+//!     let mut acc = T::zero_in(&x.first()?.ctx());
+//!     for (a, b) in x.iter().zip(y) {
+//!         acc.add_product(a, b);
+//!     }
+//!     Some(acc)
+//! }
+//!
+//! let x = [0.1, 0.2, 0.3];
+//! assert_eq!(dot(&x, &x), Some(0.1 * 0.1 + 0.2 * 0.2 + 0.3f64.mul_add(0.3, 0.0)));
+//! let xd: Vec<Dd> = x.iter().map(|&v| Dd::from(v)).collect();
+//! let xq: Vec<Qd> = x.iter().map(|&v| Qd::from(v)).collect();
+//! let b = Basis::new(300).unwrap();
+//! let xr: Vec<MpFloat> = x.iter().map(|&v| MpFloat::from_f64(&b, v)).collect();
+//! // The sums of squares of three doubles are exact in 212 and 300 bits.
+//! assert_eq!(dot(&xq, &xq).unwrap().to_dd(), dot(&xr, &xr).unwrap().to_dd());
+//! assert!(dot(&xd, &xd).is_some());
+//! ```
 
-use std::fmt::{Debug, Display};
-use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use std::fmt::Debug;
+use std::num::FpCategory;
 
-/// What a scalar format must provide.
-pub trait Scalar:
-    Copy
-    + Send
-    + Sync
-    + Default
-    + Debug
-    + Display
-    + PartialEq
-    + PartialOrd
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Div<Output = Self>
-    + Neg<Output = Self>
-    + AddAssign
-    + SubAssign
-    + MulAssign
-    + DivAssign
-    + 'static
-{
-    /// Short lowercase name used in tables and kernel names: `"f64"`, `"dd"`, `"qd"`.
-    const NAME: &'static str;
-    /// Number of `f64` words in the representation (1, 2 or 4).
-    const WORDS: usize;
-    /// Unit roundoff `u` of the format: 2^-53, 2^-106, 2^-212. Error bounds are stated in it.
-    const UNIT_ROUNDOFF: f64;
-    /// A bound on the relative error of one `+`, `−` or `×` (in absolute terms, e.g. `5u` for
-    /// double-double multiplication), for operands and results in the normal range.
-    /// This is the constant BLAS error bounds use.
-    const ARITH_ERROR_BOUND: f64;
+/// A number format of the library; see the [module docs](self).
+pub trait Scalar: Clone + Debug + PartialEq + PartialOrd + Send + Sync + 'static {
+    /// What constructing a value needs besides its type: `()` for `f64`, `Dd`, `Qd`; the basis
+    /// (`Arc<Basis>`) for RNS.
+    type Ctx: Clone + Debug + Send + Sync;
+
+    /// Short lowercase name of the format: `"f64"`, `"dd"`, `"qd"`, `"rns"`.
+    const FORMAT: &'static str;
+
+    /// The context this value was made in.
+    fn ctx(&self) -> Self::Ctx;
+
+    /// The unit roundoff `u` of the format in `ctx` (2^-53, 2^-106, 2^-212, 2^-p): error
+    /// bounds are stated in it.
+    fn unit_roundoff_in(ctx: &Self::Ctx) -> f64;
+
+    /// A bound on the relative error of one `+`, `−` or `×` in the normal range, as an absolute
+    /// number (`u` for `f64` and RNS, which round correctly; `5u` for double-double `×`). The
+    /// constant BLAS error bounds are built from.
+    fn op_error_bound_in(ctx: &Self::Ctx) -> f64;
+
     /// Zero.
-    const ZERO: Self;
-    /// One.
-    const ONE: Self;
+    fn zero_in(ctx: &Self::Ctx) -> Self;
 
-    /// The format's value nearest to `x` (exact for every finite `f64`).
-    fn from_f64(x: f64) -> Self;
-    /// The `f64` nearest to the value (the leading word for normalised multi-word formats).
-    fn to_f64(self) -> f64;
-    /// The words of the representation, most significant first (`WORDS` of them are used).
-    fn words(self) -> [f64; 4];
-    /// Absolute value.
-    fn abs(self) -> Self;
-    /// Square root (NaN for negative arguments, as `f64::sqrt`).
-    fn sqrt(self) -> Self;
-    /// `self * b` for a plain `f64` (cheaper and more accurate than converting `b` first).
-    fn mul_f64(self, b: f64) -> Self;
-    /// `self + b` for a plain `f64`.
-    fn add_f64(self, b: f64) -> Self;
-    /// True if neither infinite nor NaN.
-    fn is_finite(self) -> bool;
-    /// True if NaN.
-    fn is_nan(self) -> bool;
+    /// One.
+    fn one_in(ctx: &Self::Ctx) -> Self;
+
+    /// The machine epsilon of LAPACK's `dlamch('E')`: the unit roundoff as a value of the
+    /// format.
+    fn epsilon_in(ctx: &Self::Ctx) -> Self;
+
+    /// The smallest positive value at which the format keeps its full precision (LAPACK's
+    /// safe minimum, `dlamch('S')`): `f64::MIN_POSITIVE`, `Dd::MIN_POSITIVE`, ...
+    fn min_positive_in(ctx: &Self::Ctx) -> Self;
+
+    /// The largest finite value.
+    fn max_finite_in(ctx: &Self::Ctx) -> Self;
+
+    /// The value nearest to `x` (exact for `f64`, `Dd`, `Qd`, and RNS of at least 53 bits).
+    fn from_f64_in(ctx: &Self::Ctx, x: f64) -> Self;
+
+    /// The value nearest to `n` (exact while `n` fits the format's precision: `n < 2^53` for
+    /// `f64`, every `usize` for the others).
+    fn from_usize_in(ctx: &Self::Ctx, n: usize) -> Self;
+
+    /// The `f64` nearest to the value (for multi-word formats, the leading word).
+    fn nearest_f64(&self) -> f64;
+
+    /// Zero, normal, subnormal, infinite or NaN, as `f64::classify` (a multi-word value by
+    /// its leading word; RNS numbers have no subnormals).
+    fn class(&self) -> FpCategory;
+
+    /// `self + rhs`, rounded as the format's `+`.
+    fn add_ref(&self, rhs: &Self) -> Self;
+
+    /// `self − rhs`.
+    fn sub_ref(&self, rhs: &Self) -> Self;
+
+    /// `self × rhs`.
+    fn mul_ref(&self, rhs: &Self) -> Self;
+
+    /// `self ÷ rhs`.
+    fn div_ref(&self, rhs: &Self) -> Self;
+
+    /// `−self` (exact).
+    fn neg_ref(&self) -> Self;
+
+    /// `|self|` (exact).
+    fn abs_ref(&self) -> Self;
+
+    /// `√self` (NaN for a negative value, as `f64::sqrt`).
+    fn sqrt_ref(&self) -> Self;
+
+    /// `1 ÷ self`.
+    fn recip_ref(&self) -> Self;
+
+    /// `self × b + c`, with one rounding where the format has a fused operation (`f64`, RNS)
+    /// and as `×` then `+` otherwise.
+    fn mul_add_ref(&self, b: &Self, c: &Self) -> Self;
+
+    /// `self ← self + rhs`, in place.
+    fn add_assign_ref(&mut self, rhs: &Self) {
+        *self = self.add_ref(rhs);
+    }
+
+    /// `self ← self − rhs`, in place.
+    fn sub_assign_ref(&mut self, rhs: &Self) {
+        *self = self.sub_ref(rhs);
+    }
+
+    /// `self ← self × rhs`, in place.
+    fn mul_assign_ref(&mut self, rhs: &Self) {
+        *self = self.mul_ref(rhs);
+    }
+
+    /// `self ← self + a × b`, in place: the step of a dot product, rounded as
+    /// [`Scalar::mul_add_ref`].
+    fn add_product(&mut self, a: &Self, b: &Self) {
+        *self = a.mul_add_ref(b, self);
+    }
 }
 
 impl Scalar for f64 {
-    const NAME: &'static str = "f64";
-    const WORDS: usize = 1;
-    const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
-    const ARITH_ERROR_BOUND: f64 = f64::EPSILON / 2.0;
-    const ZERO: Self = 0.0;
-    const ONE: Self = 1.0;
+    type Ctx = ();
+    const FORMAT: &'static str = "f64";
 
     #[inline]
-    fn from_f64(x: f64) -> Self {
+    fn ctx(&self) {}
+    #[inline]
+    fn unit_roundoff_in(_: &()) -> f64 {
+        f64::EPSILON / 2.0
+    }
+    #[inline]
+    fn op_error_bound_in(_: &()) -> f64 {
+        f64::EPSILON / 2.0
+    }
+    #[inline]
+    fn zero_in(_: &()) -> f64 {
+        0.0
+    }
+    #[inline]
+    fn one_in(_: &()) -> f64 {
+        1.0
+    }
+    #[inline]
+    fn epsilon_in(_: &()) -> f64 {
+        f64::EPSILON / 2.0
+    }
+    #[inline]
+    fn min_positive_in(_: &()) -> f64 {
+        f64::MIN_POSITIVE
+    }
+    #[inline]
+    fn max_finite_in(_: &()) -> f64 {
+        f64::MAX
+    }
+    #[inline]
+    fn from_f64_in(_: &(), x: f64) -> f64 {
         x
     }
     #[inline]
-    fn to_f64(self) -> f64 {
-        self
+    fn from_usize_in(_: &(), n: usize) -> f64 {
+        n as f64
     }
     #[inline]
-    fn words(self) -> [f64; 4] {
-        [self, 0.0, 0.0, 0.0]
+    fn nearest_f64(&self) -> f64 {
+        *self
     }
     #[inline]
-    fn abs(self) -> Self {
-        f64::abs(self)
+    fn class(&self) -> FpCategory {
+        self.classify()
     }
     #[inline]
-    fn sqrt(self) -> Self {
-        f64::sqrt(self)
+    fn add_ref(&self, rhs: &f64) -> f64 {
+        self + rhs
     }
     #[inline]
-    fn mul_f64(self, b: f64) -> Self {
-        self * b
+    fn sub_ref(&self, rhs: &f64) -> f64 {
+        self - rhs
     }
     #[inline]
-    fn add_f64(self, b: f64) -> Self {
-        self + b
+    fn mul_ref(&self, rhs: &f64) -> f64 {
+        self * rhs
     }
     #[inline]
-    fn is_finite(self) -> bool {
-        f64::is_finite(self)
+    fn div_ref(&self, rhs: &f64) -> f64 {
+        self / rhs
     }
     #[inline]
-    fn is_nan(self) -> bool {
-        f64::is_nan(self)
+    fn neg_ref(&self) -> f64 {
+        -self
+    }
+    #[inline]
+    fn abs_ref(&self) -> f64 {
+        f64::abs(*self)
+    }
+    #[inline]
+    fn sqrt_ref(&self) -> f64 {
+        f64::sqrt(*self)
+    }
+    #[inline]
+    fn recip_ref(&self) -> f64 {
+        1.0 / self
+    }
+    #[inline]
+    fn mul_add_ref(&self, b: &f64, c: &f64) -> f64 {
+        f64::mul_add(*self, *b, *c)
     }
 }
+
+/// The [`Scalar`] implementation of a fixed multi-word format from its inherent methods:
+/// `$t` with constants `ZERO`, `ONE`, `UNIT_ROUNDOFF`, `MIN_POSITIVE`, `MAX`, the
+/// operators, and `abs`, `sqrt`, `recip`, `mul_f64`-free arithmetic; `$lead` reads the leading
+/// word; `$bound` is the operation error bound in units of `u`.
+macro_rules! fixed_format_scalar {
+    ($t:ty, $name:literal, $bound:expr, $lead:expr) => {
+        impl $crate::scalar::Scalar for $t {
+            type Ctx = ();
+            const FORMAT: &'static str = $name;
+
+            #[inline]
+            fn ctx(&self) {}
+            #[inline]
+            fn unit_roundoff_in(_: &()) -> f64 {
+                <$t>::UNIT_ROUNDOFF
+            }
+            #[inline]
+            fn op_error_bound_in(_: &()) -> f64 {
+                $bound * <$t>::UNIT_ROUNDOFF
+            }
+            #[inline]
+            fn zero_in(_: &()) -> $t {
+                <$t>::ZERO
+            }
+            #[inline]
+            fn one_in(_: &()) -> $t {
+                <$t>::ONE
+            }
+            #[inline]
+            fn epsilon_in(_: &()) -> $t {
+                <$t>::from_f64(<$t>::UNIT_ROUNDOFF)
+            }
+            #[inline]
+            fn min_positive_in(_: &()) -> $t {
+                <$t>::MIN_POSITIVE
+            }
+            #[inline]
+            fn max_finite_in(_: &()) -> $t {
+                <$t>::MAX
+            }
+            #[inline]
+            fn from_f64_in(_: &(), x: f64) -> $t {
+                <$t>::from_f64(x)
+            }
+            #[inline]
+            fn from_usize_in(_: &(), n: usize) -> $t {
+                <$t>::from(n as u64)
+            }
+            #[inline]
+            fn nearest_f64(&self) -> f64 {
+                $lead(self)
+            }
+            #[inline]
+            fn class(&self) -> std::num::FpCategory {
+                $lead(self).classify()
+            }
+            #[inline]
+            fn add_ref(&self, rhs: &$t) -> $t {
+                *self + *rhs
+            }
+            #[inline]
+            fn sub_ref(&self, rhs: &$t) -> $t {
+                *self - *rhs
+            }
+            #[inline]
+            fn mul_ref(&self, rhs: &$t) -> $t {
+                *self * *rhs
+            }
+            #[inline]
+            fn div_ref(&self, rhs: &$t) -> $t {
+                *self / *rhs
+            }
+            #[inline]
+            fn neg_ref(&self) -> $t {
+                -*self
+            }
+            #[inline]
+            fn abs_ref(&self) -> $t {
+                <$t>::abs(*self)
+            }
+            #[inline]
+            fn sqrt_ref(&self) -> $t {
+                <$t>::sqrt(*self)
+            }
+            #[inline]
+            fn recip_ref(&self) -> $t {
+                <$t>::recip(*self)
+            }
+            #[inline]
+            fn mul_add_ref(&self, b: &$t, c: &$t) -> $t {
+                *self * *b + *c
+            }
+            #[inline]
+            fn add_assign_ref(&mut self, rhs: &$t) {
+                *self += *rhs;
+            }
+            #[inline]
+            fn add_product(&mut self, a: &$t, b: &$t) {
+                *self += *a * *b;
+            }
+        }
+    };
+}
+pub(crate) use fixed_format_scalar;

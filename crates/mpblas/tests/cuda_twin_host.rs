@@ -11,7 +11,8 @@ mod cuda_func_inputs;
 
 use cuda_common::*;
 use cuda_func_inputs::*;
-use mpblas::{Dd, Qd, Scalar};
+use mpblas::cuda::DeviceScalar;
+use mpblas::{Dd, Qd};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -46,16 +47,16 @@ fn harness() -> &'static PathBuf {
 }
 
 /// Run operation `op` of the harness on `xs` (and `ys` for a binary operation).
-fn twin<T: Scalar>(op: u32, xs: &[T], ys: Option<&[T]>) -> Vec<T> {
+fn twin<T: DeviceScalar>(op: u32, xs: &[T], ys: Option<&[T]>) -> Vec<T> {
     let mut input = Vec::with_capacity(12 + xs.len() * 8 * 2 * T::WORDS);
     input.extend_from_slice(&op.to_le_bytes());
     input.extend_from_slice(&(xs.len() as u64).to_le_bytes());
     for (i, x) in xs.iter().enumerate() {
-        for w in &x.words()[..T::WORDS] {
+        for w in &x.to_words()[..T::WORDS] {
             input.extend_from_slice(&w.to_le_bytes());
         }
         if let Some(ys) = ys {
-            for w in &ys[i].words()[..T::WORDS] {
+            for w in &ys[i].to_words()[..T::WORDS] {
                 input.extend_from_slice(&w.to_le_bytes());
             }
         }
@@ -88,7 +89,7 @@ fn twin<T: Scalar>(op: u32, xs: &[T], ys: Option<&[T]>) -> Vec<T> {
 }
 
 /// The value with words `w` (bit-exact, no normalisation).
-fn from_words<T: Scalar>(w: [f64; 4]) -> T {
+fn from_words<T: DeviceScalar>(w: [f64; 4]) -> T {
     // Scalar has no constructor from raw words; go through the concrete types.
     let any: Box<dyn std::any::Any> = match T::WORDS {
         2 => Box::new(Dd { hi: w[0], lo: w[1] }),
@@ -121,7 +122,7 @@ fn unary<T: Format>(name: &str, op: u32, cpu: fn(T) -> T, seed: u64) {
     let mut rng = Rng(seed);
     let mut xs: Vec<T> = randoms::<T>(&mut rng, N, 1000)
         .into_iter()
-        .map(|x| if x.to_f64() < 0.0 { -x } else { x })
+        .map(|x| if x.lead() < 0.0 { -x } else { x })
         .collect();
     xs.extend(T::adversarial());
     let got = twin(op, &xs, None);

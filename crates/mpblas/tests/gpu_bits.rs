@@ -127,7 +127,7 @@ fn unary<T: Format + DeviceScalar>(name: &str, v: V<T>, cpu: fn(T) -> T, seed: u
     let mut rng = Rng(seed);
     let xs: Vec<T> = randoms::<T>(&mut rng, N, 1000)
         .into_iter()
-        .map(|x| if x.to_f64() < 0.0 { -x } else { x })
+        .map(|x| if x.lead() < 0.0 { -x } else { x })
         .collect();
     check_v(&dev, &format!("{name} random"), v, cpu, &xs);
     let mut adv = T::adversarial();

@@ -43,7 +43,7 @@ fn chained_sums_and_products_stay_within_gamma_n() {
         exact += t;
         abs_sum += t.abs();
     }
-    let err = Float::with_val(4000, to_rug(&acc) - &exact).abs();
+    let err = Float::with_val(4000, acc.to_rug() - &exact).abs();
     let bound = Float::with_val(64, gamma((N - 1) as f64, p) * &abs_sum);
     println!(
         "sum: err/bound = {:e}",
@@ -62,7 +62,7 @@ fn chained_sums_and_products_stay_within_gamma_n() {
         exact.set_prec(4 * p);
         exact *= f;
         if i % 10_000 == 9_999 {
-            rel = Float::with_val(64, (to_rug(&prod) - &exact) / &exact).abs();
+            rel = Float::with_val(64, (prod.to_rug() - &exact) / &exact).abs();
             assert!(
                 rel <= gamma((i + 1) as f64, p),
                 "after {} products: {rel}",
@@ -124,33 +124,4 @@ fn mparray_layout_and_round_trips() {
     let mut a2 = a.clone();
     assert!(a2.set(0, &MpFloat::from_f64(&other, 1.0)).is_err());
     assert!(a2.get(99).is_err());
-}
-
-/// MpFloat → `rug::Float` at precision p (exact).
-fn to_rug(x: &mpblas::rns::MpFloat) -> rug::Float {
-    use rug::float::Special;
-    let p = x.precision();
-    if x.is_nan() {
-        return rug::Float::with_val(p, Special::Nan);
-    }
-    let neg = x.is_sign_negative();
-    if x.is_infinite() {
-        return rug::Float::with_val(
-            p,
-            if neg {
-                Special::NegInfinity
-            } else {
-                Special::Infinity
-            },
-        );
-    }
-    if x.is_zero() {
-        return rug::Float::with_val(p, if neg { Special::NegZero } else { Special::Zero });
-    }
-    let (neg, limbs, exp) = x.to_limbs().unwrap();
-    let mut int = rug::Integer::from_digits(&limbs, rug::integer::Order::Lsf);
-    if neg {
-        int = -int;
-    }
-    rug::Float::with_val(p, int) << (exp as i32)
 }

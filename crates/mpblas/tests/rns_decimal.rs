@@ -6,7 +6,6 @@ use mpblas::rns::{Basis, MpFloat};
 use mpblas::{Dd, Error};
 use rug::ops::Pow;
 use rug::{Float, Integer, Rational};
-use std::sync::Arc;
 
 fn splitmix(s: &mut u64) -> u64 {
     *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -79,41 +78,6 @@ fn midpoint_decimal(s: &mut u64, p: u32) -> String {
     }
 }
 
-fn to_rug(x: &MpFloat) -> Float {
-    use rug::float::Special;
-    let p = x.precision();
-    if x.is_nan() {
-        return Float::with_val(p, Special::Nan);
-    }
-    let neg = x.is_sign_negative();
-    if x.is_infinite() {
-        return Float::with_val(
-            p,
-            if neg {
-                Special::NegInfinity
-            } else {
-                Special::Infinity
-            },
-        );
-    }
-    if x.is_zero() {
-        return Float::with_val(p, if neg { Special::NegZero } else { Special::Zero });
-    }
-    let (neg, limbs, exp) = x.to_limbs().unwrap();
-    let mut int = Integer::from_digits(&limbs, rug::integer::Order::Lsf);
-    if neg {
-        int = -int;
-    }
-    Float::with_val(p, int) << (exp as i32)
-}
-
-fn from_rug(b: &Arc<Basis>, x: &Float) -> MpFloat {
-    let (int, exp) = x.to_integer_exp().unwrap();
-    let mut limbs = vec![0u64; int.significant_digits::<u64>().max(1)];
-    int.write_digits(&mut limbs, rug::integer::Order::Lsf);
-    MpFloat::from_limbs(b, x.is_sign_negative(), &limbs, exp as i64)
-}
-
 /// `|f|` correctly rounded to `n` significant decimal digits (half to even), by exact rational
 /// arithmetic: `(digits, e)` with `|f| ≈ 0.digits · 10^e`.
 fn round_digits(f: &Float, n: usize) -> (String, i32) {
@@ -174,9 +138,9 @@ fn parse_matches_mpfr() {
             let got = MpFloat::parse(&b, &text).unwrap_or_else(|e| panic!("{text}: {e}"));
             let want = Float::with_val(p, Float::parse(&text).unwrap());
             assert!(
-                same(&to_rug(&got), &want),
+                same(&got.to_rug(), &want),
                 "p = {p}: {text}\n got {}\nwant {}",
-                to_rug(&got),
+                got.to_rug(),
                 want
             );
             n += 1;
@@ -206,7 +170,7 @@ fn print_round_trips_and_is_shortest() {
             if splitmix(&mut s) & 1 == 1 {
                 f = -f;
             }
-            let x = from_rug(&b, &f);
+            let x = MpFloat::from_rug(&b, &f);
             for text in [x.to_string(), format!("{x:e}"), format!("{x:E}")] {
                 let y = MpFloat::parse(&b, &text).unwrap();
                 assert!(x.identical(&y), "p = {p}: {f} printed as {text}");
@@ -244,7 +208,7 @@ fn precision_formats_match_mpfr_rounding() {
         }
         let e = (splitmix(&mut s) % 400) as i32 - 200 - p as i32;
         let f = f << e;
-        let x = from_rug(&b, &f);
+        let x = MpFloat::from_rug(&b, &f);
         let n = 1 + (splitmix(&mut s) % 40) as usize;
         let (d, ex) = round_digits(&f, n);
         let ex = ex - 1;
@@ -351,7 +315,7 @@ fn absurd_exponents_and_long_strings() {
         let text = format!("{mid_text}{}{tail}", "0".repeat(30_000));
         let got = MpFloat::parse(&b, &text).unwrap();
         let want = Float::with_val(p, Float::parse(&text).unwrap());
-        assert!(same(&to_rug(&got), &want), "{tail}");
+        assert!(same(&got.to_rug(), &want), "{tail}");
     }
     let digits: String = (0..20_000)
         .map(|i| {
@@ -365,7 +329,7 @@ fn absurd_exponents_and_long_strings() {
     let text = format!("{digits}e-19990");
     let got = MpFloat::parse(&b, &text).unwrap();
     assert!(same(
-        &to_rug(&got),
+        &got.to_rug(),
         &Float::with_val(p, Float::parse(&text).unwrap())
     ));
 }

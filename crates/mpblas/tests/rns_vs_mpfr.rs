@@ -91,8 +91,8 @@ impl Ctx {
         Ctx { b, p }
     }
     fn mp(&self, f: &Float) -> MpFloat {
-        let x = from_rug(&self.b, f);
-        assert_eq!(&to_rug(&x), f, "round trip");
+        let x = mpblas::rns::MpFloat::from_rug(&self.b, f);
+        assert_eq!(&x.to_rug(), f, "round trip");
         x
     }
 }
@@ -111,7 +111,7 @@ enum OpKind {
 fn check_op(ctx: &Ctx, op: OpKind, a: &Float, b: &Float, c: &Float) -> Result<f64, String> {
     let p = ctx.p;
     let (x, y, z) = (ctx.mp(a), ctx.mp(b), ctx.mp(c));
-    let got = to_rug(
+    let got = MpFloat::to_rug(
         &match op {
             OpKind::Add => x.add(&y),
             OpKind::Sub => x.sub(&y),
@@ -315,58 +315,11 @@ fn f64_and_dd_round_trips() {
             let d = mpblas::Dd::add_f64_f64(x.min(1e300), y);
             let md = MpFloat::from_dd(&b, d);
             let exact = Float::with_val(2200, d.hi) + d.lo;
-            assert_eq!(to_rug(&md), Float::with_val(b.precision(), &exact));
-            if to_rug(&md) == exact && d.hi.abs() > 1e-290 {
+            assert_eq!(md.to_rug(), Float::with_val(b.precision(), &exact));
+            if md.to_rug() == exact && d.hi.abs() > 1e-290 {
                 let back = md.to_dd();
                 assert_eq!((back.hi, back.lo), (d.hi, d.lo));
             }
         }
     }
-}
-
-/// `rug::Float` → MpFloat through the public limbs API (exact when the precision fits).
-fn from_rug(b: &std::sync::Arc<mpblas::rns::Basis>, x: &rug::Float) -> mpblas::rns::MpFloat {
-    use mpblas::rns::MpFloat;
-    if x.is_nan() {
-        return MpFloat::nan(b);
-    }
-    if x.is_infinite() {
-        return MpFloat::infinity(b, x.is_sign_negative());
-    }
-    if x.is_zero() {
-        return MpFloat::zero(b, x.is_sign_negative());
-    }
-    let (int, exp) = x.to_integer_exp().unwrap();
-    let mut limbs = vec![0u64; int.significant_digits::<u64>().max(1)];
-    int.write_digits(&mut limbs, rug::integer::Order::Lsf);
-    MpFloat::from_limbs(b, x.is_sign_negative(), &limbs, exp as i64)
-}
-
-/// MpFloat → `rug::Float` at precision p (exact).
-fn to_rug(x: &mpblas::rns::MpFloat) -> rug::Float {
-    use rug::float::Special;
-    let p = x.precision();
-    if x.is_nan() {
-        return rug::Float::with_val(p, Special::Nan);
-    }
-    let neg = x.is_sign_negative();
-    if x.is_infinite() {
-        return rug::Float::with_val(
-            p,
-            if neg {
-                Special::NegInfinity
-            } else {
-                Special::Infinity
-            },
-        );
-    }
-    if x.is_zero() {
-        return rug::Float::with_val(p, if neg { Special::NegZero } else { Special::Zero });
-    }
-    let (neg, limbs, exp) = x.to_limbs().unwrap();
-    let mut int = rug::Integer::from_digits(&limbs, rug::integer::Order::Lsf);
-    if neg {
-        int = -int;
-    }
-    rug::Float::with_val(p, int) << (exp as i32)
 }

@@ -231,48 +231,4 @@ impl Dd {
     }
 }
 
-impl crate::Scalar for Dd {
-    const NAME: &'static str = "dd";
-    const WORDS: usize = 2;
-    const UNIT_ROUNDOFF: f64 = Dd::UNIT_ROUNDOFF;
-    const ARITH_ERROR_BOUND: f64 = bounds::MUL * Dd::UNIT_ROUNDOFF;
-    const ZERO: Self = Dd::ZERO;
-    const ONE: Self = Dd::ONE;
-
-    #[inline]
-    fn from_f64(x: f64) -> Self {
-        Dd::from_f64(x)
-    }
-    #[inline]
-    fn to_f64(self) -> f64 {
-        self.hi
-    }
-    #[inline]
-    fn words(self) -> [f64; 4] {
-        [self.hi, self.lo, 0.0, 0.0]
-    }
-    #[inline]
-    fn abs(self) -> Self {
-        Dd::abs(self)
-    }
-    #[inline]
-    fn sqrt(self) -> Self {
-        Dd::sqrt(self)
-    }
-    #[inline]
-    fn mul_f64(self, b: f64) -> Self {
-        self * b
-    }
-    #[inline]
-    fn add_f64(self, b: f64) -> Self {
-        self + b
-    }
-    #[inline]
-    fn is_finite(self) -> bool {
-        Dd::is_finite(self)
-    }
-    #[inline]
-    fn is_nan(self) -> bool {
-        Dd::is_nan(self)
-    }
-}
+crate::scalar::fixed_format_scalar!(Dd, "dd", bounds::MUL, |x: &Dd| x.hi);

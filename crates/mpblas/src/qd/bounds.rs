@@ -45,7 +45,7 @@ pub const DIV_F64: f64 = 3.0;
 /// (MUL·δ: negligible): 1.5u + 3u. Analysis 4.5u; stated with a margin as 6u.
 pub const SQRT: f64 = 6.0;
 /// The largest of the `+ − ×` bounds: the constant behind
-/// [`Scalar::ARITH_ERROR_BOUND`](crate::Scalar::ARITH_ERROR_BOUND) for `Qd`.
+/// [`Scalar::op_error_bound_in`](crate::Scalar::op_error_bound_in) for `Qd`, in units of `u`.
 pub const ARITH_MAX: f64 = if ADD > MUL { ADD } else { MUL };
 /// [`Qd::add_sloppy`](super::Qd::add_sloppy) **for operands of the same sign only** (there is
 /// no relative bound under cancellation): the pairwise TwoSums and the ThreeSum are exact; the

@@ -199,48 +199,4 @@ impl Qd {
     }
 }
 
-impl crate::Scalar for Qd {
-    const NAME: &'static str = "qd";
-    const WORDS: usize = 4;
-    const UNIT_ROUNDOFF: f64 = Qd::UNIT_ROUNDOFF;
-    const ARITH_ERROR_BOUND: f64 = bounds::ARITH_MAX * Qd::UNIT_ROUNDOFF;
-    const ZERO: Self = Qd::ZERO;
-    const ONE: Self = Qd::ONE;
-
-    #[inline]
-    fn from_f64(x: f64) -> Self {
-        Qd::from_f64(x)
-    }
-    #[inline]
-    fn to_f64(self) -> f64 {
-        self.c[0]
-    }
-    #[inline]
-    fn words(self) -> [f64; 4] {
-        self.c
-    }
-    #[inline]
-    fn abs(self) -> Self {
-        Qd::abs(self)
-    }
-    #[inline]
-    fn sqrt(self) -> Self {
-        Qd::sqrt(self)
-    }
-    #[inline]
-    fn mul_f64(self, b: f64) -> Self {
-        Qd::mul_f64(self, b)
-    }
-    #[inline]
-    fn add_f64(self, b: f64) -> Self {
-        Qd::add_f64(self, b)
-    }
-    #[inline]
-    fn is_finite(self) -> bool {
-        Qd::is_finite(self)
-    }
-    #[inline]
-    fn is_nan(self) -> bool {
-        Qd::is_nan(self)
-    }
-}
+crate::scalar::fixed_format_scalar!(Qd, "qd", bounds::ARITH_MAX, |x: &Qd| x.c[0]);

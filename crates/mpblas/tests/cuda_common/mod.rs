@@ -2,6 +2,7 @@
 //! full-precision dd/qd values, adversarial sets, and bitwise comparison.
 #![allow(dead_code)]
 
+use mpblas::cuda::DeviceScalar;
 use mpblas::{Dd, Qd, Scalar};
 
 // ---- seeded random inputs ---------------------------------------------------------------------
@@ -44,15 +45,37 @@ impl Rng {
 }
 
 /// A format with random full-precision values and CPU reference operations.
-pub trait Format: Scalar + std::ops::Neg<Output = Self> {
+pub trait Format: DeviceScalar + Scalar<Ctx = ()> + std::ops::Neg<Output = Self> {
+    /// The value of an `f64` (exact).
+    fn from_f64(x: f64) -> Self {
+        Self::from_f64_in(&(), x)
+    }
+    /// One.
+    fn one() -> Self {
+        Self::one_in(&())
+    }
+    /// The leading word.
+    fn lead(&self) -> f64 {
+        self.to_words()[0]
+    }
     fn random(rng: &mut Rng, e: i32) -> Self;
     /// A value close to `x` (equal leading word or one ulp off, different lower words), for
     /// cancellation.
     fn near(rng: &mut Rng, x: Self) -> Self;
     fn adversarial() -> Vec<Self>;
+    /// `self × b` by the format's own `× f64`.
+    fn mul_f64(self, b: f64) -> Self;
+    /// `self + b` by the format's own `+ f64`.
+    fn add_f64(self, b: f64) -> Self;
 }
 
 impl Format for Dd {
+    fn mul_f64(self, b: f64) -> Dd {
+        Dd::mul_f64(self, b)
+    }
+    fn add_f64(self, b: f64) -> Dd {
+        self + b
+    }
     fn random(rng: &mut Rng, e: i32) -> Dd {
         let hi = rng.f64_exp(e);
         // |lo| in [2^(e-54), 2^(e-53)): all 53 bits significant, at most half an ulp of hi.
@@ -122,6 +145,12 @@ impl Format for Dd {
 }
 
 impl Format for Qd {
+    fn mul_f64(self, b: f64) -> Qd {
+        Qd::mul_f64(self, b)
+    }
+    fn add_f64(self, b: f64) -> Qd {
+        self + b
+    }
     fn random(rng: &mut Rng, e: i32) -> Qd {
         let c0 = rng.f64_exp(e);
         let c1 = rng.f64_exp(e - 54);
@@ -180,7 +209,7 @@ pub fn randoms<T: Format>(rng: &mut Rng, n: usize, wide: i32) -> Vec<T> {
 pub fn partners<T: Format>(rng: &mut Rng, xs: &[T], wide: i32) -> Vec<T> {
     xs.iter()
         .map(|&x| {
-            if x.is_finite() && x.to_f64() != 0.0 && rng.one_in(8) {
+            if x.lead().is_finite() && x.lead() != 0.0 && rng.one_in(8) {
                 let y = T::near(rng, x);
                 if rng.one_in(2) { -y } else { y }
             } else {
@@ -199,10 +228,15 @@ pub fn same_bits(a: f64, b: f64) -> bool {
 
 /// Panics with the number of differing elements and the first one, with its inputs, unless
 /// `gpu` and `cpu` agree bit for bit in every word.
-pub fn assert_bits<T: Scalar>(what: &str, gpu: &[T], cpu: &[T], inputs: impl Fn(usize) -> String) {
+pub fn assert_bits<T: DeviceScalar>(
+    what: &str,
+    gpu: &[T],
+    cpu: &[T],
+    inputs: impl Fn(usize) -> String,
+) {
     assert_eq!(gpu.len(), cpu.len(), "{what}: lengths");
     let differs = |i: usize| {
-        let (g, c) = (gpu[i].words(), cpu[i].words());
+        let (g, c) = (gpu[i].to_words(), cpu[i].to_words());
         (0..T::WORDS).any(|k| !same_bits(g[k], c[k]))
     };
     let bad: Vec<usize> = (0..gpu.len()).filter(|&i| differs(i)).collect();
@@ -212,15 +246,15 @@ pub fn assert_bits<T: Scalar>(what: &str, gpu: &[T], cpu: &[T], inputs: impl Fn(
             bad.len(),
             gpu.len(),
             inputs(i),
-            &gpu[i].words()[..T::WORDS],
-            &cpu[i].words()[..T::WORDS],
+            &gpu[i].to_words()[..T::WORDS],
+            &cpu[i].to_words()[..T::WORDS],
         );
     }
     eprintln!("{what}: {} elements, all bits equal", gpu.len());
 }
 
-pub fn words<T: Scalar>(x: T) -> String {
-    format!("{:?}", &x.words()[..T::WORDS])
+pub fn words<T: DeviceScalar>(x: T) -> String {
+    format!("{:?}", &x.to_words()[..T::WORDS])
 }
 
 /// Every ordered pair of the adversarial set, as two vectors.

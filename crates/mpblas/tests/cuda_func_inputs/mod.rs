@@ -187,9 +187,9 @@ pub fn ln_inputs<T: FuncFormat>(rng: &mut Rng, n: usize) -> Vec<T> {
             (1.0f64.to_bits() as i64 + d) as u64,
         )));
     }
-    v.push(T::ONE.add_f64(1e-30));
-    v.push(T::ONE.add_f64(-1e-30));
-    v.push(T::ONE.add_f64(1e-300));
+    v.push(T::one().add_f64(1e-30));
+    v.push(T::one().add_f64(-1e-30));
+    v.push(T::one().add_f64(1e-300));
     for i in -24..=30 {
         let m = 1.0 + (i as f64 + 0.5) / 64.0;
         v.push(T::from_f64(m));
@@ -262,7 +262,7 @@ pub fn trig_inputs<T: FuncFormat>(rng: &mut Rng, n: usize) -> Vec<T> {
         v.push(x);
         v.push(x.nudge(1));
         v.push(x.nudge(-1));
-        v.push(T::from_f64(x.to_f64()));
+        v.push(T::from_f64(x.lead()));
     }
     v
 }
