@@ -87,3 +87,24 @@ fn float_trait_constants_and_classes() {
     let bound = (mpblas::dd::bounds::DIV + mpblas::dd::bounds::MUL) * Dd::UNIT_ROUNDOFF;
     assert!(deg.abs().hi <= bound * 180.0, "{deg:?}");
 }
+
+/// `From` only where no bits are lost: every `f64`, `f32`, 32- and 64-bit integer converts
+/// exactly into `Dd` and `Qd`, and `Dd` into `Qd`; the rounding conversions are named methods.
+#[test]
+fn from_is_lossless() {
+    use mpblas::{Dd, Qd};
+    let big = u64::MAX - 2; // 2^64 − 3
+    let d = <Dd as From<u64>>::from(big);
+    assert_eq!((d.hi, d.lo), (2f64.powi(64), -3.0), "all 64 bits kept");
+    let q = <Qd as From<i64>>::from(i64::MIN + 1);
+    assert_eq!((q.c[0], q.c[1]), (-(2f64.powi(63)), 1.0));
+    let third = Dd::ONE / Dd::from_f64(3.0);
+    assert_eq!(<Qd as From<Dd>>::from(third).to_dd(), third);
+    assert_eq!(third.to_f64(), 1.0 / 3.0);
+    // Sum and Product over references, like Qd.
+    let v = [Dd::from_f64(0.1), Dd::from_f64(0.2), Dd::from_f64(0.3)];
+    let s: Dd = v.iter().sum();
+    assert_eq!(s, v.iter().copied().sum::<Dd>());
+    let p: Dd = v.iter().product();
+    assert_eq!(p, v[0] * v[1] * v[2]);
+}

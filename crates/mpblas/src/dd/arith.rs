@@ -495,21 +495,31 @@ impl From<u64> for Dd {
         Dd::new(hi, lo)
     }
 }
-impl From<Dd> for f64 {
-    #[inline]
-    fn from(x: Dd) -> f64 {
-        x.hi
-    }
-}
+// No `From<Dd> for f64`: `From` is for lossless conversions, and rounding to `f64` drops
+// the low word. Use [`Dd::to_f64`].
 
+/// Recursive summation, left to right, with the accurate `+`.
 impl std::iter::Sum for Dd {
     fn sum<I: Iterator<Item = Dd>>(iter: I) -> Dd {
         iter.fold(Dd::ZERO, |a, b| a + b)
     }
 }
+/// As `Sum<Dd>`.
+impl<'a> std::iter::Sum<&'a Dd> for Dd {
+    fn sum<I: Iterator<Item = &'a Dd>>(iter: I) -> Dd {
+        iter.fold(Dd::ZERO, |a, b| a + *b)
+    }
+}
+/// The product, left to right.
 impl std::iter::Product for Dd {
     fn product<I: Iterator<Item = Dd>>(iter: I) -> Dd {
         iter.fold(Dd::ONE, |a, b| a * b)
+    }
+}
+/// As `Product<Dd>`.
+impl<'a> std::iter::Product<&'a Dd> for Dd {
+    fn product<I: Iterator<Item = &'a Dd>>(iter: I) -> Dd {
+        iter.fold(Dd::ONE, |a, b| a * *b)
     }
 }
 

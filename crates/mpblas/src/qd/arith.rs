@@ -839,20 +839,8 @@ impl From<Dd> for Qd {
         }
     }
 }
-/// The leading word.
-impl From<Qd> for f64 {
-    #[inline]
-    fn from(x: Qd) -> f64 {
-        x.c[0]
-    }
-}
-/// [`Qd::to_dd`].
-impl From<Qd> for Dd {
-    #[inline]
-    fn from(x: Qd) -> Dd {
-        x.to_dd()
-    }
-}
+// No `From<Qd>` for `f64` or `Dd`: `From` is for lossless conversions, and both round. Use
+// [`Qd::to_f64`] and [`Qd::to_dd`].
 
 impl std::iter::Sum for Qd {
     fn sum<I: Iterator<Item = Qd>>(iter: I) -> Qd {
