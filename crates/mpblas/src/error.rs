@@ -72,7 +72,7 @@ pub enum Error {
     },
     /// Two RNS numbers (or a number and an array) built on different bases were combined.
     #[error(
-        "RNS numbers of different bases were mixed ({left_bits}-bit and {right_bits}-bit bases); convert one of them first"
+        "RNS numbers of different bases were mixed ({left_bits}-bit and {right_bits}-bit bases); convert one with MpFloat::round_to, or use the operators, which compute in the wider basis"
     )]
     BasisMismatch {
         /// Precision of the left operand's basis.

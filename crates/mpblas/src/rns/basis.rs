@@ -37,11 +37,18 @@ pub const MIN_PRECISION: u32 = 24;
 /// fixed-point interval evaluation (`n·2^-63` for `n` moduli) below `2^-50`.
 pub const MAX_PRECISION: u32 = 32_768;
 
-/// A set of pairwise-coprime moduli and its precomputed constants. Build it once with
-/// [`Basis::new`] and share it by `Arc`: every [`MpFloat`](crate::rns::MpFloat) holds one, and
-/// numbers of different bases never mix (operations return [`Error::BasisMismatch`]).
+/// A set of pairwise-coprime moduli and its precomputed constants, shared by `Arc`: every
+/// [`MpFloat`](crate::rns::MpFloat) holds one. [`Basis::new`] returns the one basis of each
+/// moduli set (cached for the life of the process), so two requests for the same precision
+/// give the same `Arc`, and bases compare equal exactly when their moduli are equal.
+///
+/// The strict operations of `MpFloat` (`add`, `mul`, ... returning `Result`) refuse operands of
+/// different bases with [`Error::BasisMismatch`]; convert one with
+/// [`MpFloat::round_to`](crate::rns::MpFloat::round_to), or use the operators, which compute in
+/// the wider basis.
 #[derive(Debug)]
 pub struct Basis {
+    /// The identity: the number of moduli, which determines the set ([`Basis::new`]).
     pub(crate) id: u64,
     pub(crate) precision: u32,
     pub(crate) m: Vec<u32>,
@@ -80,13 +87,40 @@ pub struct Basis {
     pub(crate) k_norm: u32,
 }
 
-/// Process-wide counter giving each basis an identity (two bases with equal moduli built
-/// separately are still distinct values; mixing them is refused, which is the safe choice).
-static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+/// The bases built so far, by number of moduli. [`Basis::new`] takes the moduli as a prefix of
+/// one fixed sequence of primes (the largest below 2^31, downwards), so the count determines
+/// the set, and the cache gives every moduli set one `Arc` (and one identity for the GPU's
+/// per-device tables).
+fn cache() -> &'static std::sync::Mutex<std::collections::HashMap<usize, Arc<Basis>>> {
+    static CACHE: std::sync::OnceLock<
+        std::sync::Mutex<std::collections::HashMap<usize, Arc<Basis>>>,
+    > = std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+impl PartialEq for Basis {
+    /// Equal moduli (the same set in the same order).
+    fn eq(&self, other: &Basis) -> bool {
+        self.m == other.m
+    }
+}
+impl Eq for Basis {}
 
 impl Basis {
-    /// Builds the basis with the fewest moduli whose precision `⌊log2 √M⌋ − 1` is at least
-    /// `precision` bits.
+    /// The basis with the fewest moduli whose precision `⌊log2 √M⌋ − 1` is at least
+    /// `precision` bits. The precision you get is usually a little more than you ask for:
+    ///
+    /// ```
+    /// use mpblas::rns::Basis;
+    /// let b = Basis::new(106).unwrap();
+    /// assert_eq!(b.precision(), 107); // 7 moduli give 107 bits, 6 would give fewer than 106
+    /// assert_eq!(b.len(), 7);
+    /// // The same moduli set is one basis: equal, and the very same `Arc`.
+    /// let c = Basis::new(107).unwrap();
+    /// assert!(std::sync::Arc::ptr_eq(&b, &c) && *b == *c);
+    /// ```
+    ///
+    /// Bases are built once per moduli set and kept for the life of the process.
     ///
     /// # Errors
     /// [`Error::PrecisionOutOfRange`] unless `MIN_PRECISION ≤ precision ≤ MAX_PRECISION`.
@@ -110,7 +144,12 @@ impl Basis {
             }
             cand -= 2;
         }
-        Ok(Arc::new(Self::from_moduli(moduli)))
+        // A poisoned lock only means a panic elsewhere while holding it; the map is whole.
+        let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
+        let basis = cache
+            .entry(moduli.len())
+            .or_insert_with(|| Arc::new(Self::from_moduli(moduli)));
+        Ok(basis.clone())
     }
 
     /// Computes every constant for the given primes (all in (2^30, 2^31), distinct).
@@ -207,7 +246,7 @@ impl Basis {
         let mi_low_hi = mi_low.iter().map(|&r| (r >> 32) as u32).collect();
         let mi_low_lo = mi_low.iter().map(|&r| r as u32).collect();
         let mut b = Basis {
-            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            id: n as u64,
             precision,
             m,
             mu,
@@ -325,7 +364,8 @@ impl Basis {
         }
     }
 
-    /// True when `self` and `other` are the same basis (same identity).
+    /// True when `self` and `other` are the same basis: the same moduli (bases come from one
+    /// cache, so this compares their identities, the moduli count).
     pub fn same(&self, other: &Basis) -> bool {
         self.id == other.id
     }

@@ -147,6 +147,34 @@ impl MpFloat {
         MpFloat::finish(basis, neg, r, exp, Tail::Zero, p + 1)
     }
 
+    /// This value correctly rounded (nearest, ties to even) to the precision of `basis`:
+    /// exact when `basis` is at least as wide, so this is how numbers of two bases meet.
+    /// Special values and the sign of zero are kept; beyond the exponent range the result is
+    /// ±∞ or ±0 as for every operation.
+    ///
+    /// ```
+    /// use mpblas::rns::{Basis, MpFloat};
+    /// let (narrow, wide) = (Basis::new(60).unwrap(), Basis::new(200).unwrap());
+    /// let third = MpFloat::from_f64(&wide, 1.0).div(&MpFloat::from_f64(&wide, 3.0)).unwrap();
+    /// let t = third.round_to(&narrow);
+    /// assert_eq!(t.precision(), narrow.precision());
+    /// assert_eq!(t.round_to(&wide).round_to(&narrow), t); // widening is exact
+    /// ```
+    pub fn round_to(&self, basis: &Arc<Basis>) -> MpFloat {
+        if self.basis.same(basis) {
+            return self.clone();
+        }
+        match self.class {
+            Class::Nan => MpFloat::nan(basis),
+            Class::Infinite => MpFloat::infinity(basis, self.neg),
+            Class::Finite if self.is_zero() => MpFloat::zero(basis, self.neg),
+            Class::Finite => match self.to_limbs() {
+                Some((neg, limbs, exp)) => MpFloat::from_limbs(basis, neg, &limbs, exp),
+                None => MpFloat::nan(basis),
+            },
+        }
+    }
+
     /// The exact significand `X` as little-endian `u64` limbs and the exponent: a finite
     /// `self = (−1)^neg · X · 2^exp`. Returns `None` for NaN and ±∞. Cost `⌈p/63⌉` CRT passes.
     pub fn to_limbs(&self) -> Option<(bool, Vec<u64>, i64)> {

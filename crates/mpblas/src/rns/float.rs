@@ -24,6 +24,7 @@
 //! of the exact result); one whose `t` would fall below `EMIN` becomes ±0. No realistic
 //! computation comes near: `2^(2^60)` has about `3.5·10^17` decimal digits in its exponent.
 
+use super::pool;
 use crate::error::{Error, Result};
 use crate::rns::basis::{Basis, add_mod, mul_mod, sub_mod};
 use crate::rns::extf::ExtF;
@@ -49,7 +50,6 @@ pub enum Class {
 }
 
 /// A multiple-precision RNS float; see the [module docs](self).
-#[derive(Clone)]
 pub struct MpFloat {
     pub(crate) basis: Arc<Basis>,
     pub(crate) class: Class,
@@ -57,6 +57,28 @@ pub struct MpFloat {
     pub(crate) exp: i64,
     pub(crate) res: Vec<u32>,
     pub(crate) eval: [ExtF; 2],
+}
+
+/// Clones take their residue buffer from the thread's pool ([`super::pool`]).
+impl Clone for MpFloat {
+    fn clone(&self) -> MpFloat {
+        MpFloat {
+            basis: self.basis.clone(),
+            class: self.class,
+            neg: self.neg,
+            exp: self.exp,
+            res: pool::copied(&self.res),
+            eval: self.eval,
+        }
+    }
+}
+
+/// Dropping gives the residue buffer back to the thread's pool, so that arithmetic in a loop
+/// reuses buffers instead of allocating per operation.
+impl Drop for MpFloat {
+    fn drop(&mut self) {
+        pool::recycle(std::mem::take(&mut self.res));
+    }
 }
 
 /// An exact operand of the addition core: `(−1)^neg · X · 2^exp` with `X` of exactly `bits` bits.
@@ -77,25 +99,23 @@ impl MpFloat {
             class: Class::Finite,
             neg,
             exp: 0,
-            res: vec![0; basis.len()],
+            res: pool::zeroed(basis.len()),
             eval: [ExtF::ZERO; 2],
         }
     }
 
     /// `+∞` (or `−∞` when `neg`).
     pub fn infinity(basis: &Arc<Basis>, neg: bool) -> MpFloat {
-        MpFloat {
-            class: Class::Infinite,
-            ..MpFloat::zero(basis, neg)
-        }
+        let mut x = MpFloat::zero(basis, neg);
+        x.class = Class::Infinite;
+        x
     }
 
     /// NaN.
     pub fn nan(basis: &Arc<Basis>) -> MpFloat {
-        MpFloat {
-            class: Class::Nan,
-            ..MpFloat::zero(basis, false)
-        }
+        let mut x = MpFloat::zero(basis, false);
+        x.class = Class::Nan;
+        x
     }
 
     // ----- accessors -----
@@ -227,6 +247,7 @@ impl MpFloat {
         let p = b.precision as u64;
         let Some(ev) = eval_unsigned(b, &s, (b.log2m as u64 - 1).saturating_sub(max_bits)) else {
             debug_assert_eq!(tail, Tail::Zero);
+            pool::recycle(s);
             return MpFloat::zero(basis, neg);
         };
         let bits = bit_length(b, &s, &ev, max_bits);
@@ -252,12 +273,14 @@ impl MpFloat {
                 for i in 0..b.len() {
                     s[i] = add_mod(s[i], 1, b.m[i]);
                 }
-                let top = b.pow2(p);
+                let mut top = pool::zeroed(b.len());
+                b.pow2_into(p, &mut top);
                 if s == top {
                     // rounded up to 2^p: renormalise to 2^(p−1)·2^(e+1)
-                    s = b.pow2(p - 1);
+                    b.pow2_into(p - 1, &mut s);
                     exp += 1;
                 }
+                pool::recycle(top);
             }
         }
         MpFloat::normalised(basis, neg, s, exp)
@@ -268,9 +291,11 @@ impl MpFloat {
         let b = &**basis;
         let t = exp.saturating_add(b.precision as i64);
         if t > EMAX {
+            pool::recycle(s);
             return MpFloat::infinity(basis, neg);
         }
         if t < EMIN {
+            pool::recycle(s);
             return MpFloat::zero(basis, neg);
         }
         // X·2^k_norm ∈ [M/16, M/4): one pass, no refinement needed.
@@ -444,10 +469,13 @@ impl MpFloat {
             return Ordering::Greater;
         }
         let b = &*self.basis;
-        let d: Vec<u32> = (0..b.len())
-            .map(|i| sub_mod(self.res[i], other.res[i], b.m[i]))
-            .collect();
-        sign_of(b, &d, b.precision as u64)
+        let mut d = pool::zeroed(b.len());
+        for i in 0..b.len() {
+            d[i] = sub_mod(self.res[i], other.res[i], b.m[i]);
+        }
+        let sign = sign_of(b, &d, b.precision as u64);
+        pool::recycle(d);
+        sign
     }
 
     /// Numeric comparison: `None` when either is NaN; `−0 == +0`.
@@ -535,7 +563,7 @@ impl MpFloat {
 /// Residue-wise product (vectorisable).
 pub(crate) fn mul_residues(b: &Basis, x: &[u32], y: &[u32]) -> Vec<u32> {
     let n = b.len();
-    let mut z = vec![0u32; n];
+    let mut z = pool::zeroed(n);
     for i in 0..n {
         z[i] = mul_mod(x[i], y[i], b.m[i], b.mu[i]);
     }
@@ -547,10 +575,12 @@ pub(crate) fn scale_up(b: &Basis, x: &mut [u32], d: u64) {
     if d == 0 {
         return;
     }
-    let p = b.pow2(d);
+    let mut p = pool::zeroed(b.len());
+    b.pow2_into(d, &mut p);
     for i in 0..b.len() {
         x[i] = mul_mod(x[i], p[i], b.m[i], b.mu[i]);
     }
+    pool::recycle(p);
 }
 
 /// The addition core: `a + b` for exact operands of at most `2p` bits, rounded once.
@@ -576,32 +606,48 @@ pub(crate) fn add_core(basis: &Arc<Basis>, a: Op<'_>, b: Op<'_>) -> MpFloat {
     let sub = big.neg != small.neg;
     let l = bs.log2m as i64 - if sub { 1 } else { 2 };
     let e0 = big.exp.min(small.exp).max(tbig - l);
-    let mut x = big.res.into_owned();
+    // Owned copies from the pool (the operands' own storage when they are owned already).
+    let owned = |r: Cow<'_, [u32]>| match r {
+        Cow::Borrowed(s) => pool::copied(s),
+        Cow::Owned(v) => v,
+    };
+    let mut x = owned(big.res);
     scale_up(bs, &mut x, (big.exp - e0) as u64);
     let mut truncated = false;
     let y = if small.exp >= e0 {
-        let mut y = small.res.into_owned();
+        let mut y = owned(small.res);
         scale_up(bs, &mut y, (small.exp - e0) as u64);
         y
     } else {
         let s = (e0 - small.exp) as u64;
         truncated = true; // the operand is nonzero, so something is dropped if s ≥ bits
         if s >= small.bits {
-            vec![0u32; n]
+            if let Cow::Owned(v) = small.res {
+                pool::recycle(v);
+            }
+            pool::zeroed(n)
         } else {
-            let mut y = small.res.into_owned();
+            let mut y = owned(small.res);
             let (round, sticky, _) = shift_right(bs, &mut y, s);
             truncated = round || sticky;
             y
         }
     };
+    // The sum or difference overwrites x; y goes back to the pool.
+    let mut z = x;
     if !sub {
-        let z: Vec<u32> = (0..n).map(|i| add_mod(x[i], y[i], bs.m[i])).collect();
+        for i in 0..n {
+            z[i] = add_mod(z[i], y[i], bs.m[i]);
+        }
+        pool::recycle(y);
         let tail = if truncated { Tail::Above } else { Tail::Zero };
         // tight bound (S < 2^(t_max − e0 + 1)): the evaluation then needs a single pass
         return MpFloat::finish(basis, big.neg, z, e0, tail, (tbig - e0 + 1) as u64);
     }
-    let mut z: Vec<u32> = (0..n).map(|i| sub_mod(x[i], y[i], bs.m[i])).collect();
+    for i in 0..n {
+        z[i] = sub_mod(z[i], y[i], bs.m[i]);
+    }
+    pool::recycle(y);
     let mut neg = big.neg;
     if truncated {
         return MpFloat::finish(basis, neg, z, e0, Tail::Below, (tbig - e0) as u64);
@@ -609,7 +655,10 @@ pub(crate) fn add_core(basis: &Arc<Basis>, a: Op<'_>, b: Op<'_>) -> MpFloat {
     if tbig == tsmall {
         // Same binade: |X' − Y'| < 2^(t − e0 − 1); its sign decides, exactly.
         match sign_of(bs, &z, (tbig - e0 - 1) as u64) {
-            Ordering::Equal => return MpFloat::zero(basis, false),
+            Ordering::Equal => {
+                pool::recycle(z);
+                return MpFloat::zero(basis, false);
+            }
             Ordering::Less => {
                 for i in 0..n {
                     z[i] = sub_mod(0, z[i], bs.m[i]);

@@ -32,6 +32,7 @@
 //! precomputed `Mᵢ mod 2^64` and `M mod 2^64` in wrapping arithmetic. This is what makes the
 //! power-of-two scaling (and hence rounding) exact.
 
+use super::pool;
 use crate::rns::basis::{
     Basis, add_mod, dot, mul_acc_rows, mul_mod, reduce_u64_parts, reduce62, sub_mod,
 };
@@ -51,8 +52,10 @@ pub(crate) struct Pass {
 
 /// Runs a pass with weights `wk` (`wᵢ·2^k mod mᵢ`), i.e. on `X·2^k mod M`.
 pub(crate) fn crt_pass(b: &Basis, x: &[u32], wk: &[u32]) -> Pass {
-    let mut c = vec![0u32; b.len()];
-    crt_pass_c(b, x, wk, &mut c)
+    let mut c = pool::zeroed(b.len());
+    let pass = crt_pass_c(b, x, wk, &mut c);
+    pool::recycle(c);
+    pass
 }
 
 /// [`crt_pass`] that leaves the CRT coefficients `cᵢ = |xᵢ·wkᵢ|_mᵢ` in `c`. Every loop is a
@@ -76,19 +79,23 @@ pub(crate) fn crt_pass_c(b: &Basis, x: &[u32], wk: &[u32], c: &mut [u32]) -> Pas
     }
 }
 
-/// Weights `wᵢ·2^k mod mᵢ` (borrowed when precomputed).
-pub(crate) fn weights(b: &Basis, k: u64) -> std::borrow::Cow<'_, [u32]> {
+/// [`crt_pass`] with the weights `wᵢ·2^k mod mᵢ` (precomputed for `k = 0` and `k_norm`,
+/// else computed in a pooled buffer).
+pub(crate) fn crt_pass_scaled(b: &Basis, x: &[u32], k: u64) -> Pass {
     if k == 0 {
-        std::borrow::Cow::Borrowed(&b.w)
-    } else if k == b.k_norm as u64 {
-        std::borrow::Cow::Borrowed(&b.w_norm)
-    } else {
-        let mut p = b.pow2(k);
-        for i in 0..b.len() {
-            p[i] = mul_mod(p[i], b.w[i], b.m[i], b.mu[i]);
-        }
-        std::borrow::Cow::Owned(p)
+        return crt_pass(b, x, &b.w);
     }
+    if k == b.k_norm as u64 {
+        return crt_pass(b, x, &b.w_norm);
+    }
+    let mut p = pool::zeroed(b.len());
+    b.pow2_into(k, &mut p);
+    for i in 0..b.len() {
+        p[i] = mul_mod(p[i], b.w[i], b.m[i], b.mu[i]);
+    }
+    let pass = crt_pass(b, x, &p);
+    pool::recycle(p);
+    pass
 }
 
 impl Pass {
@@ -148,7 +155,7 @@ pub(crate) fn eval_unsigned(b: &Basis, x: &[u32], k0: u64) -> Option<Eval> {
     }
     let mut k = k0;
     loop {
-        let pass = crt_pass(b, x, &weights(b, k));
+        let pass = crt_pass_scaled(b, x, k);
         let (v, hi, _) = pass.window(-1);
         let lo = v.max(0);
         if lo >= 1 << 82 {
@@ -181,7 +188,7 @@ pub(crate) fn sign_of(b: &Basis, d: &[u32], ub: u64) -> Ordering {
     }
     let mut k = (b.log2m as u64 - 2).saturating_sub(ub);
     loop {
-        let pass = crt_pass(b, d, &weights(b, k));
+        let pass = crt_pass_scaled(b, d, k);
         let (lo, hi, _) = pass.window(-2);
         if lo > 0 {
             return Ordering::Greater;
@@ -208,19 +215,23 @@ pub(crate) fn bit_length(b: &Basis, x: &[u32], ev: &Eval, max_bits: u64) -> u64 
     let [xl, xh] = ev.x_bounds(b);
     let a = xl.floor_log2().max(0) as u64;
     let mut c = (xh.floor_log2().max(0) as u64).min(max_bits - 1);
-    let mut diff = vec![0u32; b.len()];
+    let (mut diff, mut p) = (pool::zeroed(b.len()), pool::zeroed(b.len()));
+    let mut len = c + 1;
     while c > a {
         // Is X ≥ 2^c? Sign of X − 2^c, with |X − 2^c| < 2^c (X < 2^(c+1)).
-        let p = b.pow2(c);
+        b.pow2_into(c, &mut p);
         for i in 0..b.len() {
             diff[i] = sub_mod(x[i], p[i], b.m[i]);
         }
         if sign_of(b, &diff, c) != Ordering::Less {
-            return c + 1;
+            break;
         }
         c -= 1;
+        len = c + 1;
     }
-    c + 1
+    pool::recycle(diff);
+    pool::recycle(p);
+    len
 }
 
 /// What was dropped by a truncation: nothing, or a fraction strictly between 0 and 1 unit
@@ -254,11 +265,11 @@ pub(crate) fn shift_right(b: &Basis, x: &mut [u32], k: u64) -> (bool, bool, bool
     let t = b.scale_tables();
     let nl = (k as usize + 1).div_ceil(32);
     debug_assert!(nl <= t.limbs);
-    let mut c = vec![0u32; n];
+    let mut c = pool::zeroed(n);
     let pass = crt_pass_c(b, x, &b.w, &mut c);
     let (_, _, r) = pass.window(-1);
     // L = X mod 2^(32·nl), limb by limb (two's complement carries through the − r·M term).
-    let mut low = vec![0u32; nl];
+    let mut low = pool::zeroed(nl);
     let mut carry: i128 = 0;
     for l in 0..nl {
         let v = dot(&c, &t.mi_bin[l * n..(l + 1) * n]);
@@ -276,9 +287,9 @@ pub(crate) fn shift_right(b: &Basis, x: &mut [u32], k: u64) -> (bool, bool, bool
     low[wk] &= (1u32 << bk) - 1;
     let used = if bk == 0 { wk } else { wk + 1 };
     // Residues of R: Σ_l R_l·2^(32 l) mod mⱼ, accumulated exactly in split halves.
-    let (mut acc_lo, mut acc_hi) = (vec![0u64; n], vec![0u64; n]);
+    let (mut acc_lo, mut acc_hi) = (pool::zeroed(n), pool::zeroed(n));
     mul_acc_rows(&low[..used], &t.pow32, &mut acc_lo, &mut acc_hi);
-    let mut inv = vec![0u32; n];
+    let mut inv = pool::zeroed(n);
     b.inv_pow2_into(k, &mut inv);
     for j in 0..n {
         let (m, mu) = (b.m[j], b.mu[j]);
@@ -291,6 +302,11 @@ pub(crate) fn shift_right(b: &Basis, x: &mut [u32], k: u64) -> (bool, bool, bool
         );
         x[j] = mul_mod(sub_mod(x[j], rres, m), inv[j], m, mu);
     }
+    for v in [c, low, inv] {
+        pool::recycle(v);
+    }
+    pool::recycle(acc_lo);
+    pool::recycle(acc_hi);
     (round, sticky, odd)
 }
 

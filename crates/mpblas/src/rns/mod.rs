@@ -15,6 +15,7 @@
 //! | extended-range floats `f·2^e` with directed rounding | [`extf`] |
 //! | interval evaluation, exact sign and bit length, exact scaling | [`interval`] |
 //! | [`MpFloat`]: arithmetic, comparison, rounding, special values | [`float`], [`divsqrt`] |
+//! | operators, `PartialEq`/`PartialOrd`, `FromStr`, the [`Scalar`](crate::Scalar) trait | `ops.rs` |
 //! | conversions (`f64`, `Dd`, `Qd`, exact limbs, `rug`) | [`convert`] |
 //! | decimal strings (parse, shortest and correctly rounded printing) | [`decimal`] |
 //! | [`MpArray`]: structure-of-arrays storage (Table 2 of the paper) | [`mod@array`] |
@@ -22,6 +23,12 @@
 //!
 //! Accuracy: every operation is correctly rounded to `p` bits (nearest, ties to even), so
 //! `fl(x∘y) = (x∘y)(1+δ)` with `|δ| < u = 2^-p < 4/√M` (bound (6) of the paper).
+//!
+//! Bases: [`Basis::new`]`(p)` gives the smallest basis of at least `p` bits (`Basis::new(106)`
+//! has 107), one shared `Arc` per moduli set. The `Result` methods (`add`, `mul`, ...) refuse
+//! numbers of different bases; the operators (`&x + &y`) compute in the wider one, and
+//! [`MpFloat::round_to`] converts. Arithmetic in a loop reuses residue buffers from a
+//! per-thread pool, so it does not allocate per operation.
 //!
 //! ```
 //! use mpblas::rns::{Basis, MpFloat};
@@ -48,11 +55,12 @@ pub mod divsqrt;
 pub mod extf;
 pub mod float;
 pub mod interval;
+mod ops;
+mod pool;
 pub(crate) mod rns_digits_gpu;
 pub(crate) mod rns_divsqrt_gpu;
 pub(crate) mod rns_esi_gpu;
 pub(crate) mod rns_round_gpu;
-mod scalar;
 
 /// RNS multiple precision on the GPU: [`DeviceMpArray`](gpu::DeviceMpArray) (the host
 /// [`MpArray`] layout) and element-wise `+ − × ÷ √`, bitwise equal to the CPU ([`MpFloat`]).
