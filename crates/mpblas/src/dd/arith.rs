@@ -101,23 +101,35 @@ impl Dd {
     /// ≤ [`bounds::MUL`](super::bounds::MUL)·u².
     #[inline]
     pub fn mul_accurate(self, b: Dd) -> Dd {
-        let (ch, cl1) = two_prod(self.hi, b.hi);
-        let tl0 = self.lo * b.lo;
-        let tl1 = self.hi.mul_add(b.lo, tl0);
-        let cl2 = self.lo.mul_add(b.hi, tl1);
-        let cl3 = cl1 + cl2;
-        let (zh, zl) = fast_two_sum(ch, cl3);
-        finish(zh, zl, ch)
+        // The whole operation compiled with FMA when the CPU has it (crate::eft).
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                let (ch, cl1) = two_prod(self.hi, b.hi);
+                let tl0 = self.lo * b.lo;
+                let tl1 = self.hi.mul_add(b.lo, tl0);
+                let cl2 = self.lo.mul_add(b.hi, tl1);
+                let cl3 = cl1 + cl2;
+                let (zh, zl) = fast_two_sum(ch, cl3);
+                finish(zh, zl, ch)
+            },
+        )
     }
 
     /// `self × b` for an `f64` `b`: JMP 2017 Algorithm 9 (DWTimesFP3, with FMA), relative
     /// error ≤ [`bounds::MUL_F64`](super::bounds::MUL_F64)·u².
     #[inline]
     pub fn mul_f64(self, b: f64) -> Dd {
-        let (ch, cl1) = two_prod(self.hi, b);
-        let cl3 = self.lo.mul_add(b, cl1);
-        let (zh, zl) = fast_two_sum(ch, cl3);
-        finish(zh, zl, ch)
+        // The whole operation compiled with FMA when the CPU has it (crate::eft).
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                let (ch, cl1) = two_prod(self.hi, b);
+                let cl3 = self.lo.mul_add(b, cl1);
+                let (zh, zl) = fast_two_sum(ch, cl3);
+                finish(zh, zl, ch)
+            },
+        )
     }
 
     /// `self²` (the product routine with both operands equal; same bound as `×`).
@@ -130,28 +142,40 @@ impl Dd {
     /// product), relative error ≤ [`bounds::DIV`](super::bounds::DIV)·u².
     #[inline]
     pub fn div_accurate(self, b: Dd) -> Dd {
-        let th = 1.0 / b.hi;
-        let rh = (-b.hi).mul_add(th, 1.0);
-        let rl = -b.lo * th;
-        let (eh, el) = fast_two_sum(rh, rl);
-        let delta = Dd { hi: eh, lo: el }.mul_f64_raw(th);
-        let m = delta.add_f64_raw(th);
-        let z = self.mul_raw(m);
-        finish_lazy(z.hi, z.lo, || self.hi / b.hi)
+        // The whole operation compiled with FMA when the CPU has it (crate::eft).
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                let th = 1.0 / b.hi;
+                let rh = (-b.hi).mul_add(th, 1.0);
+                let rl = -b.lo * th;
+                let (eh, el) = fast_two_sum(rh, rl);
+                let delta = Dd { hi: eh, lo: el }.mul_f64_raw(th);
+                let m = delta.add_f64_raw(th);
+                let z = self.mul_raw(m);
+                finish_lazy(z.hi, z.lo, || self.hi / b.hi)
+            },
+        )
     }
 
     /// `self ÷ b` for an `f64` `b`: JMP 2017 Algorithm 15 (DWDivFP3), relative error
     /// ≤ [`bounds::DIV_F64`](super::bounds::DIV_F64)·u².
     #[inline]
     pub fn div_f64(self, b: f64) -> Dd {
-        let th = self.hi / b;
-        let (ph, pl) = two_prod(th, b);
-        let dh = self.hi - ph;
-        let dt = dh - pl;
-        let d = dt + self.lo;
-        let tl = d / b;
-        let (zh, zl) = fast_two_sum(th, tl);
-        finish(zh, zl, th)
+        // The whole operation compiled with FMA when the CPU has it (crate::eft).
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                let th = self.hi / b;
+                let (ph, pl) = two_prod(th, b);
+                let dh = self.hi - ph;
+                let dt = dh - pl;
+                let d = dt + self.lo;
+                let tl = d / b;
+                let (zh, zl) = fast_two_sum(th, tl);
+                finish(zh, zl, th)
+            },
+        )
     }
 
     /// `1 ÷ self` (division of one by `self`, same bound as `÷`).
@@ -165,19 +189,25 @@ impl Dd {
     /// ≤ [`bounds::SQRT`](super::bounds::SQRT)·u². NaN for negative arguments; `sqrt(−0) = −0`.
     #[inline]
     pub fn sqrt(self) -> Dd {
-        if !(self.hi > 0.0 && self.hi.is_finite()) {
-            // ±0, +Inf, NaN and negatives: exactly what f64 gives on the leading word.
-            return Dd {
-                hi: self.hi.sqrt(),
-                lo: 0.0,
-            };
-        }
-        let sh = self.hi.sqrt();
-        let rho1 = (-sh).mul_add(sh, self.hi);
-        let rho2 = self.lo + rho1;
-        let sl = rho2 / (2.0 * sh);
-        let (zh, zl) = fast_two_sum(sh, sl);
-        Dd { hi: zh, lo: zl }
+        // The whole operation compiled with FMA when the CPU has it (crate::eft).
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                if !(self.hi > 0.0 && self.hi.is_finite()) {
+                    // ±0, +Inf, NaN and negatives: exactly what f64 gives on the leading word.
+                    return Dd {
+                        hi: self.hi.sqrt(),
+                        lo: 0.0,
+                    };
+                }
+                let sh = self.hi.sqrt();
+                let rho1 = (-sh).mul_add(sh, self.hi);
+                let rho2 = self.lo + rho1;
+                let sl = rho2 / (2.0 * sh);
+                let (zh, zl) = fast_two_sum(sh, sl);
+                Dd { hi: zh, lo: zl }
+            },
+        )
     }
 
     /// Absolute value (exact).

@@ -217,10 +217,16 @@ impl Qd {
     /// Relative error ≤ [`bounds::MUL`](super::bounds::MUL)·u. This is what `×` uses.
     #[inline]
     pub fn mul_accurate(self, b: Qd) -> Qd {
-        finish_or_rescale(
-            mul_raw(&self.c, &b.c),
-            || self.c[0] * b.c[0],
-            || mul_raw(&half(&self.c), &b.c),
+        // The whole operation compiled with FMA when the CPU has it (crate::eft).
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                finish_or_rescale(
+                    mul_raw(&self.c, &b.c),
+                    || self.c[0] * b.c[0],
+                    || mul_raw(&half(&self.c), &b.c),
+                )
+            },
         )
     }
 
@@ -228,10 +234,16 @@ impl Qd {
     /// order, renormalised; relative error ≤ [`bounds::MUL_F64`](super::bounds::MUL_F64)·u.
     #[inline]
     pub fn mul_f64(self, b: f64) -> Qd {
-        finish_or_rescale(
-            mul_f64_raw(&self.c, b),
-            || self.c[0] * b,
-            || mul_f64_raw(&half(&self.c), b),
+        // The whole operation compiled with FMA when the CPU has it (crate::eft).
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                finish_or_rescale(
+                    mul_f64_raw(&self.c, b),
+                    || self.c[0] * b,
+                    || mul_f64_raw(&half(&self.c), b),
+                )
+            },
         )
     }
 
@@ -256,10 +268,16 @@ impl Qd {
     /// five words are renormalised. Relative error ≤ [`bounds::DIV`](super::bounds::DIV)·u.
     #[inline]
     pub fn div_accurate(self, b: Qd) -> Qd {
-        finish_or_rescale(
-            div_raw(&self.c, &b.c),
-            || self.c[0] / b.c[0],
-            || div_raw(&half(&self.c), &b.c),
+        // The whole operation compiled with FMA when the CPU has it (crate::eft).
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                finish_or_rescale(
+                    div_raw(&self.c, &b.c),
+                    || self.c[0] / b.c[0],
+                    || div_raw(&half(&self.c), &b.c),
+                )
+            },
         )
     }
 
@@ -268,10 +286,16 @@ impl Qd {
     /// [`bounds::DIV_F64`](super::bounds::DIV_F64)·u.
     #[inline]
     pub fn div_f64(self, b: f64) -> Qd {
-        finish_or_rescale(
-            div_f64_raw(&self.c, b),
-            || self.c[0] / b,
-            || div_f64_raw(&half(&self.c), b),
+        // The whole operation compiled with FMA when the CPU has it (crate::eft).
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                finish_or_rescale(
+                    div_f64_raw(&self.c, b),
+                    || self.c[0] / b,
+                    || div_f64_raw(&half(&self.c), b),
+                )
+            },
         )
     }
 
@@ -296,22 +320,28 @@ impl Qd {
     /// Relative error ≤ [`bounds::SQRT`](super::bounds::SQRT)·u. NaN for negative arguments,
     /// `sqrt(−0) = −0`, `sqrt(+Inf) = +Inf`, as `f64::sqrt`.
     pub fn sqrt(self) -> Qd {
-        let a0 = self.c[0];
-        if !(a0 > 0.0 && a0.is_finite()) {
-            return Qd::from_f64(a0.sqrt());
-        }
-        // a = m·2^(2k) with m in [0.5, 2): exact scaling.
-        let k = exponent(a0).div_euclid(2);
-        let m = self.ldexp(-2 * k);
-        let half_m = m.ldexp(-1);
-        let mut x = Qd::from_f64(1.0 / m.c[0].sqrt());
-        for _ in 0..2 {
-            let r = (-half_m * x.sqr()).add_f64(0.5);
-            x = x + x * r;
-        }
-        let y = m * x;
-        let y = y + (x * (m - y.sqr())).ldexp(-1);
-        y.ldexp(k)
+        // The whole operation compiled with FMA when the CPU has it (crate::eft).
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                let a0 = self.c[0];
+                if !(a0 > 0.0 && a0.is_finite()) {
+                    return Qd::from_f64(a0.sqrt());
+                }
+                // a = m·2^(2k) with m in [0.5, 2): exact scaling.
+                let k = exponent(a0).div_euclid(2);
+                let m = self.ldexp(-2 * k);
+                let half_m = m.ldexp(-1);
+                let mut x = Qd::from_f64(1.0 / m.c[0].sqrt());
+                for _ in 0..2 {
+                    let r = (-half_m * x.sqr()).add_f64(0.5);
+                    x = x + x * r;
+                }
+                let y = m * x;
+                let y = y + (x * (m - y.sqr())).ldexp(-1);
+                y.ldexp(k)
+            },
+        )
     }
 
     // ---- exact helpers -----------------------------------------------------------------------

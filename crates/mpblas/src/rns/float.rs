@@ -59,7 +59,7 @@ pub struct MpFloat {
     pub(crate) eval: [ExtF; 2],
 }
 
-/// Clones take their residue buffer from the thread's pool ([`super::pool`]).
+/// Clones take their residue buffer from the thread's pool (`rns/pool.rs`).
 impl Clone for MpFloat {
     fn clone(&self) -> MpFloat {
         MpFloat {
