@@ -10,9 +10,9 @@
 #      of the device headers, and (with NVRTC) every module compiling for sm_90 plus the disk
 #      cache round trip;
 #   2. the release test binaries of mpblas (lib, gpu_bits, gpu_func_bits, gpu_rns_bits,
-#      gpu_ozaki, gpu_emulation, kernels_compile, cuda_host) and the gpu_bench,
-#      gpu_func_bench, gpu_rns_bench and gpu_ozaki_bench examples, with debug info stripped,
-#      into gpu-bundle/;
+#      gpu_ozaki, gpu_emulation, kernels_compile, cuda_host), the CLI's unit tests (`cli`: the
+#      GPU reproduction against the CPU's) and the gpu_bench, gpu_func_bench, gpu_rns_bench and
+#      gpu_ozaki_bench examples, with debug info stripped, into gpu-bundle/;
 #   3. gpu-bundle/run.sh, which runs every test binary with --include-ignored --test-threads=1,
 #      then the benchmarks, and prints a summary.
 set -euo pipefail
@@ -48,6 +48,7 @@ cargo test --release -p mpblas --features cuda --no-run --message-format=json \
     --test gpu_emulation --test kernels_compile --test cuda_host >"$list"
 cargo build --release -p mpblas --features cuda --example gpu_bench --example gpu_func_bench \
     --example gpu_rns_bench --example gpu_ozaki_bench --message-format=json >>"$list"
+cargo test --release -p mpblas-cli --bins --no-run --message-format=json >>"$list"
 # Pick the executables out of cargo's JSON messages: "<name> <path>" per line.
 python3 - "$list" >"$bundle/bin/.list" <<'PY'
 import json, sys
@@ -59,6 +60,8 @@ for line in open(sys.argv[1]):
     if m.get("reason") == "compiler-artifact" and m.get("executable"):
         t = m["target"]
         name = "lib" if "lib" in t["kind"] else t["name"]
+        if t["name"] == "mpblas" and "bin" in t["kind"]:
+            name = "cli"  # the mpblas binary's unit tests
         print(name, m["executable"])
 PY
 while read -r name exe; do
@@ -106,7 +109,7 @@ summary=""
 # Ozaki benchmark's sizes (default below); OZAKI_BENCH_SKIP_OZ1=1 skips the slow Ozaki-I rows.
 want() { [ -z "${RUN_ONLY:-}" ] || [[ " $RUN_ONLY " == *" $1 "* ]]; }
 for t in lib cuda_host kernels_compile gpu_bits gpu_func_bits gpu_rns_bits gpu_ozaki \
-         gpu_emulation; do
+         gpu_emulation cli; do
     want "$t" || continue
     echo
     echo "== $t"
