@@ -5,9 +5,9 @@
 //! chunk, not per element. An operation the library does not have yet has no kernel (`None`)
 //! and is reported as "n/a (not yet implemented)" instead of failing.
 
-use crate::rng::SplitMix64;
 use clap::ValueEnum;
 use mpblas::{Dd, Qd};
+use mpblas_testdata::SplitMix64;
 use std::ops::{Add, Div, Mul, Sub};
 
 /// Element-wise loop: `out[i] = a[i] op b[i]` (unary operations ignore `b`).
@@ -194,7 +194,7 @@ impl Elem for f64 {
     const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
 
     fn random(rng: &mut SplitMix64, lo: f64, hi: f64) -> Self {
-        rng.uniform(lo, hi)
+        rng.range(lo, hi)
     }
 
     fn kernel(op: Op) -> Option<Kernel<Self>> {
@@ -236,7 +236,7 @@ impl Elem for Dd {
     const UNIT_ROUNDOFF: f64 = Dd::UNIT_ROUNDOFF;
 
     fn random(rng: &mut SplitMix64, lo: f64, hi: f64) -> Self {
-        let h = rng.uniform(lo, hi);
+        let h = rng.range(lo, hi);
         Dd {
             hi: h,
             lo: rng.word_below(h),
@@ -282,7 +282,7 @@ impl Elem for Qd {
     const UNIT_ROUNDOFF: f64 = Qd::UNIT_ROUNDOFF;
 
     fn random(rng: &mut SplitMix64, lo: f64, hi: f64) -> Self {
-        let c0 = rng.uniform(lo, hi);
+        let c0 = rng.range(lo, hi);
         let c1 = rng.word_below(c0);
         let c2 = rng.word_below(c1);
         let c3 = rng.word_below(c2);

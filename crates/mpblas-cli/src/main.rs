@@ -20,7 +20,6 @@ mod papers;
 mod reproduce;
 mod reproduce_ozaki;
 mod reproduce_rns;
-mod rng;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use elem::Op;

@@ -2,8 +2,8 @@
 //! check against a wider format.
 
 use crate::elem::{Elem, Kernel, Op, random_vec};
-use crate::rng::SplitMix64;
 use indicatif::ProgressBar;
+use mpblas_testdata::SplitMix64;
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::time::Instant;

@@ -5,8 +5,8 @@
 //! a test-only dependency); `BENCHMARKS.md` puts the two side by side.
 
 use crate::reproduce::{pool, progress};
-use crate::rng::SplitMix64;
 use mpblas::rns::{Basis, MpFloat};
+use mpblas_testdata::SplitMix64;
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::sync::Arc;

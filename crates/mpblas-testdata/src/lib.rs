@@ -4,6 +4,9 @@
 //!
 //! - [`SplitMix64`]: the generator (Steele, Lea, Flood, "Fast splittable pseudorandom number
 //!   generators", OOPSLA 2014), with the few derived draws the callers need.
+//! - [`SplitMix64::word_below`]: full-precision lower words for double-double and quad-double
+//!   values (benchmarks must not run on values whose lower words are zero: that is an easier
+//!   workload than real data).
 //! - [`paper_matrix`]: the Ozaki-scheme paper's test matrices `(rand − 0.5)·exp(φ·randn)`.
 //!
 //! Not part of the mpblas library: inputs for papers and tests live outside it.
@@ -40,10 +43,30 @@ impl SplitMix64 {
         (self.next_u64() >> 11) as f64 * (-53f64).exp2()
     }
 
+    /// Uniform in `[lo, hi)`.
+    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.uniform()
+    }
+
+    /// A random word to sit below `above` in a multi-word value: `|w| < ulp(above)/4` with 53
+    /// random bits, never 0, or exactly 0 when `above` is 0, not finite, or too small for a
+    /// normal word below it. A quarter rather than half an ulp keeps `above + w == above` also
+    /// when `above` is a power of two (where the spacing just below it halves), so the words
+    /// are normalised without calling a renormalisation.
+    pub fn word_below(&mut self, above: f64) -> f64 {
+        let quarter_ulp = quarter_ulp(above);
+        if quarter_ulp == 0.0 {
+            return 0.0;
+        }
+        // 2r + 1 − 2^52: an odd integer in (−2^52, 2^52), exact in f64, and so is the scaling.
+        let r = (self.next_u64() >> 12) as i64;
+        (2 * r + 1 - (1_i64 << 52)) as f64 * (-52f64).exp2() * quarter_ulp
+    }
+
     /// Uniform integer in `lo..=hi` (by reduction modulo the range: a bias below 2^-40 for the
     /// small ranges the callers use).
     pub fn int(&mut self, lo: i64, hi: i64) -> i64 {
-        let span = hi.wrapping_sub(lo) as u64 + 1;
+        let span = (hi.wrapping_sub(lo) as u64).wrapping_add(1);
         if span == 0 {
             return self.next_u64() as i64;
         }
@@ -73,6 +96,17 @@ impl SplitMix64 {
         let t = std::f64::consts::TAU * u2;
         self.spare = Some(r * t.sin());
         r * t.cos()
+    }
+}
+
+/// `ulp(x)/4` for a finite normal `x` whose quarter-ulp is a normal number, else 0.
+fn quarter_ulp(x: f64) -> f64 {
+    let biased = ((x.to_bits() >> 52) & 0x7ff) as i64;
+    // ulp(x) = 2^(e − 52), a quarter of it 2^(e − 54); biased: biased − 54.
+    if biased == 0 || biased == 0x7ff || biased - 54 < 1 {
+        0.0
+    } else {
+        f64::from_bits(((biased - 54) as u64) << 52)
     }
 }
 
@@ -115,6 +149,25 @@ mod tests {
         }
         // The full range does not overflow.
         let _ = g.int(i64::MIN, i64::MAX);
+    }
+
+    #[test]
+    fn words_below_are_normalised_and_non_zero() {
+        let mut g = SplitMix64::new(42);
+        for _ in 0..100_000 {
+            let hi = g.range(-4.0, 4.0);
+            let lo = g.word_below(hi);
+            assert!(lo != 0.0);
+            assert_eq!(hi + lo, hi);
+            assert!(lo.abs() < quarter_ulp(hi));
+        }
+        // A power of two: the spacing just below halves; the word must still round back.
+        for _ in 0..10_000 {
+            assert_eq!(2.0 + g.word_below(2.0), 2.0);
+        }
+        for x in [0.0, f64::MIN_POSITIVE, f64::INFINITY, f64::NAN] {
+            assert_eq!(g.word_below(x), 0.0);
+        }
     }
 
     #[test]

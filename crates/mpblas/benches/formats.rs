@@ -15,6 +15,7 @@
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group};
 use mpblas::{Dd, Qd};
+use mpblas_testdata::SplitMix64;
 use rug::Float;
 use std::hint::black_box;
 use twofloat::TwoFloat;
@@ -29,39 +30,19 @@ const ERR_SAMPLES: usize = 20_000;
 
 // ---- inputs ----------------------------------------------------------------------------------
 
-/// SplitMix64, seeded: reproducible inputs without a dependency.
-struct Rng(u64);
+/// The shared seeded generator, with multi-word draws for the formats.
+struct Rng(SplitMix64);
 
 impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / 9_007_199_254_740_992.0
-    }
-    /// A word below `above`: 53 random bits, `|w| < ulp(above)/4`, so `above + w == above`.
-    fn word_below(&mut self, above: f64) -> f64 {
-        let biased = ((above.to_bits() >> 52) & 0x7ff) as i64;
-        if biased < 55 || biased == 0x7ff {
-            return 0.0;
-        }
-        let quarter_ulp = f64::from_bits(((biased - 54) as u64) << 52);
-        let r = (self.next_u64() >> 12) as i64;
-        (2 * r + 1 - (1_i64 << 52)) as f64 / 4_503_599_627_370_496.0 * quarter_ulp
-    }
     /// Four normalised words with the leading one uniform in `[lo, hi)`, random sign if asked.
     fn words(&mut self, lo: f64, hi: f64, signed: bool) -> [f64; 4] {
-        let mut w0 = lo + (hi - lo) * self.unit();
-        if signed && self.next_u64() & 1 == 1 {
+        let mut w0 = self.0.range(lo, hi);
+        if signed && self.0.next_u64() & 1 == 1 {
             w0 = -w0;
         }
-        let w1 = self.word_below(w0);
-        let w2 = self.word_below(w1);
-        let w3 = self.word_below(w2);
+        let w1 = self.0.word_below(w0);
+        let w2 = self.0.word_below(w1);
+        let w3 = self.0.word_below(w2);
         [w0, w1, w2, w3]
     }
 }
@@ -167,7 +148,7 @@ fn bench_one<T: Format>(
     n: usize,
     f: impl Fn(T, T) -> T + Copy,
 ) {
-    let mut rng = Rng(0x5EED ^ n as u64);
+    let mut rng = Rng(SplitMix64::new(0x5EED ^ n as u64));
     let (wa, wb) = op.inputs(&mut rng, n);
     let a: Vec<T> = wa.into_iter().map(T::from_words).collect();
     let b: Vec<T> = wb.into_iter().map(T::from_words).collect();
@@ -182,7 +163,7 @@ fn bench_one<T: Format>(
 
 /// Largest relative error of `f` in format `T` against MPFR, over ERR_SAMPLES inputs.
 fn max_rel_error<T: Format>(op: Op, f: impl Fn(T, T) -> T) -> f64 {
-    let mut rng = Rng(0xACC0);
+    let mut rng = Rng(SplitMix64::new(0xACC0));
     let (wa, wb) = op.inputs(&mut rng, ERR_SAMPLES);
     let exact = |w: [f64; 4]| {
         let mut s = Float::new(REF_PREC);

@@ -17,14 +17,14 @@ const REPS: usize = 15;
 const CHECKED: usize = 1 << 16;
 
 /// A small seeded generator (SplitMix64) for full-precision inputs in [1, 2) and [2, 4).
-struct Rng(u64);
+struct Rng(mpblas_testdata::SplitMix64);
 impl Rng {
+    /// A generator seeded with `seed` (the shared SplitMix64).
+    fn new(seed: u64) -> Self {
+        Rng(mpblas_testdata::SplitMix64::new(seed))
+    }
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     /// A random f64 with binary exponent `e` and a full random significand.
     fn f64_exp(&mut self, e: i32) -> f64 {
@@ -137,7 +137,7 @@ fn main() -> Result<()> {
     println!("{}", dev.info());
     dev.load_modules(mpblas::kernel_modules())?;
 
-    let mut rng = Rng(2024);
+    let mut rng = Rng::new(2024);
     let hx: Vec<Dd> = (0..n).map(|_| random_dd(&mut rng, 0)).collect();
     let hy: Vec<Dd> = (0..n).map(|_| random_dd(&mut rng, 1)).collect();
     let qx: Vec<Qd> = (0..n).map(|_| random_qd(&mut rng, 0)).collect();

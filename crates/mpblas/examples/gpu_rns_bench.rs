@@ -28,14 +28,14 @@ const DIV_SQRT_MAX: usize = 1 << 20;
 const CHECKED_DIV_SQRT: usize = 4096;
 
 /// SplitMix64.
-struct Rng(u64);
+struct Rng(mpblas_testdata::SplitMix64);
 impl Rng {
+    /// A generator seeded with `seed` (the shared SplitMix64).
+    fn new(seed: u64) -> Self {
+        Rng(mpblas_testdata::SplitMix64::new(seed))
+    }
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 }
 
@@ -116,7 +116,7 @@ fn main() -> Result<()> {
     let mut all_ok = true;
     for p in PRECISIONS {
         let b = Basis::new(p)?;
-        let mut rng = Rng(p as u64);
+        let mut rng = Rng::new(p as u64);
         let xs: Vec<MpFloat> = (0..DISTINCT).map(|_| random(&b, &mut rng)).collect();
         let ys: Vec<MpFloat> = (0..DISTINCT).map(|_| random(&b, &mut rng)).collect();
         let ops: [(&str, Gpu2, Cpu2); 4] = [

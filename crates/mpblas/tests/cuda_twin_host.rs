@@ -99,7 +99,7 @@ fn from_words<T: DeviceScalar>(w: [f64; 4]) -> T {
 }
 
 fn binary<T: Format>(name: &str, op: u32, cpu: fn(T, T) -> T, seed: u64, wide: i32) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let xs: Vec<T> = randoms(&mut rng, N, wide);
     let ys = partners(&mut rng, &xs, wide);
     let got = twin(op, &xs, Some(&ys));
@@ -119,7 +119,7 @@ fn binary<T: Format>(name: &str, op: u32, cpu: fn(T, T) -> T, seed: u64, wide: i
 }
 
 fn unary<T: Format>(name: &str, op: u32, cpu: fn(T) -> T, seed: u64) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut xs: Vec<T> = randoms::<T>(&mut rng, N, 1000)
         .into_iter()
         .map(|x| if x.lead() < 0.0 { -x } else { x })
@@ -161,7 +161,7 @@ fn function<T: FuncFormat>(name: &str, op: u32, cpu: fn(T) -> T, xs: Vec<T>) {
 
 #[test]
 fn dd_function_twins_match_cpu() {
-    let mut rng = Rng(41);
+    let mut rng = Rng::new(41);
     function::<Dd>("dd exp", 20, |a| a.exp(), exp_inputs(&mut rng, N));
     function::<Dd>("dd ln", 21, |a| a.ln(), ln_inputs(&mut rng, N));
     let xs: Vec<Dd> = trig_inputs(&mut rng, N);
@@ -171,7 +171,7 @@ fn dd_function_twins_match_cpu() {
 
 #[test]
 fn qd_function_twins_match_cpu() {
-    let mut rng = Rng(51);
+    let mut rng = Rng::new(51);
     function::<Qd>("qd exp", 30, |a| a.exp(), exp_inputs(&mut rng, N));
     function::<Qd>("qd ln", 31, |a| a.ln(), ln_inputs(&mut rng, N));
     let xs: Vec<Qd> = trig_inputs(&mut rng, N);

@@ -53,12 +53,10 @@ fn modules() -> BTreeMap<String, Vec<PathBuf>> {
         let p = e.expect("entry").path();
         let name = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
         if p.is_dir() {
-            let mut files = Vec::new();
-            walk(&p, &mut files);
-            out.insert(name.to_string(), files);
+            // `m.rs` and its submodules in `m/` are one module.
+            walk(&p, out.entry(name.to_string()).or_default());
         } else if p.extension().is_some_and(|x| x == "rs") {
-            let name = if name == "lib" { "lib" } else { name };
-            out.insert(name.to_string(), vec![p]);
+            out.entry(name.to_string()).or_default().push(p);
         }
     }
     out

@@ -95,7 +95,7 @@ fn binary<T: Format + DeviceScalar>(
     wide: i32,
 ) {
     let dev = device();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let xs: Vec<T> = randoms(&mut rng, N, wide);
     let ys = partners(&mut rng, &xs, wide);
     check_vv(&dev, &format!("{name} vv random"), vv, cpu, &xs, &ys);
@@ -124,7 +124,7 @@ fn binary<T: Format + DeviceScalar>(
 
 fn unary<T: Format + DeviceScalar>(name: &str, v: V<T>, cpu: fn(T) -> T, seed: u64) {
     let dev = device();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let xs: Vec<T> = randoms::<T>(&mut rng, N, 1000)
         .into_iter()
         .map(|x| if x.lead() < 0.0 { -x } else { x })
@@ -338,7 +338,7 @@ fn ten_thousand_allocate_free_cycles_do_not_leak() {
 fn chained_async_ops_and_two_handles_on_one_gpu() {
     let dev = device();
     let other = Device::open(0).expect("second handle");
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     let xs: Vec<Qd> = randoms(&mut rng, 4096, 100);
     let ys: Vec<Qd> = randoms(&mut rng, 4096, 100);
     let x = dev.upload(&xs).expect("upload");

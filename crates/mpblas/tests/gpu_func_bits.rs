@@ -55,56 +55,56 @@ fn check<T: FuncFormat + DeviceScalar + Send + Sync>(
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn dd_exp_matches_cpu() {
-    let xs: Vec<Dd> = exp_inputs(&mut Rng(101), N);
+    let xs: Vec<Dd> = exp_inputs(&mut Rng::new(101), N);
     check("dd exp", mpblas::dd::gpu::exp, |a| a.exp(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn dd_ln_matches_cpu() {
-    let xs: Vec<Dd> = ln_inputs(&mut Rng(102), N);
+    let xs: Vec<Dd> = ln_inputs(&mut Rng::new(102), N);
     check("dd ln", mpblas::dd::gpu::ln, |a| a.ln(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn dd_sin_matches_cpu() {
-    let xs: Vec<Dd> = trig_inputs(&mut Rng(103), N);
+    let xs: Vec<Dd> = trig_inputs(&mut Rng::new(103), N);
     check("dd sin", mpblas::dd::gpu::sin, |a| a.sin(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn dd_cos_matches_cpu() {
-    let xs: Vec<Dd> = trig_inputs(&mut Rng(104), N);
+    let xs: Vec<Dd> = trig_inputs(&mut Rng::new(104), N);
     check("dd cos", mpblas::dd::gpu::cos, |a| a.cos(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn qd_exp_matches_cpu() {
-    let xs: Vec<Qd> = exp_inputs(&mut Rng(111), N);
+    let xs: Vec<Qd> = exp_inputs(&mut Rng::new(111), N);
     check("qd exp", mpblas::qd::gpu::exp, |a| a.exp(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn qd_ln_matches_cpu() {
-    let xs: Vec<Qd> = ln_inputs(&mut Rng(112), N);
+    let xs: Vec<Qd> = ln_inputs(&mut Rng::new(112), N);
     check("qd ln", mpblas::qd::gpu::ln, |a| a.ln(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn qd_sin_matches_cpu() {
-    let xs: Vec<Qd> = trig_inputs(&mut Rng(113), N);
+    let xs: Vec<Qd> = trig_inputs(&mut Rng::new(113), N);
     check("qd sin", mpblas::qd::gpu::sin, |a| a.sin(), &xs);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn qd_cos_matches_cpu() {
-    let xs: Vec<Qd> = trig_inputs(&mut Rng(114), N);
+    let xs: Vec<Qd> = trig_inputs(&mut Rng::new(114), N);
     check("qd cos", mpblas::qd::gpu::cos, |a| a.cos(), &xs);
 }
 

@@ -40,7 +40,7 @@ fn randoms(b: &Arc<Basis>, seed: u64, count: usize, spread: i64) -> Vec<MpFloat>
     (0..count.div_ceil(CHUNK))
         .into_par_iter()
         .flat_map_iter(|c| {
-            let mut rng = Rng(seed.wrapping_mul(1_000_003).wrapping_add(c as u64));
+            let mut rng = Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(c as u64));
             let len = CHUNK.min(count - c * CHUNK);
             (0..len)
                 .map(|_| random(b, &mut rng, spread))

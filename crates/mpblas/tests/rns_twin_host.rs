@@ -143,7 +143,7 @@ fn random_pairs(
     count: usize,
     spread: i64,
 ) -> (Vec<MpFloat>, Vec<MpFloat>) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let xs: Vec<MpFloat> = (0..count).map(|_| random(b, &mut rng, spread)).collect();
     let ys: Vec<MpFloat> = (0..count).map(|_| random(b, &mut rng, spread)).collect();
     (xs, ys)
@@ -190,7 +190,7 @@ fn div_at(p: u32) {
 
 fn sqrt_at(p: u32) {
     let b = Basis::new(p).expect("basis");
-    let mut rng = Rng(41 + p as u64);
+    let mut rng = Rng::new(41 + p as u64);
     let mut xs: Vec<MpFloat> = (0..count(p) / 4)
         .map(|_| random(&b, &mut rng, 8).abs())
         .collect();

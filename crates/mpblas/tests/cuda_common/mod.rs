@@ -8,15 +8,15 @@ use mpblas::{Dd, Qd, Scalar};
 // ---- seeded random inputs ---------------------------------------------------------------------
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a small seeded generator.
-pub struct Rng(pub u64);
+pub struct Rng(mpblas_testdata::SplitMix64);
 
 impl Rng {
+    /// A generator seeded with `seed` (the shared SplitMix64).
+    pub fn new(seed: u64) -> Self {
+        Rng(mpblas_testdata::SplitMix64::new(seed))
+    }
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     /// Uniform in `lo..=hi`.
     pub fn int(&mut self, lo: i32, hi: i32) -> i32 {

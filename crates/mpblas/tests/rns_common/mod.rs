@@ -6,15 +6,15 @@ use mpblas::rns::{Basis, EMAX, EMIN, MpArray, MpFloat};
 use std::sync::Arc;
 
 /// SplitMix64 (Steele, Lea, Flood 2014).
-pub struct Rng(pub u64);
+pub struct Rng(mpblas_testdata::SplitMix64);
 
 impl Rng {
+    /// A generator seeded with `seed` (the shared SplitMix64).
+    pub fn new(seed: u64) -> Self {
+        Rng(mpblas_testdata::SplitMix64::new(seed))
+    }
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     /// Uniform in `lo..=hi`.
     pub fn int(&mut self, lo: i64, hi: i64) -> i64 {
@@ -74,7 +74,7 @@ pub fn int_exp(b: &Arc<Basis>, neg: bool, v: u64, e: i64) -> MpFloat {
 /// Special values and values at the ends of the exponent range.
 pub fn specials(b: &Arc<Basis>) -> Vec<MpFloat> {
     let p = b.precision() as i64;
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     let mut v = vec![
         MpFloat::zero(b, false),
         MpFloat::zero(b, true),
@@ -103,7 +103,7 @@ pub fn specials(b: &Arc<Basis>) -> Vec<MpFloat> {
 /// and every pair of special values.
 pub fn addsub_pairs(b: &Arc<Basis>, seed: u64) -> (Vec<MpFloat>, Vec<MpFloat>) {
     let p = b.precision() as i64;
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let (mut xs, mut ys) = (Vec::new(), Vec::new());
     let sp = specials(b);
     for x in &sp {
@@ -170,7 +170,7 @@ pub fn addsub_pairs(b: &Arc<Basis>, seed: u64) -> (Vec<MpFloat>, Vec<MpFloat>) {
 /// overflow and underflow, and every pair of special values.
 pub fn mul_pairs(b: &Arc<Basis>, seed: u64) -> (Vec<MpFloat>, Vec<MpFloat>) {
     let p = b.precision() as i64;
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let (mut xs, mut ys) = (Vec::new(), Vec::new());
     let sp = specials(b);
     for x in &sp {
@@ -201,7 +201,7 @@ pub fn mul_pairs(b: &Arc<Basis>, seed: u64) -> (Vec<MpFloat>, Vec<MpFloat>) {
 /// Adversarial pairs for `÷`: exact quotients, x/x, powers of two, overflow, specials.
 pub fn div_pairs(b: &Arc<Basis>, seed: u64) -> (Vec<MpFloat>, Vec<MpFloat>) {
     let p = b.precision() as i64;
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let (mut xs, mut ys) = (Vec::new(), Vec::new());
     let sp = specials(b);
     for x in &sp {
@@ -233,7 +233,7 @@ pub fn div_pairs(b: &Arc<Basis>, seed: u64) -> (Vec<MpFloat>, Vec<MpFloat>) {
 /// Adversarial inputs for `√`: perfect squares, powers of two (even and odd exponents),
 /// negative numbers, specials.
 pub fn sqrt_inputs(b: &Arc<Basis>, seed: u64) -> Vec<MpFloat> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut v = specials(b);
     for k in -5..5 {
         v.push(int_exp(b, false, 1, k));
