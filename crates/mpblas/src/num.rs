@@ -4,7 +4,7 @@
 //! Every method forwards to the inherent method of the same name (which documents its error
 //! bound). The few that have no inherent twin are documented here.
 
-use crate::{Dd, Qd};
+use crate::{dd::Dd, qd::Qd};
 use num_traits::{Float, FromPrimitive, Num, NumCast, One, ToPrimitive, Zero};
 use std::num::FpCategory;
 
@@ -31,13 +31,13 @@ macro_rules! impl_num_traits {
         /// `%` is the remainder with the sign of the dividend (as `f64`). `from_str_radix`
         /// accepts radix 10 only; any other radix is an `InvalidDigit` error.
         impl Num for $t {
-            type FromStrRadixErr = crate::ParseError;
+            type FromStrRadixErr = crate::error::ParseError;
             fn from_str_radix(s: &str, radix: u32) -> Result<Self, Self::FromStrRadixErr> {
                 if radix != 10 {
-                    return Err(crate::ParseError::new(
+                    return Err(crate::error::ParseError::new(
                         $name,
                         s,
-                        crate::ParseErrorKind::InvalidDigit,
+                        crate::error::ParseErrorKind::InvalidDigit,
                     ));
                 }
                 s.parse()

@@ -21,7 +21,7 @@ pub(crate) mod bigint;
 pub(crate) mod parse;
 pub(crate) mod print;
 
-use crate::{Dd, ParseError, Qd};
+use crate::{dd::Dd, error::ParseError, qd::Qd};
 use print::Style;
 use std::fmt;
 use std::str::FromStr;

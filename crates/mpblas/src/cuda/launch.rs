@@ -117,7 +117,7 @@ pub(crate) fn launch_map<T: super::DeviceScalar>(
     y: Option<&super::DeviceVec<T>>,
     scalar: Option<T>,
     out: &mut super::DeviceVec<T>,
-) -> crate::Result<()> {
+) -> crate::error::Result<()> {
     use super::check_len;
     dev.check_on("x", x.ordinal())?;
     if let Some(y) = y {

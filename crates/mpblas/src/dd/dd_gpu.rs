@@ -146,7 +146,7 @@ pub fn sqrt(dev: &Device, x: &DeviceDdVec, out: &mut DeviceDdVec) -> Result<()> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Error;
+    use crate::error::Error;
 
     #[test]
     #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]

@@ -9,7 +9,7 @@
 use super::ozaki1::terms;
 use super::split::{beta, ceil_log2, precision_bits};
 use super::{Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params};
-use crate::Dd;
+use crate::dd::Dd;
 use crate::dd::bounds as ddb;
 use crate::error::Result;
 

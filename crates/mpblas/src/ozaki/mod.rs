@@ -298,12 +298,12 @@ pub(crate) fn prepare(
 /// `α·s + β·c` from a double-double product entry `s`, rounded once to `f64` (`c` is not read
 /// when `β = 0`, as BLAS requires).
 #[inline]
-pub(crate) fn update_dd(s: crate::Dd, alpha: f64, beta: f64, c: f64) -> f64 {
+pub(crate) fn update_dd(s: crate::dd::Dd, alpha: f64, beta: f64, c: f64) -> f64 {
     let t = s.mul_f64(alpha);
     if beta == 0.0 {
         t.to_f64()
     } else {
-        t.add_accurate(crate::Dd::mul_f64_f64(beta, c)).to_f64()
+        t.add_accurate(crate::dd::Dd::mul_f64_f64(beta, c)).to_f64()
     }
 }
 

@@ -15,7 +15,7 @@ use super::{
     Accumulate, OZAKI1_SLICES, Ozaki1Params, Prepared, Products, SliceGemm, apply_patch,
     blas_views, gemm_cpu, prepare, update_dd,
 };
-use crate::Dd;
+use crate::dd::Dd;
 use crate::error::{Error, Result};
 use crate::view::{MatMut, MatRef, Trans};
 

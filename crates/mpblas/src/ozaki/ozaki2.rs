@@ -31,7 +31,7 @@ use super::{
     OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Prepared, apply_patch, blas_views, gemm_cpu, prepare,
     update_dd,
 };
-use crate::Dd;
+use crate::dd::Dd;
 use crate::eft::two_sum;
 use crate::error::{Error, Result};
 use crate::view::{MatMut, MatRef, Trans};

@@ -4,10 +4,10 @@
 //! workspace.
 
 use super::ozaki_gpu::*;
-use crate::Dd;
 use crate::cuda::{
     Arg, Blas, Device, DeviceMatMut, DeviceMatRef, DeviceVec, GemmType, args, blocks,
 };
+use crate::dd::Dd;
 use crate::dd::dd_gpu::DeviceDdVec;
 use crate::error::{Error, Result};
 use crate::ozaki::ozaki2::{Crt, Ozaki2Plan, norm_chunks};

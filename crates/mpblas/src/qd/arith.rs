@@ -10,7 +10,7 @@
 //! ARITH 15, 2001. The bounds quoted are the constants of [`bounds`](super::bounds).
 
 use super::Qd;
-use crate::Dd;
+use crate::dd::Dd;
 use crate::eft::{fast_two_sum, three_sum, three_sum2, two_prod, two_sum};
 use std::cmp::Ordering;
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};

@@ -155,11 +155,11 @@ impl Qd {
     /// folded into the second so that the result is the rounding of `self` to 106 bits, up to
     /// a tie).
     #[inline]
-    pub fn to_dd(self) -> crate::Dd {
+    pub fn to_dd(self) -> crate::dd::Dd {
         if !self.c[0].is_finite() {
-            return crate::Dd::from_f64(self.c[0]);
+            return crate::dd::Dd::from_f64(self.c[0]);
         }
-        crate::Dd::new(self.c[0], self.c[1] + (self.c[2] + self.c[3]))
+        crate::dd::Dd::new(self.c[0], self.c[1] + (self.c[2] + self.c[3]))
     }
 
     /// True if NaN.

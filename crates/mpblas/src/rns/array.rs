@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::rns::basis::Basis;
 use crate::rns::extf::ExtF;
 use crate::rns::float::{Class, MpFloat};
-use crate::{Dd, Qd};
+use crate::{dd::Dd, qd::Qd};
 use std::sync::Arc;
 
 /// `L` RNS numbers of one basis in structure-of-arrays layout; see the [module docs](self).

@@ -9,7 +9,7 @@
 use crate::rns::basis::{Basis, add_mod, mul_mod};
 use crate::rns::float::{Class, MpFloat, Op, add_core};
 use crate::rns::interval::{Tail, shift_right};
-use crate::{Dd, Qd};
+use crate::{dd::Dd, qd::Qd};
 use std::borrow::Cow;
 use std::sync::Arc;
 

@@ -336,16 +336,16 @@ fn shift_right_word(b: &Basis, x: &mut [u32], k: u64) -> (bool, bool, bool) {
 /// # Errors
 /// [`Error::OutOfBounds`](crate::Error::OutOfBounds) when `x` does not have one residue per
 /// modulus, or a residue is not reduced.
-pub fn evaluate(b: &Basis, x: &[u32]) -> crate::Result<[ExtF; 2]> {
+pub fn evaluate(b: &Basis, x: &[u32]) -> crate::error::Result<[ExtF; 2]> {
     if x.len() != b.len() {
-        return Err(crate::Error::OutOfBounds {
+        return Err(crate::error::Error::OutOfBounds {
             what: "residues of an RNS number",
             got: x.len(),
             len: b.len(),
         });
     }
     if let Some(i) = (0..x.len()).find(|&i| x[i] >= b.m[i]) {
-        return Err(crate::Error::OutOfBounds {
+        return Err(crate::error::Error::OutOfBounds {
             what: "residue (must be below its modulus)",
             got: x[i] as usize,
             len: b.m[i] as usize,

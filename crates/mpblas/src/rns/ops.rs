@@ -29,7 +29,7 @@ use std::sync::Arc;
 fn in_common_basis(
     a: &MpFloat,
     b: &MpFloat,
-    op: impl Fn(&MpFloat, &MpFloat) -> crate::Result<MpFloat>,
+    op: impl Fn(&MpFloat, &MpFloat) -> crate::error::Result<MpFloat>,
 ) -> MpFloat {
     if a.basis().same(b.basis()) {
         // Equal bases: the strict operation cannot fail.
@@ -114,8 +114,8 @@ impl std::ops::Neg for MpFloat {
 /// value as the `f64` it denotes would in that basis). Choose the basis yourself with
 /// [`MpFloat::parse`].
 impl std::str::FromStr for MpFloat {
-    type Err = crate::Error;
-    fn from_str(s: &str) -> crate::Result<MpFloat> {
+    type Err = crate::error::Error;
+    fn from_str(s: &str) -> crate::error::Result<MpFloat> {
         let digits = significant_digits(s);
         let bits = (digits as f64 * std::f64::consts::LOG2_10).ceil() as u64 + 1;
         let p = bits.clamp(53, u64::from(MAX_PRECISION)) as u32;
