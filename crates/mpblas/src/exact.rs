@@ -141,20 +141,27 @@ impl ExactDot {
         (false, d)
     }
 
-    /// The sum as an `f64`, with relative error below `2^-52` (the three leading 32-bit digits
-    /// are summed in `f64`, smallest first): not always the nearest `f64`, but never off by
-    /// more than one unit in the last place.
+    /// The sum as an `f64`, correctly rounded (to nearest, ties to even), with IEEE overflow
+    /// to `±∞` and gradual underflow; `+0` for an exact zero.
     pub fn to_f64(&self) -> f64 {
         let (neg, d) = self.magnitude();
         let Some(top) = (0..LIMBS).rev().find(|&i| d[i] != 0) else {
             return 0.0;
         };
-        let lo = top.saturating_sub(2);
-        let mut s = 0.0;
-        for (i, &di) in d.iter().enumerate().take(top + 1).skip(lo) {
-            s += crate::eft::ldexp(di as f64, 32 * i as i32 - OFFSET);
+        let v = round_digits(&d, top);
+        if neg { -v } else { v }
+    }
+
+    /// Adds another accumulator's exact value (exact; the order of merges never matters).
+    pub fn merge(&mut self, other: &ExactDot) {
+        self.normalise();
+        let mut o = other.clone();
+        o.normalise();
+        for (a, b) in self.limbs.iter_mut().zip(&o.limbs) {
+            *a += b;
         }
-        if neg { -s } else { s }
+        // Each digit is now below 2^33 in magnitude: as if two additions had been made.
+        self.adds = 2;
     }
 
     /// The relative error `|s − c|/|s|` of `c` as an approximation of the exact sum `s`,
@@ -173,6 +180,38 @@ impl ExactDot {
         }
         diff / want.abs()
     }
+}
+
+/// `Σ d_i·2^(32i − OFFSET)` over digits `d_i ∈ [0, 2^32)` with `d[top] ≠ 0`, rounded to the
+/// nearest `f64` (ties to even).
+fn round_digits(d: &[i64], top: usize) -> f64 {
+    // The top four digits hold at least 97 significant bits; the rest only decide ties.
+    let low = top.saturating_sub(3);
+    let mut m: u128 = 0;
+    for i in (low..=top).rev() {
+        m = (m << 32) | d[i] as u128;
+    }
+    let sticky = d[..low].iter().any(|&x| x != 0);
+    let base = 32 * low as i32 - OFFSET;
+    let bits = 128 - m.leading_zeros() as i32;
+    let lead = base + bits - 1;
+    // The weight of the last significand bit: 53 bits below the lead, or the subnormal 2^-1074.
+    let lsb = (lead - 52).max(-1074);
+    // shift ≥ 44: with four digits m has ≥ 97 bits; with fewer, base = −2148 ≪ −1074.
+    let shift = (lsb - base) as u32;
+    let (q, round_up) = if shift >= 129 {
+        (0u128, false)
+    } else if shift == 128 {
+        let half = 1u128 << 127;
+        (0, m > half || (m == half && sticky))
+    } else {
+        let q = m >> shift;
+        let r = m & ((1u128 << shift) - 1);
+        let half = 1u128 << (shift - 1);
+        (q, r > half || (r == half && (sticky || q & 1 == 1)))
+    };
+    // q + 1 ≤ 2^53: exact as an f64; the scaling is exact or overflows to ∞ as IEEE rounding.
+    crate::eft::ldexp((q + u128::from(round_up)) as f64, lsb)
 }
 
 #[cfg(test)]

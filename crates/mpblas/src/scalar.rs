@@ -75,6 +75,24 @@ pub trait Scalar: Clone + Debug + PartialEq + PartialOrd + Send + Sync + 'static
     /// constant BLAS error bounds are built from.
     fn op_error_bound_in(ctx: &Self::Ctx) -> f64;
 
+    /// A bound on the absolute error one `+`, `−` or `×` adds when operands or result fall
+    /// below the normal range, where the relative bound [`Scalar::op_error_bound_in`] no
+    /// longer holds: `2^-1075` for `f64` (half a subnormal ulp; IEEE addition is exact
+    /// there), `2^-1070` for the multi-word formats (whose lower words go subnormal first),
+    /// 0 for RNS (whose exponent range has no gradual underflow before `2^EMIN`). Error bounds
+    /// add it once per operation.
+    fn underflow_error_in(ctx: &Self::Ctx) -> f64;
+
+    /// `Ok` if this value belongs to `ctx` (always, for the fixed formats; for RNS, if its
+    /// basis has the same moduli), else [`Error::BasisMismatch`](crate::Error::BasisMismatch).
+    /// Routines check every element against their first operand's context once per call.
+    fn check_ctx(&self, ctx: &Self::Ctx) -> crate::error::Result<()>;
+
+    /// The context of a result computed from no data (the `+0` of an empty sum): `()` for the
+    /// fixed formats; for RNS, the 53-bit basis (a zero is exact in every basis, and the
+    /// operators widen it to the other operand's).
+    fn ctx_for_empty() -> Self::Ctx;
+
     /// Zero.
     fn zero_in(ctx: &Self::Ctx) -> Self;
 
@@ -171,6 +189,16 @@ impl Scalar for f64 {
         f64::EPSILON / 2.0
     }
     #[inline]
+    fn underflow_error_in(_: &()) -> f64 {
+        f64::from_bits(1) / 2.0
+    }
+    #[inline]
+    fn check_ctx(&self, _: &()) -> crate::error::Result<()> {
+        Ok(())
+    }
+    #[inline]
+    fn ctx_for_empty() {}
+    #[inline]
     fn zero_in(_: &()) -> f64 {
         0.0
     }
@@ -264,6 +292,17 @@ macro_rules! fixed_format_scalar {
             fn op_error_bound_in(_: &()) -> f64 {
                 $bound * <$t>::UNIT_ROUNDOFF
             }
+            #[inline]
+            fn underflow_error_in(_: &()) -> f64 {
+                // 2^-1070: sixteen subnormal ulps, for the lower words.
+                f64::from_bits(16)
+            }
+            #[inline]
+            fn check_ctx(&self, _: &()) -> $crate::error::Result<()> {
+                Ok(())
+            }
+            #[inline]
+            fn ctx_for_empty() {}
             #[inline]
             fn zero_in(_: &()) -> $t {
                 <$t>::ZERO

@@ -170,6 +170,22 @@ impl Scalar for MpFloat {
     fn op_error_bound_in(b: &Arc<Basis>) -> f64 {
         b.unit_roundoff()
     }
+    fn ctx_for_empty() -> Arc<Basis> {
+        Basis::new(53).expect("53 bits is a supported precision")
+    }
+    fn underflow_error_in(_: &Arc<Basis>) -> f64 {
+        0.0
+    }
+    fn check_ctx(&self, b: &Arc<Basis>) -> crate::error::Result<()> {
+        if self.basis().same(b) {
+            Ok(())
+        } else {
+            Err(crate::error::Error::BasisMismatch {
+                left_bits: b.precision(),
+                right_bits: self.basis().precision(),
+            })
+        }
+    }
     fn zero_in(b: &Arc<Basis>) -> MpFloat {
         MpFloat::zero(b, false)
     }

@@ -1,0 +1,612 @@
+//! BLAS level 1 on the CPU, for every [`Scalar`] format: `sum`, `asum`, `dot`, `nrm2`,
+//! `iamax` (reductions) and `axpy`, `scal`, `rot` (element-wise), over strided
+//! [`VecRef`]/[`VecMut`] views (BLAS increments, negative ones included).
+//!
+//! Reductions follow a [`Summation`] order fixed by the indices (default
+//! [`Summation::Blocked`]), so they return the same bits for any number of threads and the
+//! same bits as the GPU routines; each has a `_bounded` form returning the a-priori error
+//! bound of [`bounds`](super::bounds) beside the value.
+//!
+//! Special values propagate as IEEE arithmetic does in the format: a NaN term gives NaN, `+∞`
+//! and `−∞` together give NaN, a sum of `−0`s is `−0`. As in reference BLAS, `axpy` with
+//! `α = 0` returns `y` untouched. RNS vectors must hold one basis: an element of another basis
+//! is [`Error::BasisMismatch`], checked once per call.
+
+use super::bounds::{Bounded, gamma, sum_error_bound, up};
+use super::sum::{Reduction, Summation, reduce};
+use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+use crate::view::{VecMut, VecRef};
+
+/// The context of a vector's data (that of its first element), every element checked
+/// against it; `None` for an empty vector.
+fn common_ctx<T: Scalar>(x: &VecRef<'_, T>) -> Result<Option<T::Ctx>> {
+    let Some(first) = x.get(0) else {
+        return Ok(None);
+    };
+    let ctx = first.ctx();
+    for v in x.iter() {
+        v.check_ctx(&ctx)?;
+    }
+    Ok(Some(ctx))
+}
+
+fn check_same_len(arg: &'static str, expected: usize, got: usize) -> Result<()> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch { arg, expected, got })
+    }
+}
+
+/// The context of two vectors of the same length, every element of both checked against
+/// the first element of `x`.
+fn common_ctx2<T: Scalar>(x: &VecRef<'_, T>, y: &VecRef<'_, T>) -> Result<Option<T::Ctx>> {
+    check_same_len("y", x.len(), y.len())?;
+    let ctx = common_ctx(x)?;
+    if let Some(c) = &ctx {
+        for v in y.iter() {
+            v.check_ctx(c)?;
+        }
+    }
+    Ok(ctx)
+}
+
+/// `−0` in `ctx`: the identity every accumulator starts from.
+fn neg_zero<T: Scalar>(ctx: &T::Ctx) -> T {
+    T::zero_in(ctx).neg_ref()
+}
+
+/// True if any element is NaN or infinite (no error bound holds then).
+fn any_special<T: Scalar>(x: &VecRef<'_, T>) -> bool {
+    use std::num::FpCategory::{Infinite, Nan};
+    x.iter().any(|v| matches!(v.class(), Nan | Infinite))
+}
+
+/// An upper bound, as an `f64`, of a nonnegative value `s` of the format computed as a sum of
+/// `n` terms in `order` (products if `products`): `s` rounded up, divided by `1 − γ`, plus the
+/// underflow allowance. `+∞` beyond the `f64` range.
+fn upper_f64<T: Scalar>(s: &T, ctx: &T::Ctx, order: Summation, n: usize, products: bool) -> f64 {
+    let g = gamma(
+        super::bounds::summation_depth(order, n) + usize::from(products),
+        T::op_error_bound_in(ctx),
+    );
+    // The leading word (or nearest f64) is within a relative 2^-52 of the value.
+    let lead = s.nearest_f64().abs() * (1.0 + f64::EPSILON) + f64::from_bits(1);
+    up((lead + 2.0 * n as f64 * T::underflow_error_in(ctx)) / (1.0 - g))
+}
+
+// ---- sum ---------------------------------------------------------------------------------------
+
+struct SumOf<'a, T>(VecRef<'a, T>, T);
+
+impl<T: Scalar> Reduction for SumOf<'_, T> {
+    type Acc = T;
+    fn identity(&self) -> T {
+        self.1.clone()
+    }
+    #[inline]
+    fn step(&self, acc: &mut T, i: usize) {
+        acc.add_assign_ref(self.0.at(i));
+    }
+    #[inline]
+    fn join(&self, a: &mut T, b: &T) {
+        a.add_assign_ref(b);
+    }
+}
+
+struct AbsSumOf<'a, T>(VecRef<'a, T>, T);
+
+impl<T: Scalar> Reduction for AbsSumOf<'_, T> {
+    type Acc = T;
+    fn identity(&self) -> T {
+        self.1.clone()
+    }
+    #[inline]
+    fn step(&self, acc: &mut T, i: usize) {
+        acc.add_assign_ref(&self.0.at(i).abs_ref());
+    }
+    #[inline]
+    fn join(&self, a: &mut T, b: &T) {
+        a.add_assign_ref(b);
+    }
+}
+
+/// `Σ x_i` in the blocked order (reproducible, parallel; bound `γ_23` per pass of 4096).
+/// `n = 0` gives `+0`.
+///
+/// # Errors
+/// [`Error::BasisMismatch`] if RNS elements hold different bases.
+pub fn sum<T: Scalar>(x: VecRef<'_, T>) -> Result<T> {
+    sum_ordered(x, Summation::Blocked)
+}
+
+/// `Σ x_i` in the given order.
+///
+/// # Errors
+/// As [`sum`].
+pub fn sum_ordered<T: Scalar>(x: VecRef<'_, T>, order: Summation) -> Result<T> {
+    let Some(ctx) = common_ctx(&x)? else {
+        return Ok(T::zero_in(&T::ctx_for_empty()));
+    };
+    Ok(reduce(&SumOf(x, neg_zero(&ctx)), x.len(), order))
+}
+
+/// `Σ x_i` in the given order, with the bound `|ŝ − s| ≤ γ_D·Σ|x_i| + 2n·η`
+/// ([`sum_error_bound`]).
+///
+/// # Errors
+/// As [`sum`].
+pub fn sum_bounded<T: Scalar>(x: VecRef<'_, T>, order: Summation) -> Result<Bounded<T>> {
+    let value = sum_ordered(x, order)?;
+    let Some(ctx) = common_ctx(&x)? else {
+        return Ok(Bounded {
+            value,
+            error_bound: 0.0,
+        });
+    };
+    let error_bound = if any_special(&x) {
+        f64::INFINITY
+    } else {
+        let abs = reduce(&AbsSumOf(x, neg_zero(&ctx)), x.len(), order);
+        let abs_up = upper_f64(&abs, &ctx, order, x.len(), false);
+        sum_error_bound(
+            order,
+            x.len(),
+            false,
+            abs_up,
+            T::op_error_bound_in(&ctx),
+            T::underflow_error_in(&ctx),
+        )
+    };
+    Ok(Bounded { value, error_bound })
+}
+
+/// `Σ |x_i|` (BLAS `asum`, real vectors) in the blocked order; `n = 0` gives `+0`.
+///
+/// # Errors
+/// As [`sum`].
+pub fn asum<T: Scalar>(x: VecRef<'_, T>) -> Result<T> {
+    Ok(asum_bounded(x)?.value)
+}
+
+/// [`asum`] with its bound `γ_D·Σ|x_i| + 2n·η` (the terms are nonnegative, so it is also
+/// relative: `γ_D·ŝ/(1 − γ_D)`).
+///
+/// # Errors
+/// As [`sum`].
+pub fn asum_bounded<T: Scalar>(x: VecRef<'_, T>) -> Result<Bounded<T>> {
+    let order = Summation::Blocked;
+    let Some(ctx) = common_ctx(&x)? else {
+        return Ok(Bounded {
+            value: T::zero_in(&T::ctx_for_empty()),
+            error_bound: 0.0,
+        });
+    };
+    let value = reduce(&AbsSumOf(x, neg_zero(&ctx)), x.len(), order);
+    let error_bound = if any_special(&x) {
+        f64::INFINITY
+    } else {
+        let abs_up = upper_f64(&value, &ctx, order, x.len(), false);
+        sum_error_bound(
+            order,
+            x.len(),
+            false,
+            abs_up,
+            T::op_error_bound_in(&ctx),
+            T::underflow_error_in(&ctx),
+        )
+    };
+    Ok(Bounded { value, error_bound })
+}
+
+// ---- dot ---------------------------------------------------------------------------------------
+
+struct DotOf<'a, T>(VecRef<'a, T>, VecRef<'a, T>, T);
+
+impl<T: Scalar> Reduction for DotOf<'_, T> {
+    type Acc = T;
+    fn identity(&self) -> T {
+        self.2.clone()
+    }
+    #[inline]
+    fn step(&self, acc: &mut T, i: usize) {
+        acc.add_product(self.0.at(i), self.1.at(i));
+    }
+    #[inline]
+    fn join(&self, a: &mut T, b: &T) {
+        a.add_assign_ref(b);
+    }
+}
+
+struct AbsDotOf<'a, T>(VecRef<'a, T>, VecRef<'a, T>, T);
+
+impl<T: Scalar> Reduction for AbsDotOf<'_, T> {
+    type Acc = T;
+    fn identity(&self) -> T {
+        self.2.clone()
+    }
+    #[inline]
+    fn step(&self, acc: &mut T, i: usize) {
+        acc.add_product(&self.0.at(i).abs_ref(), &self.1.at(i).abs_ref());
+    }
+    #[inline]
+    fn join(&self, a: &mut T, b: &T) {
+        a.add_assign_ref(b);
+    }
+}
+
+/// `Σ x_i·y_i` in the blocked order (each step `acc ← acc + x_i·y_i` as the format's
+/// [`add_product`](Scalar::add_product): one rounding for `f64` (FMA) and RNS, `×` then `+`
+/// for `Dd`, `Qd`). `n = 0` gives `+0`.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] if `y` is not as long as `x`; [`Error::BasisMismatch`].
+pub fn dot<T: Scalar>(x: VecRef<'_, T>, y: VecRef<'_, T>) -> Result<T> {
+    dot_ordered(x, y, Summation::Blocked)
+}
+
+/// `Σ x_i·y_i` in the given order.
+///
+/// # Errors
+/// As [`dot`].
+pub fn dot_ordered<T: Scalar>(x: VecRef<'_, T>, y: VecRef<'_, T>, order: Summation) -> Result<T> {
+    let Some(ctx) = common_ctx2(&x, &y)? else {
+        return Ok(T::zero_in(&T::ctx_for_empty()));
+    };
+    Ok(reduce(&DotOf(x, y, neg_zero(&ctx)), x.len(), order))
+}
+
+/// `Σ x_i·y_i` with the bound `|d̂ − d| ≤ γ_{D+1}·Σ|x_i·y_i| + 2n·η`.
+///
+/// # Errors
+/// As [`dot`].
+pub fn dot_bounded<T: Scalar>(
+    x: VecRef<'_, T>,
+    y: VecRef<'_, T>,
+    order: Summation,
+) -> Result<Bounded<T>> {
+    let value = dot_ordered(x, y, order)?;
+    let Some(ctx) = common_ctx2(&x, &y)? else {
+        return Ok(Bounded {
+            value,
+            error_bound: 0.0,
+        });
+    };
+    let error_bound = if any_special(&x) || any_special(&y) {
+        f64::INFINITY
+    } else {
+        let abs = reduce(&AbsDotOf(x, y, neg_zero(&ctx)), x.len(), order);
+        let abs_up = upper_f64(&abs, &ctx, order, x.len(), true);
+        sum_error_bound(
+            order,
+            x.len(),
+            true,
+            abs_up,
+            T::op_error_bound_in(&ctx),
+            T::underflow_error_in(&ctx),
+        )
+    };
+    Ok(Bounded { value, error_bound })
+}
+
+// ---- nrm2 --------------------------------------------------------------------------------------
+
+/// Blue's thresholds and scalings (LAPACK 3.10 `dnrm2`, Anderson 2017), as powers of two
+/// derived from the format's range: `|x| < tsml` is summed scaled up by `ssml`, `|x| > tbig`
+/// scaled down by `sbig`, the rest unscaled, so that no square overflows or loses precision
+/// to underflow. `None` for a format whose range holds every square of an `f64`-range value
+/// (RNS): it sums plain squares.
+struct Blue<T> {
+    tsml: f64,
+    tbig: f64,
+    ssml: T,
+    sbig: T,
+}
+
+fn blue<T: Scalar>(ctx: &T::Ctx) -> Option<Blue<T>> {
+    let max = T::max_finite_in(ctx).nearest_f64();
+    if max.is_infinite() {
+        return None;
+    }
+    // The format keeps its full precision down to min_positive: squares of |x| ≥ tsml do.
+    let emin = T::min_positive_in(ctx).nearest_f64().log2().ceil() as i32;
+    let tsml_e = (emin + 1).div_euclid(2) + (emin + 1).rem_euclid(2);
+    let p2 = |e: i32| crate::eft::ldexp(1.0, e);
+    Some(Blue {
+        tsml: p2(tsml_e),
+        // LAPACK's 2^⌊(emax − digits + 1)/2⌋ = 2^486 leaves 2^53 of room for the sum.
+        tbig: p2(486),
+        ssml: T::from_f64_in(ctx, p2(537)),
+        sbig: T::from_f64_in(ctx, p2(-538)),
+    })
+}
+
+/// The three accumulators of Blue's algorithm: small, medium and big squares.
+#[derive(Clone)]
+struct Nrm2Acc<T> {
+    sml: T,
+    med: T,
+    big: T,
+}
+
+struct Nrm2Of<'a, T> {
+    x: VecRef<'a, T>,
+    zero: T,
+    blue: Option<Blue<T>>,
+}
+
+impl<T: Scalar> Reduction for Nrm2Of<'_, T> {
+    type Acc = Nrm2Acc<T>;
+    fn identity(&self) -> Nrm2Acc<T> {
+        Nrm2Acc {
+            sml: self.zero.clone(),
+            med: self.zero.clone(),
+            big: self.zero.clone(),
+        }
+    }
+    #[inline]
+    fn step(&self, acc: &mut Nrm2Acc<T>, i: usize) {
+        let ax = self.x.at(i).abs_ref();
+        let Some(b) = &self.blue else {
+            acc.med.add_product(&ax, &ax);
+            return;
+        };
+        let lead = ax.nearest_f64();
+        if lead > b.tbig {
+            let s = ax.mul_ref(&b.sbig);
+            acc.big.add_product(&s, &s);
+        } else if lead < b.tsml {
+            let s = ax.mul_ref(&b.ssml);
+            acc.sml.add_product(&s, &s);
+        } else {
+            // NaN lands here and propagates.
+            acc.med.add_product(&ax, &ax);
+        }
+    }
+    #[inline]
+    fn join(&self, a: &mut Nrm2Acc<T>, b: &Nrm2Acc<T>) {
+        a.sml.add_assign_ref(&b.sml);
+        a.med.add_assign_ref(&b.med);
+        a.big.add_assign_ref(&b.big);
+    }
+}
+
+/// The Euclidean norm `√(Σ x_i²)` without overflow or harmful underflow for any finite input
+/// (Blue's three accumulators, as LAPACK 3.10's `dnrm2`), in the blocked order. `n = 0`
+/// gives `+0`; a NaN gives NaN, else an infinity gives `+∞`.
+///
+/// # Errors
+/// As [`sum`].
+pub fn nrm2<T: Scalar>(x: VecRef<'_, T>) -> Result<T> {
+    Ok(nrm2_bounded(x)?.value)
+}
+
+/// [`nrm2`] with its bound, relative to the result: `|r̂ − r| ≤ γ_{D+10}·r̂` plus the
+/// underflow allowance (the sum of squares has `γ_{D+1}`, halved by the root; the root and the
+/// final combination of the accumulators take at most 8 more operations).
+///
+/// # Errors
+/// As [`sum`].
+pub fn nrm2_bounded<T: Scalar>(x: VecRef<'_, T>) -> Result<Bounded<T>> {
+    let Some(ctx) = common_ctx(&x)? else {
+        return Ok(Bounded {
+            value: T::zero_in(&T::ctx_for_empty()),
+            error_bound: 0.0,
+        });
+    };
+    let zero: T = neg_zero(&ctx);
+    let r = Nrm2Of {
+        x,
+        zero: zero.clone(),
+        blue: blue::<T>(&ctx),
+    };
+    let acc = reduce(&r, x.len(), Summation::Blocked);
+    let value = blue_finish(&acc, r.blue.as_ref(), &ctx).abs_ref();
+    let error_bound = if any_special(&x) {
+        f64::INFINITY
+    } else {
+        let depth = super::bounds::summation_depth(Summation::Blocked, x.len()) + 10;
+        let g = gamma(depth, T::op_error_bound_in(&ctx));
+        let lead = value.nearest_f64() * (1.0 + f64::EPSILON);
+        // Squares below tsml² dropped when big ones exist, and the underflow allowance.
+        let dropped = x.len() as f64 * crate::eft::ldexp(1.0, -1000);
+        up(g * lead / (1.0 - g) + dropped + 2.0 * x.len() as f64 * T::underflow_error_in(&ctx))
+    };
+    Ok(Bounded { value, error_bound })
+}
+
+/// LAPACK 3.10 `dnrm2`'s combination of the three accumulators.
+fn blue_finish<T: Scalar>(acc: &Nrm2Acc<T>, blue: Option<&Blue<T>>, ctx: &T::Ctx) -> T {
+    let Some(b) = blue else {
+        return acc.med.sqrt_ref();
+    };
+    let positive_or_nan = |v: &T| {
+        let f = v.nearest_f64();
+        f > 0.0 || f.is_nan()
+    };
+    // Squares are nonnegative, so `big` is never NaN (NaN elements go to `med`).
+    if acc.big.nearest_f64() > 0.0 {
+        // Big squares exist: fold the medium ones in at the big scale, drop the small ones.
+        let mut big = acc.big.clone();
+        if positive_or_nan(&acc.med) {
+            let m = acc.med.mul_ref(&b.sbig).mul_ref(&b.sbig);
+            big.add_assign_ref(&m);
+        }
+        return big.sqrt_ref().div_ref(&b.sbig);
+    }
+    if acc.sml.nearest_f64() > 0.0 {
+        if positive_or_nan(&acc.med) {
+            let med = acc.med.sqrt_ref();
+            let sml = acc.sml.sqrt_ref().div_ref(&b.ssml);
+            let (ymin, ymax) = if sml.nearest_f64() > med.nearest_f64() {
+                (med, sml)
+            } else {
+                (sml, med)
+            };
+            let q = ymin.div_ref(&ymax);
+            let one = T::one_in(ctx);
+            return ymax.mul_ref(&one.add_ref(&q.mul_ref(&q)).sqrt_ref());
+        }
+        return acc.sml.sqrt_ref().div_ref(&b.ssml);
+    }
+    acc.med.sqrt_ref()
+}
+
+// ---- iamax -------------------------------------------------------------------------------------
+
+/// The index (0-based) of the first element of largest magnitude, or of the first NaN if there
+/// is one (so a NaN is never hidden); `None` for `n = 0`. Exact, and the same for any thread
+/// count (ties go to the smallest index). BLAS's 1-based `i?amax` is [`iamax_blas`].
+///
+/// # Errors
+/// As [`sum`].
+pub fn iamax<T: Scalar>(x: VecRef<'_, T>) -> Result<Option<usize>> {
+    common_ctx(&x)?;
+    let mut best: Option<(usize, T)> = None;
+    for (i, v) in x.iter().enumerate() {
+        if v.class() == std::num::FpCategory::Nan {
+            return Ok(Some(i));
+        }
+        let a = v.abs_ref();
+        match &best {
+            Some((_, b)) if a <= *b => {}
+            _ => best = Some((i, a)),
+        }
+    }
+    Ok(best.map(|(i, _)| i))
+}
+
+/// BLAS `i?amax`: 1-based, 0 for `n = 0`.
+///
+/// # Errors
+/// As [`VecRef::from_blas`] and [`iamax`].
+pub fn iamax_blas<T: Scalar>(n: usize, x: &[T], incx: isize) -> Result<usize> {
+    if incx <= 0 {
+        // Reference BLAS returns 0 for incx ≤ 0.
+        return Ok(0);
+    }
+    Ok(iamax(VecRef::from_blas("x", n, x, incx)?)?.map_or(0, |i| i + 1))
+}
+
+// ---- element-wise ------------------------------------------------------------------------------
+
+/// The componentwise relative bound of the element-wise routines: `y_i ← α·x_i + y_i` has
+/// `|ŷ_i − y_i| ≤ γ_2·(|α·x_i| + |y_i|)` (`γ_1` where the format fuses, `f64` and RNS).
+pub fn axpy_error_factor<T: Scalar>(ctx: &T::Ctx) -> f64 {
+    gamma(2, T::op_error_bound_in(ctx))
+}
+
+/// `y ← α·x + y` (BLAS `axpy`), each element as the format's
+/// [`add_product`](Scalar::add_product). `α = 0` leaves `y` untouched, as reference BLAS.
+/// Bound per element: [`axpy_error_factor`]`·(|α·x_i| + |y_i|)`.
+///
+/// # Errors
+/// [`Error::LengthMismatch`], [`Error::BasisMismatch`] (for `α` too).
+pub fn axpy<T: Scalar>(alpha: &T, x: VecRef<'_, T>, mut y: VecMut<'_, T>) -> Result<()> {
+    let Some(ctx) = common_ctx2(&x, &y.rb())? else {
+        return Ok(());
+    };
+    alpha.check_ctx(&ctx)?;
+    if alpha.class() == std::num::FpCategory::Zero {
+        return Ok(());
+    }
+    for i in 0..x.len() {
+        y.at_mut(i).add_product(alpha, x.at(i));
+    }
+    Ok(())
+}
+
+/// `x ← α·x` (BLAS `scal`): relative error at most the format's `×` bound per element.
+/// `α = 0` multiplies too (a NaN or ∞ element gives NaN), as IEEE.
+///
+/// # Errors
+/// [`Error::BasisMismatch`].
+pub fn scal<T: Scalar>(alpha: &T, mut x: VecMut<'_, T>) -> Result<()> {
+    let Some(ctx) = common_ctx(&x.rb())? else {
+        return Ok(());
+    };
+    alpha.check_ctx(&ctx)?;
+    for i in 0..x.len() {
+        let v = alpha.mul_ref(x.at_mut(i));
+        *x.at_mut(i) = v;
+    }
+    Ok(())
+}
+
+/// The plane rotation (BLAS `rot`): `x_i ← c·x_i + s·y_i`, `y_i ← c·y_i − s·x_i`, each as
+/// `(c·x_i) + (s·y_i)` with the format's `×` and `+`. Bound per element:
+/// `γ_2·(|c·x_i| + |s·y_i|)`.
+///
+/// # Errors
+/// [`Error::LengthMismatch`], [`Error::BasisMismatch`].
+pub fn rot<T: Scalar>(mut x: VecMut<'_, T>, mut y: VecMut<'_, T>, c: &T, s: &T) -> Result<()> {
+    let Some(ctx) = common_ctx2(&x.rb(), &y.rb())? else {
+        return Ok(());
+    };
+    c.check_ctx(&ctx)?;
+    s.check_ctx(&ctx)?;
+    for i in 0..x.len() {
+        let (xi, yi) = (x.at_mut(i).clone(), y.at_mut(i).clone());
+        *x.at_mut(i) = c.mul_ref(&xi).add_ref(&s.mul_ref(&yi));
+        *y.at_mut(i) = c.mul_ref(&yi).sub_ref(&s.mul_ref(&xi));
+    }
+    Ok(())
+}
+
+// ---- BLAS-style entries ------------------------------------------------------------------------
+
+/// `dot` with BLAS arguments: `n`, `x`, `incx`, `y`, `incy` (negative increments start at the
+/// end, as reference BLAS).
+///
+/// # Errors
+/// [`Error::InvalidView`] for a zero increment, [`Error::ArrayTooShort`], and as [`dot`].
+pub fn dot_blas<T: Scalar>(n: usize, x: &[T], incx: isize, y: &[T], incy: isize) -> Result<T> {
+    dot(
+        VecRef::from_blas("x", n, x, incx)?,
+        VecRef::from_blas("y", n, y, incy)?,
+    )
+}
+
+/// `axpy` with BLAS arguments.
+///
+/// # Errors
+/// As [`dot_blas`] and [`axpy`].
+pub fn axpy_blas<T: Scalar>(
+    n: usize,
+    alpha: &T,
+    x: &[T],
+    incx: isize,
+    y: &mut [T],
+    incy: isize,
+) -> Result<()> {
+    axpy(
+        alpha,
+        VecRef::from_blas("x", n, x, incx)?,
+        VecMut::from_blas("y", n, y, incy)?,
+    )
+}
+
+/// `nrm2` with BLAS arguments.
+///
+/// # Errors
+/// As [`dot_blas`].
+pub fn nrm2_blas<T: Scalar>(n: usize, x: &[T], incx: isize) -> Result<T> {
+    nrm2(VecRef::from_blas("x", n, x, incx)?)
+}
+
+/// `asum` with BLAS arguments.
+///
+/// # Errors
+/// As [`dot_blas`].
+pub fn asum_blas<T: Scalar>(n: usize, x: &[T], incx: isize) -> Result<T> {
+    asum(VecRef::from_blas("x", n, x, incx)?)
+}
+
+/// `scal` with BLAS arguments.
+///
+/// # Errors
+/// As [`dot_blas`].
+pub fn scal_blas<T: Scalar>(n: usize, alpha: &T, x: &mut [T], incx: isize) -> Result<()> {
+    scal(alpha, VecMut::from_blas("x", n, x, incx)?)
+}

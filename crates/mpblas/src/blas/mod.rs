@@ -1,0 +1,38 @@
+//! The BLAS family: level 1 and summation today, for every format on the CPU, with
+//! reproducible orders and returned error bounds.
+//!
+//! - [`level1`]: `sum`, `asum`, `dot`, `nrm2`, `iamax`, `axpy`, `scal`, `rot` over strided
+//!   views, generic over [`Scalar`](crate::Scalar) (`f64`, [`Dd`](crate::Dd),
+//!   [`Qd`](crate::Qd), [`rns::MpFloat`](crate::rns::MpFloat)), and BLAS-style `*_blas` entries.
+//! - [`sum`]: the three summation orders of the MPRES summation paper (recursive, pairwise,
+//!   blocked), each a tree fixed by the indices: the same bits for any thread count.
+//! - [`accurate`]: for `f64` data, compensated `sum2`/`dot2` and correctly rounded sums and dot
+//!   products.
+//! - [`bounds`]: the error bounds the routines return and the tests assert.
+//!
+//! ```
+//! use mpblas::blas::{self, Summation};
+//! use mpblas::view::VecRef;
+//! use mpblas::Dd;
+//!
+//! // The first dataset of the MPRES summation paper: 2047 tens, two 1e-18, 2047 minus tens.
+//! let mut s: Vec<Dd> = vec![Dd::from(10.0); 2047];
+//! s.extend([Dd::from(1e-18); 2]);
+//! s.extend(vec![Dd::from(-10.0); 2047]);
+//! let r = blas::sum_bounded(VecRef::contiguous(&s), Summation::Pairwise).unwrap();
+//! assert_eq!(r.value, Dd::from(1e-18) + Dd::from(1e-18));
+//! assert!(r.error_bound < 1e-25);
+//! ```
+
+pub mod accurate;
+pub mod bounds;
+pub mod level1;
+pub mod sum;
+
+pub use accurate::{dot_correctly_rounded, dot2, sum_correctly_rounded, sum2};
+pub use bounds::Bounded;
+pub use level1::{
+    asum, axpy, dot, dot_bounded, dot_ordered, iamax, nrm2, nrm2_bounded, rot, scal, sum,
+    sum_bounded, sum_ordered,
+};
+pub use sum::Summation;
