@@ -45,9 +45,9 @@ list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 cargo test --release -p mpblas --features cuda --no-run --message-format=json \
     --lib --test gpu_bits --test gpu_func_bits --test gpu_rns_bits --test gpu_ozaki \
-    --test gpu_emulation --test kernels_compile --test cuda_host >"$list"
+    --test gpu_emulation --test gpu_blas --test kernels_compile --test cuda_host >"$list"
 cargo build --release -p mpblas --features cuda --example gpu_bench --example gpu_func_bench \
-    --example gpu_rns_bench --example gpu_ozaki_bench --message-format=json >>"$list"
+    --example gpu_blas_bench --example gpu_rns_bench --example gpu_ozaki_bench --message-format=json >>"$list"
 cargo test --release -p mpblas-cli --bins --no-run --message-format=json >>"$list"
 # Pick the executables out of cargo's JSON messages: "<name> <path>" per line.
 python3 - "$list" >"$bundle/bin/.list" <<'PY'
@@ -109,7 +109,7 @@ summary=""
 # Ozaki benchmark's sizes (default below); OZAKI_BENCH_SKIP_OZ1=1 skips the slow Ozaki-I rows.
 want() { [ -z "${RUN_ONLY:-}" ] || [[ " $RUN_ONLY " == *" $1 "* ]]; }
 for t in lib cuda_host kernels_compile gpu_bits gpu_func_bits gpu_rns_bits gpu_ozaki \
-         gpu_emulation cli; do
+         gpu_emulation gpu_blas cli; do
     want "$t" || continue
     echo
     echo "== $t"
@@ -125,7 +125,7 @@ done
 echo
 echo "== benchmark"
 nvidia-smi -L 2>/dev/null | head -n 1
-for b in gpu_bench gpu_func_bench gpu_rns_bench gpu_ozaki_bench; do
+for b in gpu_bench gpu_func_bench gpu_blas_bench gpu_rns_bench gpu_ozaki_bench; do
     want "$b" || continue
     args=()
     [ "$b" = gpu_ozaki_bench ] && args=("${OZAKI_SIZES:-1024,2048,4096,8192,16384}")

@@ -76,7 +76,7 @@ pub use view::Trans;
 /// kernel names against its source. The list lives here, at the top floor, because the
 /// runtime below must not know the formats and families that own the modules.
 pub fn kernel_modules() -> &'static [&'static cuda::ModuleSource] {
-    static MODULES: [&cuda::ModuleSource; 9] = [
+    static MODULES: [&cuda::ModuleSource; 10] = [
         &dd::dd_gpu::MODULE,
         &dd::dd_func_gpu::MODULE,
         &qd::qd_gpu::MODULE,
@@ -86,6 +86,7 @@ pub fn kernel_modules() -> &'static [&'static cuda::ModuleSource] {
         &rns::rns_round_gpu::MODULE,
         &rns::rns_divsqrt_gpu::MODULE,
         &ozaki::ozaki_gpu::MODULE,
+        &blas::blas_level1_gpu::MODULE,
     ];
     &MODULES
 }

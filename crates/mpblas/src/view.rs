@@ -693,7 +693,7 @@ impl<T> std::fmt::Debug for VecMut<'_, T> {
 /// Where element 0 of a BLAS vector of `n` elements with increment `inc` lies in storage of
 /// `len` elements: [`Error::InvalidView`] for `inc = 0` (as reference BLAS), else
 /// [`Error::ArrayTooShort`] if `1 + (n−1)·|inc|` elements do not fit.
-fn blas_vector(arg: &'static str, len: usize, n: usize, inc: isize) -> Result<usize> {
+pub(crate) fn blas_vector(arg: &'static str, len: usize, n: usize, inc: isize) -> Result<usize> {
     if inc == 0 {
         return Err(Error::InvalidView {
             arg,

@@ -28,9 +28,9 @@ const U: f64 = f64::EPSILON / 2.0;
 
 /// The compensated pair `(p, σ)`: `p` the running sum, `σ` the sum of its rounding errors.
 #[derive(Clone, Copy)]
-struct Pair {
-    p: f64,
-    sigma: f64,
+pub(crate) struct Pair {
+    pub(crate) p: f64,
+    pub(crate) sigma: f64,
 }
 
 impl Pair {
@@ -48,7 +48,7 @@ impl Pair {
 
     /// `p + σ`, keeping `p` when there is nothing to add (a `−0` sum, an infinity whose
     /// TwoSum error is NaN).
-    fn finish(self) -> f64 {
+    pub(crate) fn finish(self) -> f64 {
         if !self.p.is_finite() || self.sigma == 0.0 {
             self.p
         } else {
@@ -121,6 +121,9 @@ fn compensated_bound(value: f64, n: usize, abs_sum: f64) -> f64 {
 /// # Errors
 /// None today; `Result` keeps the signature of the other sums.
 pub fn sum2(x: VecRef<'_, f64>) -> Result<f64> {
+    if x.is_empty() {
+        return Ok(0.0);
+    }
     Ok(reduce(&Sum2(x), x.len(), Summation::Blocked).finish())
 }
 
@@ -140,6 +143,9 @@ pub fn sum2_bounded(x: VecRef<'_, f64>) -> Result<Bounded<f64>> {
 /// [`Error::LengthMismatch`].
 pub fn dot2(x: VecRef<'_, f64>, y: VecRef<'_, f64>) -> Result<f64> {
     same_len(&x, &y)?;
+    if x.is_empty() {
+        return Ok(0.0);
+    }
     Ok(reduce(&Dot2(x, y), x.len(), Summation::Blocked).finish())
 }
 

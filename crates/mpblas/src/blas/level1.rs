@@ -297,14 +297,14 @@ pub fn dot_bounded<T: Scalar>(
 /// scaled down by `sbig`, the rest unscaled, so that no square overflows or loses precision
 /// to underflow. `None` for a format whose range holds every square of an `f64`-range value
 /// (RNS): it sums plain squares.
-struct Blue<T> {
-    tsml: f64,
-    tbig: f64,
-    ssml: T,
-    sbig: T,
+pub(crate) struct Blue<T> {
+    pub(crate) tsml: f64,
+    pub(crate) tbig: f64,
+    pub(crate) ssml: T,
+    pub(crate) sbig: T,
 }
 
-fn blue<T: Scalar>(ctx: &T::Ctx) -> Option<Blue<T>> {
+pub(crate) fn blue<T: Scalar>(ctx: &T::Ctx) -> Option<Blue<T>> {
     let max = T::max_finite_in(ctx).nearest_f64();
     if max.is_infinite() {
         return None;
@@ -324,10 +324,10 @@ fn blue<T: Scalar>(ctx: &T::Ctx) -> Option<Blue<T>> {
 
 /// The three accumulators of Blue's algorithm: small, medium and big squares.
 #[derive(Clone)]
-struct Nrm2Acc<T> {
-    sml: T,
-    med: T,
-    big: T,
+pub(crate) struct Nrm2Acc<T> {
+    pub(crate) sml: T,
+    pub(crate) med: T,
+    pub(crate) big: T,
 }
 
 struct Nrm2Of<'a, T> {
@@ -417,7 +417,7 @@ pub fn nrm2_bounded<T: Scalar>(x: VecRef<'_, T>) -> Result<Bounded<T>> {
 }
 
 /// LAPACK 3.10 `dnrm2`'s combination of the three accumulators.
-fn blue_finish<T: Scalar>(acc: &Nrm2Acc<T>, blue: Option<&Blue<T>>, ctx: &T::Ctx) -> T {
+pub(crate) fn blue_finish<T: Scalar>(acc: &Nrm2Acc<T>, blue: Option<&Blue<T>>, ctx: &T::Ctx) -> T {
     let Some(b) = blue else {
         return acc.med.sqrt_ref();
     };

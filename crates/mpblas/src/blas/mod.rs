@@ -9,6 +9,8 @@
 //! - [`accurate`]: for `f64` data, compensated `sum2`/`dot2` and correctly rounded sums and dot
 //!   products.
 //! - [`bounds`]: the error bounds the routines return and the tests assert.
+//! - [`gpu`]: the same routines on the GPU for `f64`, `Dd` and `Qd`, the CPU's bits for any
+//!   launch shape, every pass of every reduction on the device.
 //!
 //! ```
 //! use mpblas::blas::{self, Summation};
@@ -25,9 +27,18 @@
 //! ```
 
 pub mod accurate;
+pub(crate) mod blas_level1_gpu;
 pub mod bounds;
 pub mod level1;
 pub mod sum;
+
+/// The level-1 routines on the GPU (`f64`, `Dd`, `Qd`), the CPU's bits for any launch shape.
+pub mod gpu {
+    pub use super::blas_level1_gpu::{
+        GpuFormat, LaunchShape, asum, axpy, dot, dot_shaped, dot2, iamax, nrm2, rot, scal, sum,
+        sum_shaped, sum2,
+    };
+}
 
 pub use accurate::{dot_correctly_rounded, dot2, sum_correctly_rounded, sum2};
 pub use bounds::Bounded;

@@ -181,3 +181,60 @@ pub fn sgemm(
         )
     }
 }
+
+// ---- level 1 --------------------------------------------------------------------------------------
+
+/// One cuBLAS level-1 call on whole device vectors, after the device and length checks.
+fn level1(
+    dev: &Device,
+    op: super::Level1,
+    x: &DeviceVec<f64>,
+    y: Option<&DeviceVec<f64>>,
+) -> Result<f64> {
+    dev.check_on("x", x.ordinal())?;
+    if let Some(y) = y {
+        dev.check_on("y", y.ordinal())?;
+        super::check_len("y", x.len(), y.len())?;
+    }
+    if x.is_empty() {
+        return Ok(0.0);
+    }
+    let blas = dev.blas()?;
+    let y_addr = y.map_or(0, |y| y.word_addr(0));
+    // SAFETY: x (and y) hold x.len() doubles on this device.
+    unsafe { blas.level1(op, x.len(), x.word_addr(0), y_addr) }
+}
+
+/// `x·y` by `cublasDdot` (cuBLAS's summation order; not reproducible across GPUs).
+///
+/// # Errors
+/// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch),
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch),
+/// [`Error::CudaLibraryMissing`](crate::Error::CudaLibraryMissing), or the call's error.
+pub fn ddot(dev: &Device, x: &DeviceVec<f64>, y: &DeviceVec<f64>) -> Result<f64> {
+    level1(dev, super::Level1::Dot, x, Some(y))
+}
+
+/// `y ← α·x + y` by `cublasDaxpy`.
+///
+/// # Errors
+/// As [`ddot`].
+pub fn daxpy(dev: &Device, alpha: f64, x: &DeviceVec<f64>, y: &mut DeviceVec<f64>) -> Result<()> {
+    level1(dev, super::Level1::Axpy(alpha), x, Some(y)).map(|_| ())
+}
+
+/// `‖x‖₂` by `cublasDnrm2`.
+///
+/// # Errors
+/// As [`ddot`].
+pub fn dnrm2(dev: &Device, x: &DeviceVec<f64>) -> Result<f64> {
+    level1(dev, super::Level1::Nrm2, x, None)
+}
+
+/// `Σ|x_i|` by `cublasDasum`.
+///
+/// # Errors
+/// As [`ddot`].
+pub fn dasum(dev: &Device, x: &DeviceVec<f64>) -> Result<f64> {
+    level1(dev, super::Level1::Asum, x, None)
+}

@@ -66,7 +66,7 @@ mod sys;
 pub(crate) mod tables;
 mod view;
 
-pub use blas::{dgemm, dgemm_blas, sgemm};
+pub use blas::{dasum, daxpy, ddot, dgemm, dgemm_blas, dnrm2, sgemm};
 pub use device::{
     Device, DeviceInfo, REQUIRED_DRIVER_VERSION, cublas_present, device_count, devices,
     driver_present,
@@ -74,10 +74,10 @@ pub use device::{
 pub(crate) use launch::{Arg, LaunchConfig};
 pub use memory::{DeviceBuffer, DevicePod, DeviceScalar, DeviceVec};
 pub use nvrtc::{Header, ModuleSource};
-pub use view::{DeviceMatMut, DeviceMatRef};
+pub use view::{DeviceMatMut, DeviceMatRef, DeviceVecMut, DeviceVecRef};
 
 pub(crate) use device::check_len;
 pub(crate) use launch::{args, blocks, launch_map};
 pub(crate) use memory::{ScratchBuffer, download_raw, memset, sealed};
-pub(crate) use sys::{Blas, Event, GemmType};
+pub(crate) use sys::{Blas, Event, GemmType, Level1};
 pub(crate) use view::col_major_ld;

@@ -547,6 +547,54 @@ pub(crate) enum GemmType {
     F64Emulated,
 }
 
+/// A cuBLAS level-1 call on `f64` vectors (the yardsticks of the BLAS benchmarks).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Level1 {
+    /// `cublasDdot`: returns `x·y`.
+    Dot,
+    /// `cublasDaxpy`: `y ← α·x + y`, returns 0.
+    Axpy(f64),
+    /// `cublasDnrm2`: returns `‖x‖₂`.
+    Nrm2,
+    /// `cublasDasum`: returns `Σ|x_i|`.
+    Asum,
+}
+
+impl Blas {
+    /// One cuBLAS level-1 call on `n` elements at `x` and `y` (unit increments); host pointer
+    /// mode, so a result is read back (which waits for the call).
+    ///
+    /// # Safety
+    /// `x` (and `y` for dot and axpy) must address `n` doubles on this handle's device.
+    pub(crate) unsafe fn level1(&self, op: Level1, n: usize, x: u64, y: u64) -> Result<f64> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(driver_err("cuBLAS context"))?;
+        let h = *self.inner.handle();
+        let n = dim("n", n)?;
+        let mut r = 0.0f64;
+        let (xp, yp) = (x as *const f64, y as *mut f64);
+        // SAFETY (all arms): the caller's contract; `r` and `alpha` are host scalars (the
+        // handle's default pointer mode is host).
+        let (what, s) = match op {
+            Level1::Dot => ("cublasDdot", unsafe {
+                blas_sys::cublasDdot_v2(h, n, xp, 1, yp, 1, &mut r)
+            }),
+            Level1::Axpy(alpha) => ("cublasDaxpy", unsafe {
+                blas_sys::cublasDaxpy_v2(h, n, &alpha, xp, 1, yp, 1)
+            }),
+            Level1::Nrm2 => ("cublasDnrm2", unsafe {
+                blas_sys::cublasDnrm2_v2(h, n, xp, 1, &mut r)
+            }),
+            Level1::Asum => ("cublasDasum", unsafe {
+                blas_sys::cublasDasum_v2(h, n, xp, 1, &mut r)
+            }),
+        };
+        blas_status(what, s)?;
+        Ok(r)
+    }
+}
+
 impl Blas {
     fn set_math_mode(&self, mode: blas_sys::cublasMath_t) -> Result<()> {
         // SAFETY: the handle is live; the call only sets a mode flag on it.

@@ -234,3 +234,175 @@ pub(crate) fn col_major_ld(arg: &'static str, layout: &MatLayout) -> Result<usiz
         }),
     }
 }
+
+// ---- vectors -------------------------------------------------------------------------------------
+
+/// A read-only strided view of a [`DeviceVec`]: the GPU counterpart of
+/// [`VecRef`](crate::view::VecRef), with the BLAS meaning of a negative increment.
+pub struct DeviceVecRef<'a, T: DeviceScalar> {
+    vec: &'a DeviceVec<T>,
+    /// Index in `vec` of element 0.
+    start: usize,
+    len: usize,
+    inc: isize,
+}
+
+/// A mutable strided view of a [`DeviceVec`] (the increment is never 0).
+pub struct DeviceVecMut<'a, T: DeviceScalar> {
+    vec: &'a mut DeviceVec<T>,
+    start: usize,
+    len: usize,
+    inc: isize,
+}
+
+impl<T: DeviceScalar> Clone for DeviceVecRef<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: DeviceScalar> Copy for DeviceVecRef<'_, T> {}
+
+impl<T: DeviceScalar> std::fmt::Debug for DeviceVecRef<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceVecRef")
+            .field("len", &self.len)
+            .field("inc", &self.inc)
+            .field("device", &self.vec.ordinal())
+            .finish()
+    }
+}
+impl<T: DeviceScalar> std::fmt::Debug for DeviceVecMut<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceVecMut")
+            .field("len", &self.len)
+            .field("inc", &self.inc)
+            .field("device", &self.vec.ordinal())
+            .finish()
+    }
+}
+
+/// The kernel argument of a vector: `struct { double *w[4]; long long inc; }` with the word
+/// pointers at element 0.
+fn vec_arg<T: DeviceScalar>(vec: &DeviceVec<T>, start: usize, inc: isize) -> super::Arg {
+    let mut words = [0u64; 5];
+    for (k, w) in words.iter_mut().enumerate().take(T::WORDS) {
+        *w = vec.word_addr(k) + 8 * start as u64;
+    }
+    words[4] = inc as i64 as u64;
+    super::Arg::Struct(Box::new(words))
+}
+
+impl<'a, T: DeviceScalar> DeviceVecRef<'a, T> {
+    /// The BLAS vector of `n` elements with increment `inc` in `vec`, as
+    /// [`VecRef::from_blas`](crate::view::VecRef::from_blas).
+    ///
+    /// # Errors
+    /// [`Error::InvalidView`] for `inc = 0`; [`Error::ArrayTooShort`].
+    pub fn from_blas(
+        arg: &'static str,
+        n: usize,
+        vec: &'a DeviceVec<T>,
+        inc: isize,
+    ) -> Result<Self> {
+        let start = crate::view::blas_vector(arg, vec.len(), n, inc)?;
+        Ok(DeviceVecRef {
+            vec,
+            start,
+            len: n,
+            inc,
+        })
+    }
+
+    /// All of `vec`, increment 1.
+    pub fn contiguous(vec: &'a DeviceVec<T>) -> Self {
+        DeviceVecRef {
+            vec,
+            start: 0,
+            len: vec.len(),
+            inc: 1,
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// True if there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The increment between elements.
+    pub fn inc(&self) -> isize {
+        self.inc
+    }
+    /// The CUDA ordinal of the device the data lives on.
+    pub fn ordinal(&self) -> usize {
+        self.vec.ordinal()
+    }
+    /// The kernel argument (`VecArg` of the BLAS kernels).
+    pub(crate) fn arg(&self) -> super::Arg {
+        vec_arg(self.vec, self.start, self.inc)
+    }
+}
+
+impl<'a, T: DeviceScalar> DeviceVecMut<'a, T> {
+    /// As [`DeviceVecRef::from_blas`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidView`] for `inc = 0`; [`Error::ArrayTooShort`].
+    pub fn from_blas(
+        arg: &'static str,
+        n: usize,
+        vec: &'a mut DeviceVec<T>,
+        inc: isize,
+    ) -> Result<Self> {
+        let start = crate::view::blas_vector(arg, vec.len(), n, inc)?;
+        Ok(DeviceVecMut {
+            vec,
+            start,
+            len: n,
+            inc,
+        })
+    }
+
+    /// All of `vec`, increment 1.
+    pub fn contiguous(vec: &'a mut DeviceVec<T>) -> Self {
+        let len = vec.len();
+        DeviceVecMut {
+            vec,
+            start: 0,
+            len,
+            inc: 1,
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// True if there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The increment between elements.
+    pub fn inc(&self) -> isize {
+        self.inc
+    }
+    /// The CUDA ordinal of the device the data lives on.
+    pub fn ordinal(&self) -> usize {
+        self.vec.ordinal()
+    }
+    /// A read-only view of the same elements.
+    pub fn rb(&self) -> DeviceVecRef<'_, T> {
+        DeviceVecRef {
+            vec: self.vec,
+            start: self.start,
+            len: self.len,
+            inc: self.inc,
+        }
+    }
+    /// The kernel argument (`MutVecArg` of the BLAS kernels).
+    pub(crate) fn arg(&mut self) -> super::Arg {
+        vec_arg(self.vec, self.start, self.inc)
+    }
+}

@@ -1,0 +1,306 @@
+//! BLAS level 1 on the GPU against cuBLAS in the same run: `dot`, `sum`, `asum`, `nrm2`, `axpy`
+//! in f64, Dd and Qd (the reproducible blocked order), f64 `sum2`/`dot2`, and cuBLAS's
+//! `Ddot`/`Dasum`/`Dnrm2`/`Daxpy` and a device-to-device copy as yardsticks.
+//!
+//! Bytes counted: every word read and written once (dot: 2n elements read; sum, asum, nrm2: n;
+//! axpy: 2n read, n written; copy: n read, n written). Each row: 3 warm-up calls, then 15
+//! calls each timed with CUDA events; the median. A reduction's call includes reading its
+//! result back (as cuBLAS's host-pointer mode does). `vs cuBLAS` is the row's GB/s over the
+//! matching cuBLAS f64 routine's (dot → Ddot, sum and asum → Dasum, nrm2 → Dnrm2, axpy →
+//! Daxpy). `= CPU` says whether the result has the CPU's bits (axpy: every element);
+//! `rel err` is a dot product's error against the CPU's quad-double dot of the same data.
+//!
+//! Inputs: random full-precision values (every word), uniform exponents in [-8, 8], random
+//! signs. Run: `cargo run --release --example gpu_blas_bench [-- n,n,...]` (default 2^20, 2^24,
+//! 2^27), or via `scripts/gpu-check.sh`'s bundle.
+
+use mpblas::blas::gpu::{self as bg, GpuFormat, LaunchShape};
+use mpblas::blas::{self, Summation};
+use mpblas::cuda::{self, Device, DeviceScalar, DeviceVec, DeviceVecMut, DeviceVecRef};
+use mpblas::view::{VecMut, VecRef};
+use mpblas::{Dd, Qd, Result};
+
+const WARMUP: usize = 3;
+const REPS: usize = 15;
+
+fn median_ms(dev: &Device, mut call: impl FnMut() -> Result<()>) -> Result<f64> {
+    for _ in 0..WARMUP {
+        call()?;
+    }
+    let mut t = Vec::with_capacity(REPS);
+    for _ in 0..REPS {
+        t.push(f64::from(dev.time_ms(&mut call)?));
+    }
+    t.sort_by(f64::total_cmp);
+    Ok(t[REPS / 2])
+}
+
+/// Full-precision random values of each format.
+trait Random: GpuFormat + Copy {
+    fn random(rng: &mut mpblas_testdata::SplitMix64) -> Self;
+    fn to_qd(self) -> Qd;
+}
+
+fn word(rng: &mut mpblas_testdata::SplitMix64, e: i32) -> f64 {
+    let frac = rng.next_u64() & ((1 << 52) - 1);
+    let sign = rng.next_u64() & (1 << 63);
+    f64::from_bits(sign | (((e + 1023) as u64) << 52) | frac)
+}
+
+fn exponent(rng: &mut mpblas_testdata::SplitMix64) -> i32 {
+    (rng.next_u64() % 17) as i32 - 8
+}
+
+impl Random for f64 {
+    fn random(rng: &mut mpblas_testdata::SplitMix64) -> f64 {
+        let e = exponent(rng);
+        word(rng, e)
+    }
+    fn to_qd(self) -> Qd {
+        Qd::from(self)
+    }
+}
+impl Random for Dd {
+    fn random(rng: &mut mpblas_testdata::SplitMix64) -> Dd {
+        let e = exponent(rng);
+        Dd::new(word(rng, e), word(rng, e - 54))
+    }
+    fn to_qd(self) -> Qd {
+        Qd::from(self)
+    }
+}
+impl Random for Qd {
+    fn random(rng: &mut mpblas_testdata::SplitMix64) -> Qd {
+        let e = exponent(rng);
+        Qd::new(
+            word(rng, e),
+            word(rng, e - 54),
+            word(rng, e - 108),
+            word(rng, e - 162),
+        )
+    }
+    fn to_qd(self) -> Qd {
+        self
+    }
+}
+
+struct Row {
+    format: &'static str,
+    routine: &'static str,
+    n: usize,
+    ms: f64,
+    bytes: f64,
+    yardstick: Option<&'static str>,
+    same_as_cpu: Option<bool>,
+    rel_err: Option<f64>,
+}
+
+impl Row {
+    fn gbs(&self) -> f64 {
+        self.bytes / (self.ms * 1e-3) / 1e9
+    }
+}
+
+fn same<T: DeviceScalar>(a: T, b: T) -> bool {
+    let (a, b) = (a.to_words(), b.to_words());
+    (0..T::WORDS).all(|k| a[k].to_bits() == b[k].to_bits() || (a[k].is_nan() && b[k].is_nan()))
+}
+
+/// The rows of one format at length n.
+fn format_rows<T: Random>(dev: &Device, n: usize, rows: &mut Vec<Row>) -> Result<()> {
+    let mut rng = mpblas_testdata::SplitMix64::new(0x5eed ^ n as u64 ^ T::WORDS as u64);
+    let hx: Vec<T> = (0..n).map(|_| T::random(&mut rng)).collect();
+    let hy: Vec<T> = (0..n).map(|_| T::random(&mut rng)).collect();
+    let (dx, dy) = (dev.upload(&hx)?, dev.upload(&hy)?);
+    let (gx, gy) = (DeviceVecRef::contiguous(&dx), DeviceVecRef::contiguous(&dy));
+    let (cx, cy) = (VecRef::contiguous(&hx), VecRef::contiguous(&hy));
+    let e = (8 * T::WORDS * n) as f64;
+    let shape = LaunchShape::default();
+    let fmt = T::NAME;
+    let mut push = |routine, ms, bytes, yardstick, same_as_cpu, rel_err| {
+        rows.push(Row {
+            format: fmt,
+            routine,
+            n,
+            ms,
+            bytes,
+            yardstick: Some(yardstick),
+            same_as_cpu,
+            rel_err,
+        })
+    };
+
+    let mut got = T::zero_in(&());
+    let ms = median_ms(dev, || {
+        got = bg::dot(dev, gx, gy, Summation::Blocked)?;
+        Ok(())
+    })?;
+    let cpu = blas::dot(cx, cy)?;
+    // The quad-double reference of the same products (exact inputs, 2^-212 arithmetic).
+    let qx: Vec<Qd> = hx.iter().map(|v| v.to_qd()).collect();
+    let qy: Vec<Qd> = hy.iter().map(|v| v.to_qd()).collect();
+    let reference = blas::dot(VecRef::contiguous(&qx), VecRef::contiguous(&qy))?;
+    let err = if T::WORDS == 4 {
+        None
+    } else {
+        let d = got.to_qd() - reference;
+        Some((d / reference).abs().c[0])
+    };
+    push("dot", ms, 2.0 * e, "ddot", Some(same(got, cpu)), err);
+
+    for (routine, yard) in [("sum", "dasum"), ("asum", "dasum"), ("nrm2", "dnrm2")] {
+        let mut got = T::zero_in(&());
+        let ms = median_ms(dev, || {
+            got = match routine {
+                "sum" => bg::sum(dev, gx, Summation::Blocked)?,
+                "asum" => bg::asum(dev, gx, shape)?,
+                _ => bg::nrm2(dev, gx, shape)?,
+            };
+            Ok(())
+        })?;
+        let cpu = match routine {
+            "sum" => blas::sum(cx)?,
+            "asum" => blas::asum(cx)?,
+            _ => blas::nrm2(cx)?,
+        };
+        push(routine, ms, e, yard, Some(same(got, cpu)), None);
+    }
+
+    // axpy: timed on a scratch copy of y (each call accumulates; the bits are checked on one
+    // call from the original y).
+    let alpha = T::random(&mut rng);
+    let mut dz = dev.upload(&hy)?;
+    let ms = median_ms(dev, || {
+        bg::axpy(dev, alpha, gx, DeviceVecMut::contiguous(&mut dz))
+    })?;
+    let mut dz = dev.upload(&hy)?;
+    bg::axpy(dev, alpha, gx, DeviceVecMut::contiguous(&mut dz))?;
+    let mut cz = hy.clone();
+    blas::axpy(&alpha, cx, VecMut::contiguous(&mut cz))?;
+    let ok = dz.download()?.iter().zip(&cz).all(|(a, b)| same(*a, *b));
+    push("axpy", ms, 3.0 * e, "daxpy", Some(ok), None);
+    Ok(())
+}
+
+fn f64_extra_rows(dev: &Device, n: usize, rows: &mut Vec<Row>) -> Result<()> {
+    let mut rng = mpblas_testdata::SplitMix64::new(0xacc ^ n as u64);
+    let hx: Vec<f64> = (0..n).map(|_| f64::random(&mut rng)).collect();
+    let hy: Vec<f64> = (0..n).map(|_| f64::random(&mut rng)).collect();
+    let (dx, dy) = (dev.upload(&hx)?, dev.upload(&hy)?);
+    let (gx, gy) = (DeviceVecRef::contiguous(&dx), DeviceVecRef::contiguous(&dy));
+    let (cx, cy) = (VecRef::contiguous(&hx), VecRef::contiguous(&hy));
+    let shape = LaunchShape::default();
+    let e = 8.0 * n as f64;
+    let row = |routine, ms, bytes, yardstick, same_as_cpu, rel_err| Row {
+        format: "f64",
+        routine,
+        n,
+        ms,
+        bytes,
+        yardstick,
+        same_as_cpu,
+        rel_err,
+    };
+    let mut got = 0.0;
+    let ms = median_ms(dev, || {
+        got = bg::dot2(dev, gx, gy, shape)?;
+        Ok(())
+    })?;
+    let exact = blas::dot_correctly_rounded(cx, cy)?;
+    let err = ((got - exact) / exact).abs();
+    rows.push(row(
+        "dot2",
+        ms,
+        2.0 * e,
+        Some("ddot"),
+        Some(got.to_bits() == blas::dot2(cx, cy)?.to_bits()),
+        Some(err),
+    ));
+    let ms = median_ms(dev, || {
+        got = bg::sum2(dev, gx, shape)?;
+        Ok(())
+    })?;
+    rows.push(row(
+        "sum2",
+        ms,
+        e,
+        Some("dasum"),
+        Some(got.to_bits() == blas::sum2(cx)?.to_bits()),
+        None,
+    ));
+
+    // The yardsticks.
+    let mut r = 0.0;
+    let ms = median_ms(dev, || {
+        r = cuda::ddot(dev, &dx, &dy)?;
+        Ok(())
+    })?;
+    let err = ((r - exact) / exact).abs();
+    rows.push(row("cublasDdot", ms, 2.0 * e, None, None, Some(err)));
+    let ms = median_ms(dev, || cuda::dasum(dev, &dx).map(|_| ()))?;
+    rows.push(row("cublasDasum", ms, e, None, None, None));
+    let ms = median_ms(dev, || cuda::dnrm2(dev, &dx).map(|_| ()))?;
+    rows.push(row("cublasDnrm2", ms, e, None, None, None));
+    let mut dz = dev.upload(&hy)?;
+    let ms = median_ms(dev, || cuda::daxpy(dev, 0.5, &dx, &mut dz))?;
+    rows.push(row("cublasDaxpy", ms, 3.0 * e, None, None, None));
+    let mut copy: DeviceVec<f64> = dev.zeros(n)?;
+    let ms = median_ms(dev, || copy.copy_from(&dx))?;
+    rows.push(row("copy (d2d)", ms, 2.0 * e, None, None, None));
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    let sizes: Vec<usize> = match std::env::args().nth(1) {
+        Some(s) => s.split(',').filter_map(|t| t.trim().parse().ok()).collect(),
+        None => vec![1 << 20, 1 << 24, 1 << 27],
+    };
+    let dev = Device::open(0)?;
+    println!(
+        "# BLAS level 1 on {} (CUDA events, median of {REPS})",
+        dev.info()
+    );
+    for &n in &sizes {
+        let mut rows = Vec::new();
+        f64_extra_rows(&dev, n, &mut rows)?;
+        format_rows::<f64>(&dev, n, &mut rows)?;
+        format_rows::<Dd>(&dev, n, &mut rows)?;
+        format_rows::<Qd>(&dev, n, &mut rows)?;
+        dev.release_workspaces()?;
+        println!("\n## n = {n}\n");
+        println!("| format | routine | ms | GB/s | vs cuBLAS | G elem/s | = CPU | rel err |");
+        println!("|---|---|---|---|---|---|---|---|");
+        let yard = |name: &str| {
+            rows.iter()
+                .find(|r| r.routine == format!("cublas{}", capitalise(name)))
+                .map(Row::gbs)
+        };
+        for r in &rows {
+            let vs = r
+                .yardstick
+                .and_then(yard)
+                .map_or("".to_string(), |g| format!("{:.0}%", 100.0 * r.gbs() / g));
+            println!(
+                "| {} | {} | {:.4} | {:.0} | {} | {:.2} | {} | {} |",
+                r.format,
+                r.routine,
+                r.ms,
+                r.gbs(),
+                vs,
+                r.n as f64 / (r.ms * 1e-3) / 1e9,
+                r.same_as_cpu.map_or("", |b| if b { "yes" } else { "NO" }),
+                r.rel_err.map_or(String::new(), |e| format!("{e:.1e}")),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `ddot` → `Ddot`.
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,776 @@
+// BLAS level 1 on the GPU (launcher: blas/blas_level1_gpu.rs): the reductions in the three
+// summation orders of blas/sum.rs and the element-wise routines of blas/level1.rs, for f64,
+// double-double and quad-double, each step the very operation the CPU makes, so that the
+// results are the CPU's bits.
+//
+// Vectors are structure-of-arrays word pointers to element 0 plus a signed increment (a
+// negative one walks down from element 0, as BLAS). Accumulators of the reductions are
+// `ACC_WORDS` doubles; partial results live in word-major arrays (word k of partial c at
+// `out[k * stride + c]`).
+//
+// The blocked order (see sum.rs): chunk c holds terms [4096c, 4096c + 4096); term j·256 + l of
+// a chunk goes to lane l, each lane adds its terms in order starting from −0, and lanes are
+// joined by the halving tree lane[t] ← lane[t] ⊕ lane[t + h], h = 128 … 1, skipping lanes
+// that hold no term. Chunks are independent: any grid works, a block takes chunks
+// blockIdx.x, blockIdx.x + gridDim.x, …, and a block of any size covers the 256 lanes in
+// steps of blockDim.x. The result never depends on the launch shape.
+
+#include "dd.cuh"
+#include "qd.cuh"
+
+typedef unsigned long long u64;
+typedef long long i64;
+
+#define LANES 256
+#define PER_LANE 16
+#define CHUNK (LANES * PER_LANE)
+
+// A vector: word pointers to element 0 and the increment between elements.
+struct VecArg {
+    const double *w[4];
+    i64 inc;
+};
+struct MutVecArg {
+    double *w[4];
+    i64 inc;
+};
+// A scalar argument: its words, most significant first.
+struct ScalArg {
+    double w[4];
+};
+
+// ---- formats ----------------------------------------------------------------------------------
+// Each names the CPU operation it mirrors (scalar.rs, dd/arith.rs, qd/arith.rs).
+
+struct F64 {
+    typedef double T;
+    static const int W = 1;
+    static MP_DEV T load(const VecArg &v, u64 i) { return v.w[0][(i64)i * v.inc]; }
+    static MP_DEV void store(const MutVecArg &v, u64 i, T x) { v.w[0][(i64)i * v.inc] = x; }
+    static MP_DEV T get(const double *p, u64 stride, u64 i) { return p[i]; }
+    static MP_DEV void put(double *p, u64 stride, u64 i, T x) { p[i] = x; }
+    static MP_DEV T make(const double *w) { return w[0]; }
+    static MP_DEV T from_f64(double x) { return x; }
+    static MP_DEV T neg_zero() { return -0.0; }
+    static MP_DEV double lead(T a) { return a; }
+    static MP_DEV T add(T a, T b) { return __dadd_rn(a, b); }
+    static MP_DEV T sub(T a, T b) { return __dsub_rn(a, b); }
+    static MP_DEV T mul(T a, T b) { return __dmul_rn(a, b); }
+    // Scalar::add_product for f64: a.mul_add(b, acc).
+    static MP_DEV T add_product(T acc, T a, T b) { return __fma_rn(a, b, acc); }
+    static MP_DEV T abs(T a) { return mp_abs(a); }
+    // The lexicographic order of the words (iamax on |x|).
+    static MP_DEV bool less(T a, T b) { return a < b; }
+};
+
+struct DD {
+    typedef Dd T;
+    static const int W = 2;
+    static MP_DEV T load(const VecArg &v, u64 i) {
+        i64 k = (i64)i * v.inc;
+        return dd_make(v.w[0][k], v.w[1][k]);
+    }
+    static MP_DEV void store(const MutVecArg &v, u64 i, T x) {
+        i64 k = (i64)i * v.inc;
+        v.w[0][k] = x.hi;
+        v.w[1][k] = x.lo;
+    }
+    static MP_DEV T get(const double *p, u64 stride, u64 i) { return dd_make(p[i], p[stride + i]); }
+    static MP_DEV void put(double *p, u64 stride, u64 i, T x) {
+        p[i] = x.hi;
+        p[stride + i] = x.lo;
+    }
+    static MP_DEV T make(const double *w) { return dd_make(w[0], w[1]); }
+    static MP_DEV T from_f64(double x) { return dd_make(x, 0.0); }
+    static MP_DEV T neg_zero() { return dd_make(-0.0, -0.0); }
+    static MP_DEV double lead(T a) { return a.hi; }
+    static MP_DEV T add(T a, T b) { return dd::add_accurate(a, b); }
+    static MP_DEV T sub(T a, T b) { return dd::sub(a, b); }
+    static MP_DEV T mul(T a, T b) { return dd::mul_accurate(a, b); }
+    // `*self += *a * *b`.
+    static MP_DEV T add_product(T acc, T a, T b) { return dd::add_accurate(acc, dd::mul_accurate(a, b)); }
+    // Dd::abs: negate when the sign bit of the leading word is set.
+    static MP_DEV T abs(T a) { return __double_as_longlong(a.hi) < 0 ? dd::neg(a) : a; }
+    static MP_DEV bool less(T a, T b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
+};
+
+struct QD {
+    typedef Qd T;
+    static const int W = 4;
+    static MP_DEV T load(const VecArg &v, u64 i) {
+        i64 k = (i64)i * v.inc;
+        return qd_make(v.w[0][k], v.w[1][k], v.w[2][k], v.w[3][k]);
+    }
+    static MP_DEV void store(const MutVecArg &v, u64 i, T x) {
+        i64 k = (i64)i * v.inc;
+        for (int j = 0; j < 4; j++) v.w[j][k] = x.c[j];
+    }
+    static MP_DEV T get(const double *p, u64 stride, u64 i) {
+        return qd_make(p[i], p[stride + i], p[2 * stride + i], p[3 * stride + i]);
+    }
+    static MP_DEV void put(double *p, u64 stride, u64 i, T x) {
+        for (int j = 0; j < 4; j++) p[j * stride + i] = x.c[j];
+    }
+    static MP_DEV T make(const double *w) { return qd_make(w[0], w[1], w[2], w[3]); }
+    static MP_DEV T from_f64(double x) { return qd::from_f64(x); }
+    static MP_DEV T neg_zero() { return qd_make(-0.0, -0.0, -0.0, -0.0); }
+    static MP_DEV double lead(T a) { return a.c[0]; }
+    static MP_DEV T add(T a, T b) { return qd::add_ieee(a, b); }
+    static MP_DEV T sub(T a, T b) { return qd::sub(a, b); }
+    static MP_DEV T mul(T a, T b) { return qd::mul_accurate(a, b); }
+    static MP_DEV T add_product(T acc, T a, T b) { return qd::add_ieee(acc, qd::mul_accurate(a, b)); }
+    static MP_DEV T abs(T a) { return __double_as_longlong(a.c[0]) < 0 ? qd::neg(a) : a; }
+    static MP_DEV bool less(T a, T b) {
+        for (int j = 0; j < 4; j++) {
+            if (a.c[j] < b.c[j]) return true;
+            if (a.c[j] > b.c[j]) return false;
+        }
+        return false;
+    }
+};
+
+// ---- reductions: what each accumulates ---------------------------------------------------------
+// Each has an accumulator `Acc` of `ACC_WORDS` doubles, `identity`, `step(acc, i)` (term i
+// added) and `join(a, b)` (a ← a ⊕ b), the twins of the `Reduction` impls of level1.rs and
+// accurate.rs, and moves accumulators to and from word-major arrays.
+
+template <class F> struct SumOf {
+    typedef typename F::T Acc;
+    static const int ACC_WORDS = F::W;
+    VecArg x;
+    MP_DEV Acc identity() const { return F::neg_zero(); }
+    MP_DEV void step(Acc &acc, u64 i) const { acc = F::add(acc, F::load(x, i)); }
+    MP_DEV void join(Acc &a, const Acc &b) const { a = F::add(a, b); }
+    static MP_DEV Acc get(const double *p, u64 stride, u64 i) { return F::get(p, stride, i); }
+    static MP_DEV void put(double *p, u64 stride, u64 i, const Acc &a) { F::put(p, stride, i, a); }
+};
+
+template <class F> struct AsumOf : SumOf<F> {
+    MP_DEV void step(typename F::T &acc, u64 i) const { acc = F::add(acc, F::abs(F::load(this->x, i))); }
+};
+
+template <class F> struct DotOf : SumOf<F> {
+    VecArg y;
+    MP_DEV void step(typename F::T &acc, u64 i) const {
+        acc = F::add_product(acc, F::load(this->x, i), F::load(y, i));
+    }
+};
+
+// Blue's three accumulators (level1.rs `Nrm2Of`); the thresholds come from the host.
+template <class F> struct Nrm2Acc {
+    typename F::T sml, med, big;
+};
+
+template <class F> struct Nrm2Of {
+    typedef Nrm2Acc<F> Acc;
+    typedef typename F::T T;
+    static const int ACC_WORDS = 3 * F::W;
+    VecArg x;
+    double tsml, tbig, ssml, sbig;
+    int plain; // no thresholds: plain squares
+    MP_DEV Acc identity() const {
+        Acc a;
+        a.sml = a.med = a.big = F::neg_zero();
+        return a;
+    }
+    MP_DEV void step(Acc &acc, u64 i) const {
+        T ax = F::abs(F::load(x, i));
+        if (plain) {
+            acc.med = F::add_product(acc.med, ax, ax);
+            return;
+        }
+        double lead = F::lead(ax);
+        if (lead > tbig) {
+            T s = F::mul(ax, F::from_f64(sbig));
+            acc.big = F::add_product(acc.big, s, s);
+        } else if (lead < tsml) {
+            T s = F::mul(ax, F::from_f64(ssml));
+            acc.sml = F::add_product(acc.sml, s, s);
+        } else {
+            acc.med = F::add_product(acc.med, ax, ax);
+        }
+    }
+    MP_DEV void join(Acc &a, const Acc &b) const {
+        a.sml = F::add(a.sml, b.sml);
+        a.med = F::add(a.med, b.med);
+        a.big = F::add(a.big, b.big);
+    }
+    static MP_DEV Acc get(const double *p, u64 stride, u64 i) {
+        Acc a;
+        a.sml = F::get(p, stride, i);
+        a.med = F::get(p + F::W * stride, stride, i);
+        a.big = F::get(p + 2 * F::W * stride, stride, i);
+        return a;
+    }
+    static MP_DEV void put(double *p, u64 stride, u64 i, const Acc &a) {
+        F::put(p, stride, i, a.sml);
+        F::put(p + F::W * stride, stride, i, a.med);
+        F::put(p + 2 * F::W * stride, stride, i, a.big);
+    }
+};
+
+// The compensated pair of accurate.rs (`Pair`): p the running sum, sigma its errors.
+struct Pair {
+    double p, sigma;
+};
+
+MP_DEV void pair_join(Pair &a, const Pair &b) {
+    double p, q;
+    two_sum(a.p, b.p, p, q);
+    a.p = p;
+    a.sigma = __dadd_rn(__dadd_rn(a.sigma, b.sigma), q);
+}
+
+struct Sum2Of {
+    typedef Pair Acc;
+    static const int ACC_WORDS = 2;
+    VecArg x;
+    MP_DEV Acc identity() const {
+        Pair a;
+        a.p = -0.0;
+        a.sigma = -0.0;
+        return a;
+    }
+    MP_DEV void step(Acc &acc, u64 i) const {
+        double p, q;
+        two_sum(acc.p, F64::load(x, i), p, q);
+        acc.p = p;
+        acc.sigma = __dadd_rn(acc.sigma, q);
+    }
+    MP_DEV void join(Acc &a, const Acc &b) const { pair_join(a, b); }
+    static MP_DEV Acc get(const double *p, u64 stride, u64 i) {
+        Pair a;
+        a.p = p[i];
+        a.sigma = p[stride + i];
+        return a;
+    }
+    static MP_DEV void put(double *p, u64 stride, u64 i, const Acc &a) {
+        p[i] = a.p;
+        p[stride + i] = a.sigma;
+    }
+};
+
+struct Dot2Of : Sum2Of {
+    VecArg y;
+    MP_DEV void step(Pair &acc, u64 i) const {
+        double h, r, p, q;
+        two_prod(F64::load(x, i), F64::load(y, i), h, r);
+        two_sum(acc.p, h, p, q);
+        acc.p = p;
+        acc.sigma = __dadd_rn(acc.sigma, __dadd_rn(q, r));
+    }
+};
+
+// The later passes: the terms are the partials of the pass before, joined.
+template <class R> struct JoinOf {
+    typedef typename R::Acc Acc;
+    static const int ACC_WORDS = R::ACC_WORDS;
+    R r;
+    const double *in;
+    u64 in_stride;
+    MP_DEV Acc identity() const { return r.identity(); }
+    MP_DEV void step(Acc &acc, u64 i) const { r.join(acc, R::get(in, in_stride, i)); }
+    MP_DEV void join(Acc &a, const Acc &b) const { r.join(a, b); }
+    static MP_DEV Acc get(const double *p, u64 stride, u64 i) { return R::get(p, stride, i); }
+    static MP_DEV void put(double *p, u64 stride, u64 i, const Acc &a) { R::put(p, stride, i, a); }
+};
+
+// ---- the orders ---------------------------------------------------------------------------------
+
+// One pass of the blocked order over n terms: partial c of chunk c to out (stride = number
+// of chunks). Shared memory: the 256 lanes, word-major.
+template <class R> MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_stride) {
+    __shared__ double lanes[R::ACC_WORDS * LANES];
+    const u64 chunks = (n + CHUNK - 1) / CHUNK;
+    for (u64 c = blockIdx.x; c < chunks; c += gridDim.x) {
+        const u64 start = c * CHUNK;
+        const u64 m = (n - start < (u64)CHUNK) ? n - start : (u64)CHUNK;
+        const unsigned used = m < LANES ? (unsigned)m : LANES;
+        for (unsigned l = threadIdx.x; l < used; l += blockDim.x) {
+            typename R::Acc acc = r.identity();
+            if (m == CHUNK) {
+#pragma unroll
+                for (int j = 0; j < PER_LANE; j++) r.step(acc, start + (u64)j * LANES + l);
+            } else {
+                for (u64 i = start + l; i < start + m; i += LANES) r.step(acc, i);
+            }
+            R::put(lanes, LANES, l, acc);
+        }
+        __syncthreads();
+        for (unsigned h = LANES / 2; h >= 1; h >>= 1) {
+            for (unsigned t = threadIdx.x; t < h; t += blockDim.x) {
+                if (t + h < used) {
+                    typename R::Acc a = R::get(lanes, LANES, t);
+                    r.join(a, R::get(lanes, LANES, t + h));
+                    R::put(lanes, LANES, t, a);
+                }
+            }
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) R::put(out, out_stride, c, R::get(lanes, LANES, 0));
+        __syncthreads();
+    }
+}
+
+// The recursive order, on one thread: ((t0 ⊕ t1) ⊕ t2) ⊕ …
+template <class R> MP_DEV void recursive(const R &r, u64 n, double *out) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    typename R::Acc acc = r.identity();
+    for (u64 i = 0; i < n; i++) r.step(acc, i);
+    R::put(out, 1, 0, acc);
+}
+
+// One level of the pairwise order: out[i] = (id ⊕ t_2i) ⊕ (id ⊕ t_2i+1) (leaf level, as the
+// CPU's binary counter forms its blocks), and the odd last term kept in `left` (stride 64:
+// slot `level`).
+// `Term` gives the blocks of the level: `LeafTerm` (−0 ⊕ t_i) on the data, `PartialTerm` (the
+// stored block) on the level before.
+template <class R> struct LeafTerm {
+    MP_DEV static typename R::Acc at(const R &r, u64 i) {
+        typename R::Acc a = r.identity();
+        r.step(a, i);
+        return a;
+    }
+};
+template <class R> struct PartialTerm {
+    MP_DEV static typename R::Acc at(const R &r, u64 i) { return R::get(r.in, r.in_stride, i); }
+};
+
+template <class R, class Term>
+MP_DEV void pairwise_level(const R &r, u64 n, double *__restrict__ out, u64 out_stride, double *__restrict__ left,
+                           unsigned level) {
+    const u64 pairs = n / 2;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < pairs; i += (u64)blockDim.x * gridDim.x) {
+        typename R::Acc a = Term::at(r, 2 * i);
+        r.join(a, Term::at(r, 2 * i + 1));
+        R::put(out, out_stride, i, a);
+    }
+    if ((n & 1) && blockIdx.x == 0 && threadIdx.x == 0) R::put(left, 64, level, Term::at(r, n - 1));
+}
+
+// The end of the pairwise order: s = the lowest leftover; s = leftover ⊕ s up the levels
+// (`mask` bit k: level k left one), and last the top block ⊕ s.
+template <class R> MP_DEV void pairwise_finish(const R &r, const double *top, const double *left, u64 mask, double *out) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    bool have = false;
+    typename R::Acc s = r.identity();
+    for (int k = 0; k < 64; k++) {
+        if (!((mask >> k) & 1)) continue;
+        typename R::Acc t = R::get(left, 64, k);
+        if (have) r.join(t, s);
+        s = t;
+        have = true;
+    }
+    typename R::Acc t = R::get(top, 1, 0);
+    if (have) r.join(t, s);
+    R::put(out, 1, 0, t);
+}
+
+// ---- entry points ------------------------------------------------------------------------------
+// blas_<fmt>_<what>_<order>. `first` kernels read the vectors; `join` kernels read partials.
+
+extern "C" __global__ void blas_f64_sum_blocked(VecArg x, u64 n, double *out, u64 os) {
+    SumOf<F64> r;
+    r.x = x;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_f64_asum_blocked(VecArg x, u64 n, double *out, u64 os) {
+    AsumOf<F64> r;
+    r.x = x;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_f64_dot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
+    DotOf<F64> r;
+    r.x = x;
+    r.y = y;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_f64_nrm2_blocked(VecArg x, u64 n, double *out, u64 os,
+                                                     double tsml, double tbig, double ssml,
+                                                     double sbig, int plain) {
+    Nrm2Of<F64> r;
+    r.x = x;
+    r.tsml = tsml;
+    r.tbig = tbig;
+    r.ssml = ssml;
+    r.sbig = sbig;
+    r.plain = plain;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_f64_join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
+    JoinOf<SumOf<F64> > r;
+    r.in = in;
+    r.in_stride = is;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_f64_nrm2join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
+    JoinOf<Nrm2Of<F64> > r;
+    r.in = in;
+    r.in_stride = is;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_f64_sum_recursive(VecArg x, u64 n, double *out) {
+    SumOf<F64> r;
+    r.x = x;
+    recursive(r, n, out);
+}
+extern "C" __global__ void blas_f64_dot_recursive(VecArg x, VecArg y, u64 n, double *out) {
+    DotOf<F64> r;
+    r.x = x;
+    r.y = y;
+    recursive(r, n, out);
+}
+extern "C" __global__ void blas_f64_sum_pairwise(VecArg x, u64 n, double *out, u64 os, double *left) {
+    SumOf<F64> r;
+    r.x = x;
+    pairwise_level<SumOf<F64>, LeafTerm<SumOf<F64> > >(r, n, out, os, left, 0);
+}
+extern "C" __global__ void blas_f64_dot_pairwise(VecArg x, VecArg y, u64 n, double *out, u64 os,
+                                                     double *left) {
+    DotOf<F64> r;
+    r.x = x;
+    r.y = y;
+    pairwise_level<DotOf<F64>, LeafTerm<DotOf<F64> > >(r, n, out, os, left, 0);
+}
+extern "C" __global__ void blas_f64_join_pairwise(const double *in, u64 is, u64 n, double *out, u64 os,
+                                                      double *left, unsigned level) {
+    JoinOf<SumOf<F64> > r;
+    r.in = in;
+    r.in_stride = is;
+    pairwise_level<JoinOf<SumOf<F64> >, PartialTerm<JoinOf<SumOf<F64> > > >(r, n, out, os, left, level);
+}
+extern "C" __global__ void blas_f64_finish_pairwise(const double *top, const double *left, u64 mask,
+                                                        double *out) {
+    SumOf<F64> r;
+    pairwise_finish(r, top, left, mask, out);
+}
+
+extern "C" __global__ void blas_dd_sum_blocked(VecArg x, u64 n, double *out, u64 os) {
+    SumOf<DD> r;
+    r.x = x;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_dd_asum_blocked(VecArg x, u64 n, double *out, u64 os) {
+    AsumOf<DD> r;
+    r.x = x;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_dd_dot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
+    DotOf<DD> r;
+    r.x = x;
+    r.y = y;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_dd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os,
+                                                     double tsml, double tbig, double ssml,
+                                                     double sbig, int plain) {
+    Nrm2Of<DD> r;
+    r.x = x;
+    r.tsml = tsml;
+    r.tbig = tbig;
+    r.ssml = ssml;
+    r.sbig = sbig;
+    r.plain = plain;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_dd_join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
+    JoinOf<SumOf<DD> > r;
+    r.in = in;
+    r.in_stride = is;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_dd_nrm2join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
+    JoinOf<Nrm2Of<DD> > r;
+    r.in = in;
+    r.in_stride = is;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_dd_sum_recursive(VecArg x, u64 n, double *out) {
+    SumOf<DD> r;
+    r.x = x;
+    recursive(r, n, out);
+}
+extern "C" __global__ void blas_dd_dot_recursive(VecArg x, VecArg y, u64 n, double *out) {
+    DotOf<DD> r;
+    r.x = x;
+    r.y = y;
+    recursive(r, n, out);
+}
+extern "C" __global__ void blas_dd_sum_pairwise(VecArg x, u64 n, double *out, u64 os, double *left) {
+    SumOf<DD> r;
+    r.x = x;
+    pairwise_level<SumOf<DD>, LeafTerm<SumOf<DD> > >(r, n, out, os, left, 0);
+}
+extern "C" __global__ void blas_dd_dot_pairwise(VecArg x, VecArg y, u64 n, double *out, u64 os,
+                                                     double *left) {
+    DotOf<DD> r;
+    r.x = x;
+    r.y = y;
+    pairwise_level<DotOf<DD>, LeafTerm<DotOf<DD> > >(r, n, out, os, left, 0);
+}
+extern "C" __global__ void blas_dd_join_pairwise(const double *in, u64 is, u64 n, double *out, u64 os,
+                                                      double *left, unsigned level) {
+    JoinOf<SumOf<DD> > r;
+    r.in = in;
+    r.in_stride = is;
+    pairwise_level<JoinOf<SumOf<DD> >, PartialTerm<JoinOf<SumOf<DD> > > >(r, n, out, os, left, level);
+}
+extern "C" __global__ void blas_dd_finish_pairwise(const double *top, const double *left, u64 mask,
+                                                        double *out) {
+    SumOf<DD> r;
+    pairwise_finish(r, top, left, mask, out);
+}
+
+extern "C" __global__ void blas_qd_sum_blocked(VecArg x, u64 n, double *out, u64 os) {
+    SumOf<QD> r;
+    r.x = x;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_qd_asum_blocked(VecArg x, u64 n, double *out, u64 os) {
+    AsumOf<QD> r;
+    r.x = x;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_qd_dot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
+    DotOf<QD> r;
+    r.x = x;
+    r.y = y;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_qd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os,
+                                                     double tsml, double tbig, double ssml,
+                                                     double sbig, int plain) {
+    Nrm2Of<QD> r;
+    r.x = x;
+    r.tsml = tsml;
+    r.tbig = tbig;
+    r.ssml = ssml;
+    r.sbig = sbig;
+    r.plain = plain;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_qd_join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
+    JoinOf<SumOf<QD> > r;
+    r.in = in;
+    r.in_stride = is;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_qd_nrm2join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
+    JoinOf<Nrm2Of<QD> > r;
+    r.in = in;
+    r.in_stride = is;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_qd_sum_recursive(VecArg x, u64 n, double *out) {
+    SumOf<QD> r;
+    r.x = x;
+    recursive(r, n, out);
+}
+extern "C" __global__ void blas_qd_dot_recursive(VecArg x, VecArg y, u64 n, double *out) {
+    DotOf<QD> r;
+    r.x = x;
+    r.y = y;
+    recursive(r, n, out);
+}
+extern "C" __global__ void blas_qd_sum_pairwise(VecArg x, u64 n, double *out, u64 os, double *left) {
+    SumOf<QD> r;
+    r.x = x;
+    pairwise_level<SumOf<QD>, LeafTerm<SumOf<QD> > >(r, n, out, os, left, 0);
+}
+extern "C" __global__ void blas_qd_dot_pairwise(VecArg x, VecArg y, u64 n, double *out, u64 os,
+                                                     double *left) {
+    DotOf<QD> r;
+    r.x = x;
+    r.y = y;
+    pairwise_level<DotOf<QD>, LeafTerm<DotOf<QD> > >(r, n, out, os, left, 0);
+}
+extern "C" __global__ void blas_qd_join_pairwise(const double *in, u64 is, u64 n, double *out, u64 os,
+                                                      double *left, unsigned level) {
+    JoinOf<SumOf<QD> > r;
+    r.in = in;
+    r.in_stride = is;
+    pairwise_level<JoinOf<SumOf<QD> >, PartialTerm<JoinOf<SumOf<QD> > > >(r, n, out, os, left, level);
+}
+extern "C" __global__ void blas_qd_finish_pairwise(const double *top, const double *left, u64 mask,
+                                                        double *out) {
+    SumOf<QD> r;
+    pairwise_finish(r, top, left, mask, out);
+}
+
+
+extern "C" __global__ void blas_f64_sum2_blocked(VecArg x, u64 n, double *out, u64 os) {
+    Sum2Of r;
+    r.x = x;
+    blocked_pass(r, n, out, os);
+}
+
+extern "C" __global__ void blas_f64_dot2_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
+    Dot2Of r;
+    r.x = x;
+    r.y = y;
+    blocked_pass(r, n, out, os);
+}
+
+extern "C" __global__ void blas_f64_pairjoin_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
+    JoinOf<Sum2Of> r;
+    r.in = in;
+    r.in_stride = is;
+    blocked_pass(r, n, out, os);
+}
+
+// ---- element-wise --------------------------------------------------------------------------------
+
+template <class F> MP_DEV void axpy(ScalArg alpha, VecArg x, MutVecArg y, u64 n) {
+    typename F::T a = F::make(alpha.w);
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)blockDim.x * gridDim.x) {
+        VecArg yr;
+        for (int k = 0; k < 4; k++) yr.w[k] = y.w[k];
+        yr.inc = y.inc;
+        F::store(y, i, F::add_product(F::load(yr, i), a, F::load(x, i)));
+    }
+}
+
+template <class F> MP_DEV void scal(ScalArg alpha, MutVecArg x, u64 n) {
+    typename F::T a = F::make(alpha.w);
+    VecArg xr;
+    for (int k = 0; k < 4; k++) xr.w[k] = x.w[k];
+    xr.inc = x.inc;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)blockDim.x * gridDim.x)
+        F::store(x, i, F::mul(a, F::load(xr, i)));
+}
+
+template <class F> MP_DEV void rot(MutVecArg x, MutVecArg y, u64 n, ScalArg cw, ScalArg sw) {
+    typename F::T c = F::make(cw.w), s = F::make(sw.w);
+    VecArg xr, yr;
+    for (int k = 0; k < 4; k++) {
+        xr.w[k] = x.w[k];
+        yr.w[k] = y.w[k];
+    }
+    xr.inc = x.inc;
+    yr.inc = y.inc;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)blockDim.x * gridDim.x) {
+        typename F::T xi = F::load(xr, i), yi = F::load(yr, i);
+        F::store(x, i, F::add(F::mul(c, xi), F::mul(s, yi)));
+        F::store(y, i, F::sub(F::mul(c, yi), F::mul(s, xi)));
+    }
+}
+
+// iamax: per block the first NaN and the first largest |x|, then one block joins the blocks'
+// candidates. The selection (smallest NaN index, else largest |x| with the smallest index) is
+// associative and commutative, so any grid gives the CPU's answer.
+#define NONE 0xffffffffffffffffULL
+
+template <class F> struct Cand {
+    typename F::T a;
+    u64 idx, nan;
+};
+
+template <class F> MP_DEV void cand_join(Cand<F> &c, const Cand<F> &o) {
+    if (o.nan < c.nan) c.nan = o.nan;
+    if (o.idx == NONE) return;
+    if (c.idx == NONE || F::less(c.a, o.a) || (!F::less(o.a, c.a) && o.idx < c.idx)) {
+        c.a = o.a;
+        c.idx = o.idx;
+    }
+}
+
+template <class F> MP_DEV void iamax_block(Cand<F> c, u64 *out_idx, u64 *out_nan, double *out_a, u64 slot) {
+    __shared__ Cand<F> sh[256]; // launched with at most 256 threads
+    sh[threadIdx.x] = c;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        Cand<F> b = sh[0];
+        for (unsigned t = 1; t < blockDim.x; t++) cand_join(b, sh[t]);
+        out_idx[slot] = b.idx;
+        out_nan[slot] = b.nan;
+        F::put(out_a, gridDim.x, slot, b.a);
+    }
+}
+
+template <class F> MP_DEV void iamax_first(VecArg x, u64 n, u64 *oi, u64 *on, double *oa) {
+    Cand<F> c;
+    c.a = F::neg_zero();
+    c.idx = NONE;
+    c.nan = NONE;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)blockDim.x * gridDim.x) {
+        typename F::T v = F::load(x, i);
+        if (mp_is_nan(F::lead(v))) {
+            if (i < c.nan) c.nan = i;
+            continue;
+        }
+        Cand<F> o;
+        o.a = F::abs(v);
+        o.idx = i;
+        o.nan = NONE;
+        cand_join(c, o);
+    }
+    iamax_block(c, oi, on, oa, blockIdx.x);
+}
+
+template <class F> MP_DEV void iamax_join(const u64 *ii, const u64 *in_, const double *ia, u64 m, u64 *out) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    Cand<F> c;
+    c.a = F::neg_zero();
+    c.idx = NONE;
+    c.nan = NONE;
+    for (u64 b = 0; b < m; b++) {
+        Cand<F> o;
+        o.a = F::get(ia, m, b);
+        o.idx = ii[b];
+        o.nan = in_[b];
+        cand_join(c, o);
+    }
+    out[0] = c.nan != NONE ? c.nan : c.idx;
+}
+
+extern "C" __global__ void blas_f64_axpy(ScalArg alpha, VecArg x, MutVecArg y, u64 n) {
+    axpy<F64>(alpha, x, y, n);
+}
+extern "C" __global__ void blas_f64_scal(ScalArg alpha, MutVecArg x, u64 n) {
+    scal<F64>(alpha, x, n);
+}
+extern "C" __global__ void blas_f64_rot(MutVecArg x, MutVecArg y, u64 n, ScalArg c, ScalArg s) {
+    rot<F64>(x, y, n, c, s);
+}
+extern "C" __global__ void blas_f64_iamax(VecArg x, u64 n, u64 *oi, u64 *on, double *oa) {
+    iamax_first<F64>(x, n, oi, on, oa);
+}
+extern "C" __global__ void blas_f64_iamax_join(const u64 *ii, const u64 *in_, const double *ia, u64 m,
+                                                   u64 *out) {
+    iamax_join<F64>(ii, in_, ia, m, out);
+}
+
+extern "C" __global__ void blas_dd_axpy(ScalArg alpha, VecArg x, MutVecArg y, u64 n) {
+    axpy<DD>(alpha, x, y, n);
+}
+extern "C" __global__ void blas_dd_scal(ScalArg alpha, MutVecArg x, u64 n) {
+    scal<DD>(alpha, x, n);
+}
+extern "C" __global__ void blas_dd_rot(MutVecArg x, MutVecArg y, u64 n, ScalArg c, ScalArg s) {
+    rot<DD>(x, y, n, c, s);
+}
+extern "C" __global__ void blas_dd_iamax(VecArg x, u64 n, u64 *oi, u64 *on, double *oa) {
+    iamax_first<DD>(x, n, oi, on, oa);
+}
+extern "C" __global__ void blas_dd_iamax_join(const u64 *ii, const u64 *in_, const double *ia, u64 m,
+                                                   u64 *out) {
+    iamax_join<DD>(ii, in_, ia, m, out);
+}
+
+extern "C" __global__ void blas_qd_axpy(ScalArg alpha, VecArg x, MutVecArg y, u64 n) {
+    axpy<QD>(alpha, x, y, n);
+}
+extern "C" __global__ void blas_qd_scal(ScalArg alpha, MutVecArg x, u64 n) {
+    scal<QD>(alpha, x, n);
+}
+extern "C" __global__ void blas_qd_rot(MutVecArg x, MutVecArg y, u64 n, ScalArg c, ScalArg s) {
+    rot<QD>(x, y, n, c, s);
+}
+extern "C" __global__ void blas_qd_iamax(VecArg x, u64 n, u64 *oi, u64 *on, double *oa) {
+    iamax_first<QD>(x, n, oi, on, oa);
+}
+extern "C" __global__ void blas_qd_iamax_join(const u64 *ii, const u64 *in_, const double *ia, u64 m,
+                                                   u64 *out) {
+    iamax_join<QD>(ii, in_, ia, m, out);
+}
+

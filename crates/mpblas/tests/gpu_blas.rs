@@ -1,0 +1,478 @@
+//! GPU equals CPU for BLAS level 1: every reduction (sum and dot in the three summation orders,
+//! asum, nrm2, iamax, and f64 sum2/dot2) and every element-wise routine (axpy, scal, rot) of
+//! `mpblas::blas::gpu` returns the CPU's bits, for f64, Dd and Qd, for lengths around the
+//! chunk and lane boundaries, positive and negative increments, and several launch shapes
+//! (the reproducibility claim: the bits never depend on the grid or the block size), on
+//! random full-precision data, on cancelling data and on adversarial sets (±0, ±∞, NaN,
+//! 2^±1000, subnormals, the largest values).
+//!
+//! Every test needs a GPU and is `#[ignore]`d, so `cargo test` lists them as ignored; run them
+//! on the GPU machine with `scripts/gpu-check.sh`. Without a GPU, a forced run fails (it never
+//! passes vacuously).
+#![cfg(feature = "cuda")]
+
+mod cuda_common;
+
+use cuda_common::*;
+use mpblas::blas::gpu::{self, GpuFormat, LaunchShape};
+use mpblas::blas::{self, Summation};
+use mpblas::cuda::{Device, DeviceScalar, DeviceVec, DeviceVecMut, DeviceVecRef};
+use mpblas::view::{VecMut, VecRef};
+use mpblas::{Dd, Error, Qd};
+
+fn device() -> Device {
+    match Device::open(0) {
+        Ok(d) => {
+            eprintln!("{}", d.info());
+            d
+        }
+        Err(e) => panic!("these tests need a CUDA GPU, and none is usable: {e}"),
+    }
+}
+
+/// Lengths around the lane (256) and chunk (4096) boundaries, and two passes' worth.
+const LENGTHS: &[usize] = &[1, 2, 3, 255, 256, 257, 4095, 4096, 4097, 70_001];
+/// The big length of the blocked order: three passes.
+const BIG: usize = (1 << 24) + 4099;
+/// Increments: unit, strided, and walking down from the end.
+const INCS: &[isize] = &[1, 3, -2];
+
+fn shapes() -> Vec<LaunchShape> {
+    let s = |threads, blocks| LaunchShape { threads, blocks };
+    vec![
+        LaunchShape::default(),
+        s(32, Some(1)),
+        s(64, Some(7)),
+        s(1024, Some(3)),
+        s(256, Some(1000)),
+        s(96, None),
+    ]
+}
+
+/// Data for the tests: random full-precision values of spread exponents with cancelling
+/// partners, and the adversarial set of each format.
+trait Gen: GpuFormat + Copy + std::fmt::Debug {
+    fn random_vec(rng: &mut Rng, n: usize) -> Vec<Self>;
+    fn specials() -> Vec<Self>;
+}
+
+impl Gen for f64 {
+    fn random_vec(rng: &mut Rng, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| {
+                // Every eighth element cancels its predecessor's leading bits.
+                let e = rng.exponent(30);
+                let x = rng.f64_exp(e);
+                if i % 8 == 7 {
+                    -x * (1.0 + 2f64.powi(-40))
+                } else {
+                    x
+                }
+            })
+            .collect()
+    }
+    fn specials() -> Vec<f64> {
+        let p = |e: i32| 2f64.powi(e);
+        vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            p(1000),
+            -p(1000),
+            p(-1000),
+            f64::MAX,
+            -f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            -5e-324,
+            p(600),
+            p(-600),
+        ]
+    }
+}
+
+macro_rules! gen_multiword {
+    ($t:ty) => {
+        impl Gen for $t {
+            fn random_vec(rng: &mut Rng, n: usize) -> Vec<$t> {
+                let xs: Vec<$t> = randoms(rng, n, 30);
+                let ys = partners(rng, &xs, 30);
+                xs.iter()
+                    .zip(&ys)
+                    .enumerate()
+                    .map(|(i, (&x, &y))| if i % 2 == 0 { x } else { y })
+                    .collect()
+            }
+            fn specials() -> Vec<$t> {
+                <$t as Format>::adversarial()
+            }
+        }
+    };
+}
+gen_multiword!(Dd);
+gen_multiword!(Qd);
+
+fn same<T: DeviceScalar>(what: &str, gpu: T, cpu: T) {
+    assert_bits(what, &[gpu], &[cpu], |_| String::new());
+}
+
+/// The storage for `n` elements at increment `inc`, filled from `data` cyclically.
+fn storage<T: Copy>(data: &[T], n: usize, inc: isize) -> Vec<T> {
+    let len = if n == 0 {
+        0
+    } else {
+        1 + (n - 1) * inc.unsigned_abs()
+    };
+    (0..len).map(|i| data[i % data.len()]).collect()
+}
+
+/// Every reduction on `x` (and `y`) at length `n`, increment `inc`, in every shape, against
+/// the CPU.
+fn check_reductions<T: Gen>(
+    dev: &Device,
+    xs: &[T],
+    ys: &[T],
+    n: usize,
+    inc: isize,
+    orders: &[Summation],
+) {
+    let hx = storage(xs, n, inc);
+    let hy = storage(ys, n, -inc);
+    let dx: DeviceVec<T> = dev.upload(&hx).expect("upload x");
+    let dy: DeviceVec<T> = dev.upload(&hy).expect("upload y");
+    let cx = VecRef::from_blas("x", n, &hx, inc).expect("x");
+    let cy = VecRef::from_blas("y", n, &hy, -inc).expect("y");
+    let gx = DeviceVecRef::from_blas("x", n, &dx, inc).expect("x");
+    let gy = DeviceVecRef::from_blas("y", n, &dy, -inc).expect("y");
+    let tag = |op: &str| format!("{} {op} n={n} inc={inc}", T::NAME);
+    for &order in orders {
+        let cpu_sum = blas::sum_ordered(cx, order).expect("cpu sum");
+        let cpu_dot = blas::dot_ordered(cx, cy, order).expect("cpu dot");
+        let shapes = if order == Summation::Recursive {
+            vec![LaunchShape::default()]
+        } else {
+            shapes()
+        };
+        for shape in shapes {
+            let what = |op: &str| format!("{} {} {shape:?}", tag(op), order.name());
+            same(
+                &what("sum"),
+                gpu::sum_shaped(dev, gx, order, shape).expect("sum"),
+                cpu_sum,
+            );
+            same(
+                &what("dot"),
+                gpu::dot_shaped(dev, gx, gy, order, shape).expect("dot"),
+                cpu_dot,
+            );
+        }
+    }
+    let cpu_asum = blas::asum(cx).expect("asum");
+    let cpu_nrm2 = blas::nrm2(cx).expect("nrm2");
+    let cpu_iamax = blas::iamax(cx).expect("iamax");
+    for shape in shapes() {
+        let what = |op: &str| format!("{} {shape:?}", tag(op));
+        same(
+            &what("asum"),
+            gpu::asum(dev, gx, shape).expect("asum"),
+            cpu_asum,
+        );
+        same(
+            &what("nrm2"),
+            gpu::nrm2(dev, gx, shape).expect("nrm2"),
+            cpu_nrm2,
+        );
+        assert_eq!(
+            gpu::iamax(dev, gx, shape).expect("iamax"),
+            cpu_iamax,
+            "{}",
+            what("iamax")
+        );
+    }
+}
+
+fn reductions_for<T: Gen>(seed: u64) {
+    let dev = device();
+    let mut rng = Rng::new(seed);
+    let xs = T::random_vec(&mut rng, 80_000);
+    let ys = T::random_vec(&mut rng, 80_000);
+    for &n in LENGTHS {
+        for &inc in INCS {
+            check_reductions(&dev, &xs, &ys, n, inc, &Summation::ALL);
+        }
+    }
+    let bx = T::random_vec(&mut rng, BIG);
+    let by = T::random_vec(&mut rng, BIG);
+    check_reductions(
+        &dev,
+        &bx,
+        &by,
+        BIG,
+        1,
+        &[Summation::Blocked, Summation::Pairwise],
+    );
+    // Specials: every special at every position class, cycled through a vector.
+    let sp = T::specials();
+    let mut mixed = Vec::new();
+    for (k, &s) in sp.iter().enumerate() {
+        mixed.extend(xs[..37 + k].iter().copied());
+        mixed.push(s);
+    }
+    for &n in &[sp.len(), mixed.len(), 5000] {
+        check_reductions(
+            &dev,
+            &mixed,
+            &mixed[3..],
+            n.min(mixed.len() - 3),
+            1,
+            &Summation::ALL,
+        );
+    }
+    // Only the specials, each alone and in pairs (−0 + −0, ∞ − ∞, NaN …).
+    for (i, &a) in sp.iter().enumerate() {
+        for &b in &sp[i..] {
+            check_reductions(&dev, &[a, b], &[b, a], 2, 1, &Summation::ALL);
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn f64_reductions_equal_the_cpu_in_every_shape() {
+    reductions_for::<f64>(1);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn dd_reductions_equal_the_cpu_in_every_shape() {
+    reductions_for::<Dd>(2);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn qd_reductions_equal_the_cpu_in_every_shape() {
+    reductions_for::<Qd>(3);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn compensated_f64_sums_equal_the_cpu() {
+    let dev = device();
+    let mut rng = Rng::new(4);
+    let xs = f64::random_vec(&mut rng, BIG);
+    let ys = f64::random_vec(&mut rng, BIG);
+    for &n in LENGTHS.iter().chain(&[BIG]) {
+        for &inc in INCS {
+            if n == BIG && inc != 1 {
+                continue;
+            }
+            let hx = storage(&xs, n, inc);
+            let hy = storage(&ys, n, inc);
+            let dx = dev.upload(&hx).expect("upload");
+            let dy = dev.upload(&hy).expect("upload");
+            let cx = VecRef::from_blas("x", n, &hx, inc).expect("x");
+            let cy = VecRef::from_blas("y", n, &hy, inc).expect("y");
+            let gx = DeviceVecRef::from_blas("x", n, &dx, inc).expect("x");
+            let gy = DeviceVecRef::from_blas("y", n, &dy, inc).expect("y");
+            let s2 = blas::sum2(cx).expect("sum2");
+            let d2 = blas::dot2(cx, cy).expect("dot2");
+            for shape in shapes() {
+                let w = format!("n={n} inc={inc} {shape:?}");
+                same(
+                    &format!("sum2 {w}"),
+                    gpu::sum2(&dev, gx, shape).expect("sum2"),
+                    s2,
+                );
+                same(
+                    &format!("dot2 {w}"),
+                    gpu::dot2(&dev, gx, gy, shape).expect("dot2"),
+                    d2,
+                );
+            }
+        }
+    }
+    let sp = f64::specials();
+    for &a in &sp {
+        for &b in &sp {
+            let (hx, hy) = ([a, b, 1.0], [b, 1.0, a]);
+            let (dx, dy) = (dev.upload(&hx).expect("up"), dev.upload(&hy).expect("up"));
+            let (cx, cy) = (VecRef::contiguous(&hx), VecRef::contiguous(&hy));
+            let (gx, gy) = (DeviceVecRef::contiguous(&dx), DeviceVecRef::contiguous(&dy));
+            let w = format!("{a:e} {b:e}");
+            same(
+                &format!("sum2 {w}"),
+                gpu::sum2(&dev, gx, LaunchShape::default()).unwrap(),
+                blas::sum2(cx).unwrap(),
+            );
+            same(
+                &format!("dot2 {w}"),
+                gpu::dot2(&dev, gx, gy, LaunchShape::default()).unwrap(),
+                blas::dot2(cx, cy).unwrap(),
+            );
+        }
+    }
+}
+
+fn elementwise_for<T: Gen>(seed: u64) {
+    let dev = device();
+    let mut rng = Rng::new(seed);
+    let xs = T::random_vec(&mut rng, 80_000);
+    let mut ys = T::random_vec(&mut rng, 80_000);
+    // Specials among the data, so that they meet every scalar.
+    for (k, s) in T::specials().into_iter().enumerate() {
+        ys[11 * k + 5] = s;
+    }
+    let scalars: Vec<T> = T::random_vec(&mut rng, 3)
+        .into_iter()
+        .chain(T::specials())
+        .collect();
+    for &n in &[1usize, 255, 4097, 70_001] {
+        for &inc in INCS {
+            let hx = storage(&xs, n, inc);
+            let hy0 = storage(&ys, n, -inc);
+            let dx = dev.upload(&hx).expect("upload x");
+            for (k, &alpha) in scalars.iter().enumerate() {
+                let beta = scalars[(k + 1) % scalars.len()];
+                let tag = format!("{} n={n} inc={inc} alpha={alpha:?}", T::NAME);
+                // axpy
+                let mut hy = hy0.clone();
+                blas::axpy(
+                    &alpha,
+                    VecRef::from_blas("x", n, &hx, inc).unwrap(),
+                    VecMut::from_blas("y", n, &mut hy, -inc).unwrap(),
+                )
+                .expect("cpu axpy");
+                let mut dy = dev.upload(&hy0).expect("upload y");
+                gpu::axpy(
+                    &dev,
+                    alpha,
+                    DeviceVecRef::from_blas("x", n, &dx, inc).unwrap(),
+                    DeviceVecMut::from_blas("y", n, &mut dy, -inc).unwrap(),
+                )
+                .expect("axpy");
+                assert_bits(&format!("axpy {tag}"), &dy.download().unwrap(), &hy, |_| {
+                    String::new()
+                });
+                // scal
+                let mut hy = hy0.clone();
+                blas::scal(&alpha, VecMut::from_blas("x", n, &mut hy, -inc).unwrap())
+                    .expect("cpu scal");
+                let mut dy = dev.upload(&hy0).expect("upload y");
+                gpu::scal(
+                    &dev,
+                    alpha,
+                    DeviceVecMut::from_blas("x", n, &mut dy, -inc).unwrap(),
+                )
+                .expect("scal");
+                assert_bits(&format!("scal {tag}"), &dy.download().unwrap(), &hy, |_| {
+                    String::new()
+                });
+                // rot
+                let (mut cx, mut cy) = (hx.clone(), hy0.clone());
+                blas::rot(
+                    VecMut::from_blas("x", n, &mut cx, inc).unwrap(),
+                    VecMut::from_blas("y", n, &mut cy, -inc).unwrap(),
+                    &alpha,
+                    &beta,
+                )
+                .expect("cpu rot");
+                let (mut gx, mut gy) = (dev.upload(&hx).unwrap(), dev.upload(&hy0).unwrap());
+                gpu::rot(
+                    &dev,
+                    DeviceVecMut::from_blas("x", n, &mut gx, inc).unwrap(),
+                    DeviceVecMut::from_blas("y", n, &mut gy, -inc).unwrap(),
+                    alpha,
+                    beta,
+                )
+                .expect("rot");
+                assert_bits(
+                    &format!("rot x {tag}"),
+                    &gx.download().unwrap(),
+                    &cx,
+                    |_| String::new(),
+                );
+                assert_bits(
+                    &format!("rot y {tag}"),
+                    &gy.download().unwrap(),
+                    &cy,
+                    |_| String::new(),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn f64_elementwise_equals_the_cpu() {
+    elementwise_for::<f64>(5);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn dd_elementwise_equals_the_cpu() {
+    elementwise_for::<Dd>(6);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn qd_elementwise_equals_the_cpu() {
+    elementwise_for::<Qd>(7);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn bad_arguments_are_errors() {
+    let dev = device();
+    let x = dev.upload(&[1.0f64; 10]).unwrap();
+    let mut y = dev.upload(&[1.0f64; 9]).unwrap();
+    let gx = DeviceVecRef::contiguous(&x);
+    assert!(matches!(
+        gpu::dot(&dev, gx, DeviceVecRef::contiguous(&y), Summation::Blocked),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        DeviceVecRef::from_blas("x", 10, &x, 0),
+        Err(Error::InvalidView { .. })
+    ));
+    assert!(matches!(
+        DeviceVecRef::from_blas("x", 6, &x, 2),
+        Err(Error::ArrayTooShort { .. })
+    ));
+    let zero = LaunchShape {
+        threads: 0,
+        blocks: None,
+    };
+    assert!(matches!(
+        gpu::sum_shaped(&dev, gx, Summation::Blocked, zero),
+        Err(Error::OutOfRange { .. })
+    ));
+    let huge = LaunchShape {
+        threads: 2048,
+        blocks: None,
+    };
+    assert!(matches!(
+        gpu::asum(&dev, gx, huge),
+        Err(Error::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        gpu::axpy(&dev, 2.0, gx, DeviceVecMut::contiguous(&mut y)),
+        Err(Error::LengthMismatch { .. })
+    ));
+    y.set_ordinal_for_tests(dev.ordinal() + 1);
+    let y9 = DeviceVecRef::from_blas("y", 9, &y, 1).unwrap();
+    let x9 = DeviceVecRef::from_blas("x", 9, &x, 1).unwrap();
+    assert!(matches!(
+        gpu::dot(&dev, x9, y9, Summation::Blocked),
+        Err(Error::DeviceMismatch { .. })
+    ));
+    // Empty vectors: +0, no launch.
+    let e = dev.zeros::<f64>(0).unwrap();
+    let ge = DeviceVecRef::contiguous(&e);
+    assert!(gpu::sum(&dev, ge, Summation::Pairwise).unwrap().to_bits() == 0);
+    assert_eq!(gpu::iamax(&dev, ge, LaunchShape::default()).unwrap(), None);
+}
