@@ -164,11 +164,10 @@ fn check_reductions<T: Gen>(
                 gpu::sum_shaped(dev, gx, order, shape).expect("sum"),
                 cpu_sum,
             );
-            same(
-                &what("dot"),
-                gpu::dot_shaped(dev, gx, gy, order, shape).expect("dot"),
-                cpu_dot,
-            );
+            match gpu::dot_shaped(dev, gx, gy, order, shape) {
+                Err(Error::OutOfRange { max, .. }) if too_big::<T>(shape, max) => {}
+                r => same(&what("dot"), r.expect("dot"), cpu_dot),
+            }
         }
     }
     let cpu_asum = blas::asum(cx).expect("asum");
@@ -181,11 +180,10 @@ fn check_reductions<T: Gen>(
             gpu::asum(dev, gx, shape).expect("asum"),
             cpu_asum,
         );
-        same(
-            &what("nrm2"),
-            gpu::nrm2(dev, gx, shape).expect("nrm2"),
-            cpu_nrm2,
-        );
+        match gpu::nrm2(dev, gx, shape) {
+            Err(Error::OutOfRange { max, .. }) if too_big::<T>(shape, max) => {}
+            r => same(&what("nrm2"), r.expect("nrm2"), cpu_nrm2),
+        }
         assert_eq!(
             gpu::iamax(dev, gx, shape).expect("iamax"),
             cpu_iamax,
@@ -193,6 +191,18 @@ fn check_reductions<T: Gen>(
             what("iamax")
         );
     }
+}
+
+/// A launch refused for its block size is right only for the quad-double kernels (whose
+/// registers do not fit 1024 threads) and only above 256 threads.
+fn too_big<T: DeviceScalar>(shape: LaunchShape, max: usize) -> bool {
+    assert!(
+        T::WORDS == 4 && shape.threads > 256 && (shape.threads as usize) > max,
+        "{} refused {shape:?} (max {max})",
+        T::NAME
+    );
+    eprintln!("{} refuses {shape:?}: at most {max} threads, as documented", T::NAME);
+    true
 }
 
 fn reductions_for<T: Gen>(seed: u64) {

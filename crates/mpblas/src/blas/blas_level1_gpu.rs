@@ -30,7 +30,9 @@ pub trait GpuFormat: DeviceScalar + Scalar<Ctx = ()> {}
 impl<T: DeviceScalar + Scalar<Ctx = ()>> GpuFormat for T {}
 
 /// Threads per block and blocks of a launch. The results never depend on it (the tests run
-/// several); the default is 256 threads and as many blocks as the work and the GPU hold.
+/// several); the default is 256 threads and as many blocks as the work and the GPU hold. Up to
+/// 256 threads every kernel runs; above, a kernel whose registers do not fit the block (the
+/// quad-double reductions at 1024) returns [`Error::OutOfRange`] naming its limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchShape {
     /// Threads per block, 1 to 1024 (iamax uses at most 256).
@@ -158,12 +160,27 @@ fn check_shape(shape: LaunchShape) -> Result<()> {
 }
 
 /// The grid for `work` independent items (chunks, elements) of `kernel`.
+///
+/// # Errors
+/// [`Error::OutOfRange`] if the kernel cannot run blocks of `shape.threads` threads (the
+/// quad-double kernels need more registers than 1024 threads have).
 fn config(
     dev: &Device,
     kernel: &'static str,
     work: usize,
     shape: LaunchShape,
 ) -> Result<LaunchConfig> {
+    if shape.threads > 256 {
+        let max = dev.max_block(&MODULE, kernel)?;
+        if shape.threads > max {
+            return Err(Error::OutOfRange {
+                what: "threads per block (this kernel's registers)",
+                got: shape.threads as usize,
+                min: 1,
+                max: max as usize,
+            });
+        }
+    }
     let blocks = match shape.blocks {
         Some(b) => b,
         None => {

@@ -412,6 +412,17 @@ impl Device {
         Ok(per_sm.max(1) * self.inner.info.multiprocessors.max(1) as usize)
     }
 
+    /// The largest block (a multiple of 32 threads, at most 1024) that `kernel` can run with:
+    /// its registers and shared memory fit one SM.
+    pub(crate) fn max_block(&self, source: &'static ModuleSource, kernel: &'static str) -> Result<u32> {
+        let f = self.function(source, kernel)?;
+        let mut block = 1024;
+        while block > 32 && f.blocks_per_sm(block)? == 0 {
+            block -= 32;
+        }
+        Ok(block)
+    }
+
     /// A one-dimensional launch for `n` elements of a grid-stride kernel: 256 threads per
     /// block, at most 16 blocks per SM (the loop covers the rest).
     pub(crate) fn grid_for(&self, n: usize) -> LaunchConfig {
