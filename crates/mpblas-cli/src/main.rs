@@ -6,6 +6,9 @@
 //! - `mpblas reproduce rns`: the RNS format at the MPRES papers' precisions (basis, rates).
 //! - `mpblas reproduce ozaki`: the Ozaki-scheme paper's Tables 2 and 3 and our Ozaki-II table by
 //!   number of moduli (CPU, or GPU with `--gpu`; `--moduli` list; `--svg` plot).
+//! - `mpblas reproduce sum`: the MPRES summation paper's accuracy Tables 1 and 2 (three datasets,
+//!   float/double/dd/qd/RNS in the three orders) and ill-conditioned dot products by condition
+//!   number (`--svg` plot).
 //! - `mpblas bench`: one format and operation, one line.
 //!
 //! Errors print a message on stderr and exit with status 1 (usage errors: 2, from clap).
@@ -20,6 +23,8 @@ mod papers;
 mod reproduce;
 mod reproduce_ozaki;
 mod reproduce_rns;
+mod reproduce_sum;
+mod svg;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use elem::Op;
@@ -37,6 +42,7 @@ use std::process::ExitCode;
     long_about = None,
     after_help = "Examples:\n  mpblas info --json\n  mpblas reproduce qd --threads 4 > qd.txt\n  \
                   mpblas reproduce ozaki --gpu --moduli 8-20 --svg ozaki.svg\n  \
+                  mpblas reproduce sum --svg dot.svg\n  \
                   mpblas bench --format dd --op mul --n 1000000"
 )]
 struct Cli {
@@ -75,13 +81,17 @@ enum Command {
         /// Also time the library's CUDA kernels on GPU 0 (an error if there is none).
         #[arg(long)]
         gpu: bool,
-        /// Matrix sizes for `ozaki` (square n) [default: 256,512; with --gpu 1024,2048,4096].
+        /// Matrix sizes for `ozaki` (square n) [default: 256,512; with --gpu 1024,2048,4096];
+        /// for `sum`, one count: the terms 1e-16 of dataset #2 [default: 1000000, the paper's;
+        /// 100000 when every paper runs].
         #[arg(long, value_delimiter = ',')]
         sizes: Vec<usize>,
-        /// Seeds averaged over, for `ozaki` (the paper used 10) [default: 3; with --gpu 10].
+        /// Seeds averaged over, for `ozaki` (the paper used 10) [default: 3; with --gpu 10];
+        /// for `sum`, GenDot samples per condition number [default: 5].
         #[arg(long)]
         seeds: Option<usize>,
-        /// For `ozaki`: also write an SVG scatter plot (log time vs log error per method).
+        /// For `ozaki`: also write an SVG scatter plot (log time vs log error per method); for
+        /// `sum`: a log-log plot of dot-product error against condition number.
         #[arg(long, value_name = "PATH")]
         svg: Option<PathBuf>,
         /// For `ozaki`: moduli counts N of the Ozaki-II (fast mode) columns, counts and ranges
@@ -116,12 +126,17 @@ enum Paper {
     /// Ozaki scheme (paper 002): Tables 2 and 3 on the CPU (or with `--gpu` on GPU 0) at n = `--sizes`,
     /// then Ozaki II by number of moduli (`--moduli`) beside DGEMM.
     Ozaki,
+    /// MPRES summation paper (seed 004): accuracy Tables 1 and 2 (datasets #1-#3 in float,
+    /// double, sum2, correctly rounded, dd, qd, RNS 30..240 bits, three orders, exact reference),
+    /// then dot-product error against condition number (ORO GenDot; `--n` length [default:
+    /// 1000], `--seeds` samples, `--svg` plot). `--sizes` shortens dataset #2.
+    Sum,
 }
 
 #[derive(clap::Args, Debug)]
 struct MeasureOpts {
     /// Elements per array (random, every word of full precision) [default: 1048576; 262144
-    /// when every paper runs].
+    /// when every paper runs]; for `sum`, the length of the GenDot dot products [default: 1000].
     #[arg(long)]
     n: Option<usize>,
     /// Timed passes per case at most; the median is reported (after one untimed warm-up pass)
@@ -251,6 +266,50 @@ fn run(cli: Cli) -> Result<(), String> {
             print_json(reproduce_ozaki::run(&plan, opts.json)?)
         }
         Command::Reproduce {
+            paper: Some(Paper::Sum),
+            opts,
+            threads,
+            json_file,
+            gpu,
+            sizes,
+            seeds,
+            svg,
+            moduli,
+        } => {
+            if moduli.is_some() {
+                return Err("--moduli is only for `reproduce ozaki`".into());
+            }
+            let dataset2_terms = match sizes[..] {
+                [] => papers::sum::DATASET2_SMALL_TERMS,
+                [m] if m > 0 => m,
+                _ => {
+                    return Err(
+                        "--sizes for `reproduce sum` is one positive count: the terms \
+                                1e-16 of dataset #2"
+                            .into(),
+                    );
+                }
+            };
+            if json_file.is_some() {
+                return Err("--json-file is for `reproduce qd`; use --json".into());
+            }
+            if opts.reps.is_some() || opts.max_seconds.is_some() {
+                return Err("`reproduce sum` measures accuracy, not time: --reps and \
+                            --max-seconds do not apply"
+                    .into());
+            }
+            let plan = reproduce_sum::Plan {
+                dataset2_terms,
+                dot_n: opts.n.unwrap_or(1000),
+                samples: seeds.unwrap_or(5),
+                seed: opts.seed,
+                threads: threads_or_all(threads)?,
+                svg,
+                gpu,
+            };
+            print_json(reproduce_sum::run(&plan, opts.json)?)
+        }
+        Command::Reproduce {
             paper: Some(Paper::Qd),
             opts,
             threads,
@@ -281,8 +340,8 @@ fn run(cli: Cli) -> Result<(), String> {
         } => {
             if !sizes.is_empty() || seeds.is_some() || svg.is_some() || moduli.is_some() {
                 return Err(
-                    "--sizes, --seeds, --svg and --moduli are for `reproduce ozaki`; name the \
-                     paper to use them"
+                    "--sizes, --seeds, --svg and --moduli are for `reproduce ozaki` (--seeds and \
+                     --svg also for `reproduce sum`); name the paper to use them"
                         .into(),
                 );
             }
@@ -307,8 +366,9 @@ fn run(cli: Cli) -> Result<(), String> {
 }
 
 /// Every paper in turn at `setup`'s (quick) size: the QD paper's rates, the RNS rates, the Ozaki
-/// paper's tables (one size on the CPU; 1024 and 2048 with the GPU), each with its progress bar;
-/// with `as_json` one document holding each paper's.
+/// paper's tables (one size on the CPU; 1024 and 2048 with the GPU), the summation paper's
+/// accuracy tables (CPU; dataset #2 with 10^5 small terms instead of 10^6, 2 GenDot samples per
+/// condition), each with its progress bar; with `as_json` one document holding each paper's.
 fn reproduce_all(
     setup: &Setup,
     threads: usize,
@@ -322,7 +382,7 @@ fn reproduce_all(
     };
     let mut docs = serde_json::Map::new();
     let step = |i: usize, name: &str, title: &str| {
-        eprintln!("== [{i}/3] {title}{where_}");
+        eprintln!("== [{i}/4] {title}{where_}");
         if !as_json {
             println!("==== {name} ====\n");
         }
@@ -361,6 +421,25 @@ fn reproduce_all(
     if let Some(d) = reproduce_ozaki::run(&plan, as_json)? {
         docs.insert("ozaki".into(), d);
     }
+    step(
+        4,
+        "sum",
+        "MPRES summation paper: accuracy Tables 1 and 2, dot products",
+    );
+    let plan = reproduce_sum::Plan {
+        // The paper's 10^6 terms take most of a full run's 10-20 s (RNS sums): a tenth here.
+        dataset2_terms: papers::sum::DATASET2_SMALL_TERMS / 10,
+        dot_n: 1000,
+        samples: 2,
+        seed: setup.seed,
+        threads,
+        svg: None,
+        // The GPU summation is not wired into this reproduction yet.
+        gpu: false,
+    };
+    if let Some(d) = reproduce_sum::run(&plan, as_json)? {
+        docs.insert("sum".into(), d);
+    }
     Ok(as_json.then(|| serde_json::json!({ "papers": docs })))
 }
 
@@ -379,7 +458,7 @@ fn print_json(doc: Option<serde_json::Value>) -> Result<(), String> {
 /// ignored, so that a mistyped paper name does not look like a run with those options.
 fn ozaki_only(svg: Option<&PathBuf>, moduli: Option<&str>) -> Result<(), String> {
     if svg.is_some() {
-        return Err("--svg is only for `reproduce ozaki`".into());
+        return Err("--svg is only for `reproduce ozaki` and `reproduce sum`".into());
     }
     if moduli.is_some() {
         return Err("--moduli is only for `reproduce ozaki`".into());

@@ -6,6 +6,7 @@
 //! error like the paper's figures.
 
 use crate::papers::ozaki::{PAPER_METHODS, Reproduction, ozaki2_moduli_of, reproduce};
+use crate::svg::{self, Panel, decade_range, escape};
 use mpblas::ozaki::OZAKI2_MODULI;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -236,17 +237,8 @@ pub fn svg_plot(rep: &Reproduction, title: &str) -> String {
                 .map(|(t, e)| (t.log10(), e.log10()))
         })
     };
-    let range = |v: Vec<f64>| {
-        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if lo.is_finite() {
-            (lo.floor(), hi.ceil().max(lo.floor() + 1.0))
-        } else {
-            (0.0, 1.0)
-        }
-    };
-    let (x0, x1) = range(pts().map(|p| p.0).collect());
-    let (y0, y1) = range(pts().map(|p| p.1).collect());
+    let (x0, x1) = decade_range(pts().map(|p| p.0));
+    let (y0, y1) = decade_range(pts().map(|p| p.1));
     let style = styles(rep);
     // Fast scheme II methods in N order: the order of the connecting line.
     let mut series: Vec<(usize, usize)> = style
@@ -276,24 +268,20 @@ pub fn svg_plot(rep: &Reproduction, title: &str) -> String {
     let xstep = ((x1 - x0) / 6.0).ceil().max(1.0);
     let ystep = ((y1 - y0) / 8.0).ceil().max(1.0);
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">"#
-    );
-    let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="24" font-size="15">{}</text>"#,
-        left - 50.0,
-        escape(title)
-    );
+    svg::open(&mut s, w, h, left - 50.0, title);
     for r in &rep.rows {
         let ci = ns.iter().position(|&n| n == r.n).unwrap_or(0) as f64;
         let ri = phis.iter().position(|&p| p == r.phi).unwrap_or(0) as f64;
         let ox = left + ci * (pw + gap_x);
         let oy = top + ri * (ph + gap_y);
-        let px = |x: f64| ox + (x - x0) / (x1 - x0) * pw;
-        let py = |y: f64| oy + ph - (y - y0) / (y1 - y0) * ph;
+        let panel = Panel {
+            ox,
+            oy,
+            w: pw,
+            h: ph,
+            x: (x0, x1),
+            y: (y0, y1),
+        };
         let _ = writeln!(
             s,
             r#"<text x="{}" y="{}" text-anchor="middle" font-size="13">φ = {}, n = {}</text>"#,
@@ -302,55 +290,13 @@ pub fn svg_plot(rep: &Reproduction, title: &str) -> String {
             r.phi,
             r.n
         );
-        let _ = writeln!(
-            s,
-            r#"<rect x="{ox}" y="{oy}" width="{pw}" height="{ph}" fill="none" stroke="black"/>"#
-        );
-        let mut x = x0;
-        while x <= x1 + 1e-9 {
-            let _ = writeln!(
-                s,
-                r##"<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#ddd"/><text x="{0}" y="{3}" text-anchor="middle">1e{4}</text>"##,
-                px(x),
-                oy,
-                oy + ph,
-                oy + ph + 14.0,
-                x as i64
-            );
-            x += xstep;
-        }
-        let mut y = y0;
-        while y <= y1 + 1e-9 {
-            let _ = writeln!(
-                s,
-                r##"<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="#ddd"/><text x="{3}" y="{4}" text-anchor="end">1e{5}</text>"##,
-                ox,
-                py(y),
-                ox + pw,
-                ox - 5.0,
-                py(y) + 4.0,
-                y as i64
-            );
-            y += ystep;
-        }
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="{}" text-anchor="middle">time [s]</text>"#,
-            ox + pw / 2.0,
-            oy + ph + 30.0
-        );
-        let _ = writeln!(
-            s,
-            r#"<text x="{0}" y="{1}" text-anchor="middle" transform="rotate(-90 {0} {1})">max relative error</text>"#,
-            ox - 45.0,
-            oy + ph / 2.0
-        );
+        panel.axes(&mut s, xstep, ystep, "time [s]", "max relative error");
         // Scheme II's curve first, so that the points sit on top of it.
         let curve: Vec<(usize, f64, f64)> = series
             .iter()
             .map(|&(q, m)| (q, value(r, m)))
             .filter(|&(_, (t, e))| ok(t, e))
-            .map(|(q, (t, e))| (q, px(t.log10()), py(e.log10())))
+            .map(|(q, (t, e))| (q, panel.px(t.log10()), panel.py(e.log10())))
             .collect();
         if curve.len() > 1 {
             let points: Vec<String> = curve
@@ -369,8 +315,8 @@ pub fn svg_plot(rep: &Reproduction, title: &str) -> String {
                 let _ = writeln!(
                     s,
                     r##"<circle cx="{:.2}" cy="{:.2}" r="4.5" fill="{}" fill-opacity="0.85" stroke="#333" stroke-width="{}"><title>{} φ={} n={}: {:.3e} s, {:.3e}</title></circle>"##,
-                    px(t.log10()),
-                    py(e.log10()),
+                    panel.px(t.log10()),
+                    panel.py(e.log10()),
                     st.colour,
                     if st.moduli.is_some() { 0.6 } else { 0.0 },
                     escape(name),
@@ -438,13 +384,6 @@ pub fn svg_plot(rep: &Reproduction, title: &str) -> String {
     }
     s.push_str("</svg>\n");
     s
-}
-
-/// `text` with the XML special characters escaped.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 #[cfg(test)]

@@ -146,6 +146,11 @@ fn bad_arguments_are_errors_not_panics() {
         &["reproduce", "ozaki", "--moduli", "sixteen"],
         &["reproduce", "qd", "--moduli", "16"],
         &["reproduce", "rns", "--reps", "0"],
+        &["reproduce", "sum", "--gpu"],
+        &["reproduce", "sum", "--sizes", "0"],
+        &["reproduce", "sum", "--sizes", "10,20"],
+        &["reproduce", "sum", "--seeds", "0"],
+        &["reproduce", "sum", "--moduli", "16"],
         &["bench", "--threads", "0"],
     ] {
         let (code, _, stderr) = mpblas(args);
@@ -224,11 +229,121 @@ fn reproduce_without_a_paper_runs_them_all() {
     ]);
     let papers = v["papers"].as_object().expect("papers");
     let names: Vec<&str> = papers.keys().map(|k| k.as_str()).collect();
-    assert_eq!(names, ["ozaki", "qd", "rns"]);
+    assert_eq!(names, ["ozaki", "qd", "rns", "sum"]);
+    assert_eq!(papers["sum"]["paper"], "sum");
     assert_eq!(papers["ozaki"]["paper"], "ozaki");
     for flag in [["--sizes", "64"], ["--moduli", "16"], ["--seeds", "1"]] {
         let (code, _, stderr) = mpblas(&["reproduce", flag[0], flag[1]]);
         assert_eq!(code, 1, "{flag:?}");
         assert!(stderr.contains("reproduce ozaki"), "{stderr}");
+    }
+}
+
+/// `reproduce sum` (dataset #2 shortened): every row of the accuracy tables, the float and
+/// double rows failing as in the paper, quad-double and RNS at 120 bits getting the three
+/// datasets right, every result inside its bound, and the dot-product table.
+#[test]
+fn reproduce_sum_gets_the_papers_datasets_right() {
+    let v = json(&[
+        "reproduce",
+        "sum",
+        "--sizes",
+        "100000",
+        "--seeds",
+        "1",
+        "--threads",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(v["paper"], "sum");
+    let datasets = v["datasets"].as_array().expect("datasets");
+    assert_eq!(datasets.len(), 3);
+    let want_exact = [2e-18, 1.00000000001, 3.4873374480109046e-6];
+    for (d, exact) in datasets.iter().zip(want_exact) {
+        let id = d["id"].as_u64().unwrap();
+        assert_eq!(d["exact"].as_f64().unwrap(), exact, "#{id}");
+        let rows = d["rows"].as_array().unwrap();
+        let row = |format: &str, order: &str| {
+            rows.iter()
+                .find(|r| r["format"] == format && r["order"] == order)
+                .unwrap_or_else(|| panic!("#{id}: no row {format} {order}"))
+        };
+        let err = |format: &str, order: &str| row(format, order)["rel_error"].as_f64().unwrap();
+        let mut want_rows = vec![("double", "sum2 (ORO)"), ("double", "corr. rounded")];
+        for format in [
+            "float", "double", "dd", "qd", "RNS 30", "RNS 60", "RNS 120", "RNS 240",
+        ] {
+            for order in ["recursive", "pairwise", "blocked"] {
+                want_rows.push((format, order));
+            }
+        }
+        assert_eq!(rows.len(), want_rows.len(), "#{id}");
+        for (format, order) in &want_rows {
+            let r = row(format, order);
+            assert_eq!(r["within_bound"], true, "#{id} {format} {order}: {r}");
+            assert!(r["gpu_same_bits"].is_null());
+        }
+        // Float and double in a plain loop lose everything (#1), the small terms (#2: all
+        // 10^5 of them, a relative 1e-11) or 7 digits (#3), as in the paper's Table 1.
+        assert!(err("float", "recursive") >= 5e-12, "#{id}");
+        assert!(err("double", "recursive") >= 5e-12, "#{id}");
+        for order in ["recursive", "pairwise", "blocked"] {
+            assert!(err("qd", order) < 1e-15, "#{id} qd {order}");
+            assert_eq!(err("RNS 240", order), 0.0, "#{id} RNS 240 {order}");
+            // RNS 120 holds 122 bits; 20470 + 1e-18 (#1, recursive and pairwise trees) needs
+            // 127, so the last bits of 1e-18 go: 2-4e-15 (the paper: 5e-15 in Reduce1).
+            let tol = if id == 1 { 1e-14 } else { 1e-15 };
+            assert!(err("RNS 120", order) < tol, "#{id} RNS 120 {order}");
+        }
+        assert!(err("double", "corr. rounded") <= f64::EPSILON / 2.0);
+    }
+    // The paper's figures only where the data are the paper's (#2 was shortened here).
+    assert_eq!(datasets[0]["rows"][0]["paper"]["result"], "0");
+    assert!(datasets[1]["rows"][0]["paper"].is_null());
+    let dot = &v["dot"];
+    assert_eq!(dot["n"], 1000);
+    let samples = dot["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 6, "one sample per condition 1e10..1e60");
+    for s in samples {
+        let target = s["target_cond"].as_f64().unwrap();
+        let cond = s["cond"].as_f64().unwrap();
+        assert!(cond / target > 1e-2 && cond / target < 1e2, "{s}");
+        let e = |m: &str| s["rel_error"][m].as_f64().unwrap();
+        assert!(e("corr. rounded") <= f64::EPSILON / 2.0, "{s}");
+        assert!(e("double") <= 1.0, "capped at 1: {s}");
+    }
+}
+
+#[test]
+fn reproduce_sum_text_has_every_row_and_the_svg() {
+    let path = std::env::temp_dir().join(format!("mpblas-sum-{}.svg", std::process::id()));
+    let (code, stdout, stderr) = mpblas(&[
+        "reproduce",
+        "sum",
+        "--sizes",
+        "1000",
+        "--seeds",
+        "1",
+        "--svg",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    for want in [
+        "Dataset #1",
+        "Dataset #2",
+        "Dataset #3",
+        "RNS 240 | blocked",
+        "corr. rounded",
+        "n/a (no GPU run)",
+        "Ill-conditioned dot products",
+        "1e60",
+    ] {
+        assert!(stdout.contains(want), "lacks {want}: {stdout}");
+    }
+    let svg = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    for m in ["double", "dot2", "qd", "RNS 106", "RNS 212"] {
+        assert!(svg.contains(&format!(">{m}")), "legend lacks {m}");
     }
 }

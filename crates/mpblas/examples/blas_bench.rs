@@ -64,10 +64,16 @@ fn main() {
         .unwrap_or(24);
     let n = 1usize << log2;
     let mut rng = mpblas_testdata::SplitMix64::new(7);
-    let xf: Vec<f64> = (0..n).map(|_| word(&mut rng, (rng.next_u64() % 9) as i32 - 4)).collect();
-    let yf: Vec<f64> = (0..n).map(|_| word(&mut rng, (rng.next_u64() % 9) as i32 - 4)).collect();
+    let random = |rng: &mut mpblas_testdata::SplitMix64| {
+        let e = (rng.next_u64() % 9) as i32 - 4;
+        word(rng, e)
+    };
+    let xf: Vec<f64> = (0..n).map(|_| random(&mut rng)).collect();
+    let yf: Vec<f64> = (0..n).map(|_| random(&mut rng)).collect();
     let dd = |v: &[f64], rng: &mut mpblas_testdata::SplitMix64| -> Vec<Dd> {
-        v.iter().map(|&h| Dd::new(h, h * word(rng, -54).abs() * 0.5)).collect()
+        v.iter()
+            .map(|&h| Dd::new(h, h * word(rng, -54).abs() * 0.5))
+            .collect()
     };
     let xd = dd(&xf, &mut rng);
     let yd = dd(&yf, &mut rng);
@@ -83,9 +89,18 @@ fn main() {
     let both: Vec<f64> = xf.iter().chain(&yf).copied().collect();
     let mut sink = 0.0;
     let read_s = median_s(|| {
+        // Eight independent accumulators per task, so that the adds keep up with memory.
         sink += both
             .par_chunks(1 << 16)
-            .map(|c| c.iter().fold(0.0, |a, &b| a + b))
+            .map(|c| {
+                let mut acc = [0.0f64; 8];
+                for k in c.chunks_exact(8) {
+                    for (a, &v) in acc.iter_mut().zip(k) {
+                        *a += v;
+                    }
+                }
+                acc.iter().sum::<f64>()
+            })
             .sum::<f64>();
     });
     let bandwidth = 16.0 * n as f64 / read_s / 1e9;
@@ -108,15 +123,30 @@ fn main() {
     row("f64 sum", e, median_s(|| drop(blas::sum(vf))));
     row("f64 dot2", 2.0 * e, median_s(|| drop(blas::dot2(vf, wf))));
     row("f64 sum2", e, median_s(|| drop(blas::sum2(vf))));
-    row("f64 dot, correctly rounded", 2.0 * e, median_s(|| drop(blas::dot_correctly_rounded(vf, wf))));
-    row("f64 sum, correctly rounded", e, median_s(|| drop(blas::sum_correctly_rounded(vf))));
+    row(
+        "f64 dot, correctly rounded",
+        2.0 * e,
+        median_s(|| drop(blas::dot_correctly_rounded(vf, wf))),
+    );
+    row(
+        "f64 sum, correctly rounded",
+        e,
+        median_s(|| drop(blas::sum_correctly_rounded(vf))),
+    );
     row("dd dot", 4.0 * e, median_s(|| drop(blas::dot(vd, wd))));
     row("dd sum", 2.0 * e, median_s(|| drop(blas::sum(vd))));
     row("dd nrm2", 2.0 * e, median_s(|| drop(blas::nrm2(vd))));
     row("qd dot", 8.0 * e, median_s(|| drop(blas::dot(vq, wq))));
     row("qd sum", 4.0 * e, median_s(|| drop(blas::sum(vq))));
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
-    row("dd dot, 1 thread", 4.0 * e, median_s(|| one.install(|| drop(blas::dot(vd, wd)))));
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    row(
+        "dd dot, 1 thread",
+        4.0 * e,
+        median_s(|| one.install(|| drop(blas::dot(vd, wd)))),
+    );
     row(
         "dd dot, recursive (1 thread)",
         4.0 * e,
@@ -127,12 +157,26 @@ fn main() {
     // RNS at 424 bits against MPFR's fused multiply-add at 424 bits, 2^16 terms.
     let m = 1usize << 16;
     let basis = Basis::new(424).expect("424-bit basis");
-    let xr: Vec<MpFloat> = xf[..m].iter().map(|&v| MpFloat::from_f64(&basis, v)).collect();
-    let yr: Vec<MpFloat> = yf[..m].iter().map(|&v| MpFloat::from_f64(&basis, v)).collect();
+    let xr: Vec<MpFloat> = xf[..m]
+        .iter()
+        .map(|&v| MpFloat::from_f64(&basis, v))
+        .collect();
+    let yr: Vec<MpFloat> = yf[..m]
+        .iter()
+        .map(|&v| MpFloat::from_f64(&basis, v))
+        .collect();
     let rns_s = median_s(|| drop(blas::dot(VecRef::contiguous(&xr), VecRef::contiguous(&yr))));
-    let rns_1 = median_s(|| one.install(|| drop(blas::dot(VecRef::contiguous(&xr), VecRef::contiguous(&yr)))));
-    let xm: Vec<rug::Float> = xf[..m].iter().map(|&v| rug::Float::with_val(424, v)).collect();
-    let ym: Vec<rug::Float> = yf[..m].iter().map(|&v| rug::Float::with_val(424, v)).collect();
+    let rns_1 = median_s(|| {
+        one.install(|| drop(blas::dot(VecRef::contiguous(&xr), VecRef::contiguous(&yr))))
+    });
+    let xm: Vec<rug::Float> = xf[..m]
+        .iter()
+        .map(|&v| rug::Float::with_val(424, v))
+        .collect();
+    let ym: Vec<rug::Float> = yf[..m]
+        .iter()
+        .map(|&v| rug::Float::with_val(424, v))
+        .collect();
     let mpfr_s = median_s(|| {
         let mut acc = rug::Float::new(424);
         for (a, b) in xm.iter().zip(&ym) {

@@ -785,6 +785,17 @@ impl<'a, T> VecRef<'a, T> {
         unsafe { &*self.ptr.offset(i as isize * self.inc) }
     }
 
+    /// Elements `start..start + len` as a slice, if the increment is 1 (and they are in range).
+    #[inline]
+    pub(crate) fn contiguous_range(&self, start: usize, len: usize) -> Option<&'a [T]> {
+        if self.inc != 1 || start.checked_add(len)? > self.len {
+            return None;
+        }
+        // SAFETY: increment 1, so elements start..start+len are adjacent in the checked
+        // storage, borrowed for 'a.
+        Some(unsafe { std::slice::from_raw_parts(self.ptr.add(start), len) })
+    }
+
     /// The elements in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &'a T> + '_ {
         (0..self.len).map(|i| self.at(i))

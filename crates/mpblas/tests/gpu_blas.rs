@@ -170,6 +170,47 @@ fn check_reductions<T: Gen>(
             }
         }
     }
+    // The bounded forms: the same value and the same bound on both devices.
+    for &order in orders {
+        let c = blas::sum_bounded(cx, order).expect("cpu sum_bounded");
+        let g = gpu::sum_bounded(dev, gx, order).expect("sum_bounded");
+        same(&tag("sum_bounded"), g.value, c.value);
+        assert!(
+            same_bits(g.error_bound, c.error_bound),
+            "{}: bound {} vs {}",
+            tag("sum_bounded"),
+            g.error_bound,
+            c.error_bound
+        );
+        let c = blas::dot_bounded(cx, cy, order).expect("cpu dot_bounded");
+        let g = gpu::dot_bounded(dev, gx, gy, order).expect("dot_bounded");
+        same(&tag("dot_bounded"), g.value, c.value);
+        assert!(
+            same_bits(g.error_bound, c.error_bound),
+            "{}: bound {} vs {}",
+            tag("dot_bounded"),
+            g.error_bound,
+            c.error_bound
+        );
+    }
+    let (c, g) = (
+        blas::level1::asum_bounded(cx).unwrap(),
+        gpu::asum_bounded(dev, gx).unwrap(),
+    );
+    assert!(
+        same_bits(g.error_bound, c.error_bound),
+        "{}",
+        tag("asum_bounded")
+    );
+    let (c, g) = (
+        blas::nrm2_bounded(cx).unwrap(),
+        gpu::nrm2_bounded(dev, gx).unwrap(),
+    );
+    assert!(
+        same_bits(g.error_bound, c.error_bound),
+        "{}",
+        tag("nrm2_bounded")
+    );
     let cpu_asum = blas::asum(cx).expect("asum");
     let cpu_nrm2 = blas::nrm2(cx).expect("nrm2");
     let cpu_iamax = blas::iamax(cx).expect("iamax");
@@ -201,7 +242,10 @@ fn too_big<T: DeviceScalar>(shape: LaunchShape, max: usize) -> bool {
         "{} refused {shape:?} (max {max})",
         T::NAME
     );
-    eprintln!("{} refuses {shape:?}: at most {max} threads, as documented", T::NAME);
+    eprintln!(
+        "{} refuses {shape:?}: at most {max} threads, as documented",
+        T::NAME
+    );
     true
 }
 

@@ -3,3 +3,4 @@
 
 pub mod ozaki;
 pub mod ozaki_gpu;
+pub mod sum;

@@ -156,6 +156,14 @@ template <class F> struct DotOf : SumOf<F> {
     }
 };
 
+// Σ|x_i|·|y_i|, for the error bound of a dot product (level1.rs `AbsDotOf`).
+template <class F> struct AbsDotOf : SumOf<F> {
+    VecArg y;
+    MP_DEV void step(typename F::T &acc, u64 i) const {
+        acc = F::add_product(acc, F::abs(F::load(this->x, i)), F::abs(F::load(y, i)));
+    }
+};
+
 // Blue's three accumulators (level1.rs `Nrm2Of`); the thresholds come from the host.
 template <class F> struct Nrm2Acc {
     typename F::T sml, med, big;
@@ -385,6 +393,12 @@ extern "C" __global__ void blas_f64_dot_blocked(VecArg x, VecArg y, u64 n, doubl
     r.y = y;
     blocked_pass(r, n, out, os);
 }
+extern "C" __global__ void blas_f64_absdot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
+    AbsDotOf<F64> r;
+    r.x = x;
+    r.y = y;
+    blocked_pass(r, n, out, os);
+}
 extern "C" __global__ void blas_f64_nrm2_blocked(VecArg x, u64 n, double *out, u64 os,
                                                      double tsml, double tbig, double ssml,
                                                      double sbig, int plain) {
@@ -461,6 +475,12 @@ extern "C" __global__ void blas_dd_dot_blocked(VecArg x, VecArg y, u64 n, double
     r.y = y;
     blocked_pass(r, n, out, os);
 }
+extern "C" __global__ void blas_dd_absdot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
+    AbsDotOf<DD> r;
+    r.x = x;
+    r.y = y;
+    blocked_pass(r, n, out, os);
+}
 extern "C" __global__ void blas_dd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os,
                                                      double tsml, double tbig, double ssml,
                                                      double sbig, int plain) {
@@ -533,6 +553,12 @@ extern "C" __global__ void blas_qd_asum_blocked(VecArg x, u64 n, double *out, u6
 }
 extern "C" __global__ void blas_qd_dot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
     DotOf<QD> r;
+    r.x = x;
+    r.y = y;
+    blocked_pass(r, n, out, os);
+}
+extern "C" __global__ void blas_qd_absdot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
+    AbsDotOf<QD> r;
     r.x = x;
     r.y = y;
     blocked_pass(r, n, out, os);

@@ -15,7 +15,8 @@
 //! [`Error::CudaCompile`] / [`Error::CudaLaunch`] / [`Error::CudaDriver`] from the runtime.
 
 use super::accurate::Pair;
-use super::level1::{Nrm2Acc, blue, blue_finish};
+use super::bounds::Bounded;
+use super::level1::{Nrm2Acc, blue, blue_finish, bound_from_abs_sum, nrm2_bound};
 use super::sum::{CHUNK, Summation};
 use crate::cuda::{
     Arg, Device, DeviceScalar, DeviceVecMut, DeviceVecRef, LaunchConfig, ModuleSource,
@@ -55,6 +56,7 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_f64_sum_blocked",
     "blas_f64_asum_blocked",
     "blas_f64_dot_blocked",
+    "blas_f64_absdot_blocked",
     "blas_f64_nrm2_blocked",
     "blas_f64_join_blocked",
     "blas_f64_nrm2join_blocked",
@@ -72,6 +74,7 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_dd_sum_blocked",
     "blas_dd_asum_blocked",
     "blas_dd_dot_blocked",
+    "blas_dd_absdot_blocked",
     "blas_dd_nrm2_blocked",
     "blas_dd_join_blocked",
     "blas_dd_nrm2join_blocked",
@@ -89,6 +92,7 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_qd_sum_blocked",
     "blas_qd_asum_blocked",
     "blas_qd_dot_blocked",
+    "blas_qd_absdot_blocked",
     "blas_qd_nrm2_blocked",
     "blas_qd_join_blocked",
     "blas_qd_nrm2join_blocked",
@@ -769,4 +773,65 @@ fn pair_reduce(
         sigma: w[1],
     }
     .finish())
+}
+
+// ---- with error bounds ---------------------------------------------------------------------------
+
+/// [`sum`] with the CPU's bound ([`sum_bounded`](super::sum_bounded)): the same value and the
+/// same bound, from `Σ|x_i|` summed on the device in the blocked order.
+///
+/// # Errors
+/// See the [module docs](self).
+pub fn sum_bounded<T: GpuFormat>(
+    dev: &Device,
+    x: DeviceVecRef<'_, T>,
+    order: Summation,
+) -> Result<Bounded<T>> {
+    let value = sum(dev, x, order)?;
+    let abs = asum(dev, x, LaunchShape::default())?;
+    let error_bound = bound_from_abs_sum(&abs, &(), order, x.len(), false);
+    Ok(Bounded { value, error_bound })
+}
+
+/// [`dot`] with the CPU's bound ([`dot_bounded`](super::dot_bounded)).
+///
+/// # Errors
+/// See the [module docs](self).
+pub fn dot_bounded<T: GpuFormat>(
+    dev: &Device,
+    x: DeviceVecRef<'_, T>,
+    y: DeviceVecRef<'_, T>,
+    order: Summation,
+) -> Result<Bounded<T>> {
+    let value = dot(dev, x, y, order)?;
+    let abs = reduce::<T>(
+        dev,
+        "absdot",
+        vec![x.arg(), y.arg()],
+        x.len(),
+        Summation::Blocked,
+        LaunchShape::default(),
+    )?;
+    let error_bound = bound_from_abs_sum(&abs, &(), order, x.len(), true);
+    Ok(Bounded { value, error_bound })
+}
+
+/// [`asum`] with the CPU's bound ([`asum_bounded`](super::level1::asum_bounded)).
+///
+/// # Errors
+/// See the [module docs](self).
+pub fn asum_bounded<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>) -> Result<Bounded<T>> {
+    let value = asum(dev, x, LaunchShape::default())?;
+    let error_bound = bound_from_abs_sum(&value, &(), Summation::Blocked, x.len(), false);
+    Ok(Bounded { value, error_bound })
+}
+
+/// [`nrm2`] with the CPU's bound ([`nrm2_bounded`](super::nrm2_bounded)).
+///
+/// # Errors
+/// See the [module docs](self).
+pub fn nrm2_bounded<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>) -> Result<Bounded<T>> {
+    let value = nrm2(dev, x, LaunchShape::default())?;
+    let error_bound = nrm2_bound(&value, &(), x.len());
+    Ok(Bounded { value, error_bound })
 }

@@ -56,7 +56,8 @@ pub fn summation_depth(order: Summation, n: usize) -> usize {
 
 /// The bound on `|ŝ − s|` for a sum (or dot product, `products = true`, one more operation per
 /// term) of `n` terms in order `order`, given an upper bound `abs_sum ≥ Σ|t_i|` of the terms'
-/// magnitudes: `γ_{D(+1)}·abs_sum + 2n·η`, rounded up. `+∞` if `abs_sum` is not finite.
+/// magnitudes: `γ_{D(+1)}·abs_sum + 2n·η`, rounded up (plus the smallest subnormal, for
+/// `γ·abs_sum` below the `f64` range). `+∞` if `abs_sum` is not finite.
 pub fn sum_error_bound(
     order: Summation,
     n: usize,
@@ -70,7 +71,14 @@ pub fn sum_error_bound(
     }
     let depth = summation_depth(order, n) + usize::from(products);
     let g = gamma(depth, eps);
-    up(g * abs_sum + 2.0 * n as f64 * eta)
+    // Below the normal range `g·abs_sum` rounds down, or to 0 (an RNS sum of terms under
+    // 2^-1074): one smallest subnormal covers that wherever an error is possible.
+    let tiny = if g > 0.0 && abs_sum > 0.0 {
+        f64::from_bits(1)
+    } else {
+        0.0
+    };
+    up(g * abs_sum + 2.0 * n as f64 * eta + tiny)
 }
 
 /// `x` times `1 + 2^-50`: covers the few roundings made evaluating a bound formula in `f64`.

@@ -57,12 +57,6 @@ fn neg_zero<T: Scalar>(ctx: &T::Ctx) -> T {
     T::zero_in(ctx).neg_ref()
 }
 
-/// True if any element is NaN or infinite (no error bound holds then).
-fn any_special<T: Scalar>(x: &VecRef<'_, T>) -> bool {
-    use std::num::FpCategory::{Infinite, Nan};
-    x.iter().any(|v| matches!(v.class(), Nan | Infinite))
-}
-
 /// An upper bound, as an `f64`, of a nonnegative value `s` of the format computed as a sum of
 /// `n` terms in `order` (products if `products`): `s` rounded up, divided by `1 − γ`, plus the
 /// underflow allowance. `+∞` beyond the `f64` range.
@@ -92,6 +86,21 @@ impl<T: Scalar> Reduction for SumOf<'_, T> {
     #[inline]
     fn join(&self, a: &mut T, b: &T) {
         a.add_assign_ref(b);
+    }
+    #[inline]
+    fn step_lanes(&self, lanes: &mut [T], base: usize) {
+        match self.0.contiguous_range(base, lanes.len()) {
+            Some(x) => {
+                for (acc, v) in lanes.iter_mut().zip(x) {
+                    acc.add_assign_ref(v);
+                }
+            }
+            None => {
+                for (l, acc) in lanes.iter_mut().enumerate() {
+                    self.step(acc, base + l);
+                }
+            }
+        }
     }
 }
 
@@ -145,20 +154,9 @@ pub fn sum_bounded<T: Scalar>(x: VecRef<'_, T>, order: Summation) -> Result<Boun
             error_bound: 0.0,
         });
     };
-    let error_bound = if any_special(&x) {
-        f64::INFINITY
-    } else {
-        let abs = reduce(&AbsSumOf(x, neg_zero(&ctx)), x.len(), order);
-        let abs_up = upper_f64(&abs, &ctx, order, x.len(), false);
-        sum_error_bound(
-            order,
-            x.len(),
-            false,
-            abs_up,
-            T::op_error_bound_in(&ctx),
-            T::underflow_error_in(&ctx),
-        )
-    };
+    // Σ|x_i| in the blocked order whatever `order` is: the GPU computes it the same way.
+    let abs = reduce(&AbsSumOf(x, neg_zero(&ctx)), x.len(), Summation::Blocked);
+    let error_bound = bound_from_abs_sum(&abs, &ctx, order, x.len(), false);
     Ok(Bounded { value, error_bound })
 }
 
@@ -184,19 +182,7 @@ pub fn asum_bounded<T: Scalar>(x: VecRef<'_, T>) -> Result<Bounded<T>> {
         });
     };
     let value = reduce(&AbsSumOf(x, neg_zero(&ctx)), x.len(), order);
-    let error_bound = if any_special(&x) {
-        f64::INFINITY
-    } else {
-        let abs_up = upper_f64(&value, &ctx, order, x.len(), false);
-        sum_error_bound(
-            order,
-            x.len(),
-            false,
-            abs_up,
-            T::op_error_bound_in(&ctx),
-            T::underflow_error_in(&ctx),
-        )
-    };
+    let error_bound = bound_from_abs_sum(&value, &ctx, order, x.len(), false);
     Ok(Bounded { value, error_bound })
 }
 
@@ -216,6 +202,25 @@ impl<T: Scalar> Reduction for DotOf<'_, T> {
     #[inline]
     fn join(&self, a: &mut T, b: &T) {
         a.add_assign_ref(b);
+    }
+    #[inline]
+    fn step_lanes(&self, lanes: &mut [T], base: usize) {
+        let n = lanes.len();
+        match (
+            self.0.contiguous_range(base, n),
+            self.1.contiguous_range(base, n),
+        ) {
+            (Some(x), Some(y)) => {
+                for ((acc, a), b) in lanes.iter_mut().zip(x).zip(y) {
+                    acc.add_product(a, b);
+                }
+            }
+            _ => {
+                for (l, acc) in lanes.iter_mut().enumerate() {
+                    self.step(acc, base + l);
+                }
+            }
+        }
     }
 }
 
@@ -273,20 +278,8 @@ pub fn dot_bounded<T: Scalar>(
             error_bound: 0.0,
         });
     };
-    let error_bound = if any_special(&x) || any_special(&y) {
-        f64::INFINITY
-    } else {
-        let abs = reduce(&AbsDotOf(x, y, neg_zero(&ctx)), x.len(), order);
-        let abs_up = upper_f64(&abs, &ctx, order, x.len(), true);
-        sum_error_bound(
-            order,
-            x.len(),
-            true,
-            abs_up,
-            T::op_error_bound_in(&ctx),
-            T::underflow_error_in(&ctx),
-        )
-    };
+    let abs = reduce(&AbsDotOf(x, y, neg_zero(&ctx)), x.len(), Summation::Blocked);
+    let error_bound = bound_from_abs_sum(&abs, &ctx, order, x.len(), true);
     Ok(Bounded { value, error_bound })
 }
 
@@ -403,17 +396,61 @@ pub fn nrm2_bounded<T: Scalar>(x: VecRef<'_, T>) -> Result<Bounded<T>> {
     };
     let acc = reduce(&r, x.len(), Summation::Blocked);
     let value = blue_finish(&acc, r.blue.as_ref(), &ctx).abs_ref();
-    let error_bound = if any_special(&x) {
-        f64::INFINITY
-    } else {
-        let depth = super::bounds::summation_depth(Summation::Blocked, x.len()) + 10;
-        let g = gamma(depth, T::op_error_bound_in(&ctx));
-        let lead = value.nearest_f64() * (1.0 + f64::EPSILON);
-        // Squares below tsml² dropped when big ones exist, and the underflow allowance.
-        let dropped = x.len() as f64 * crate::eft::ldexp(1.0, -1000);
-        up(g * lead / (1.0 - g) + dropped + 2.0 * x.len() as f64 * T::underflow_error_in(&ctx))
-    };
+    let error_bound = nrm2_bound(&value, &ctx, x.len());
     Ok(Bounded { value, error_bound })
+}
+
+/// The bound of [`nrm2_bounded`] for a computed norm `value` of `n` elements (shared with the
+/// GPU routine): `+∞` for a non-finite norm (a NaN or ∞ element, where no bound holds).
+pub(crate) fn nrm2_bound<T: Scalar>(value: &T, ctx: &T::Ctx, n: usize) -> f64 {
+    let lead = value.nearest_f64();
+    if !lead.is_finite() {
+        return f64::INFINITY;
+    }
+    let depth = super::bounds::summation_depth(Summation::Blocked, n) + 10;
+    let g = gamma(depth, T::op_error_bound_in(ctx));
+    // γ times the result first: `r̂·(1 + 2^-52)` alone overflows for `r̂` near the top of
+    // the range.
+    let rel = g * lead * (1.0 + f64::EPSILON) / (1.0 - g);
+    // Squares below tsml² are dropped only when big ones exist, and then `r ≥ tbig`
+    // (an absolute allowance for every result would swamp the bound of a tiny norm).
+    let dropped = match blue::<T>(ctx) {
+        Some(b) if lead >= 0.5 * b.tbig => n as f64 * crate::eft::ldexp(1.0, -1000),
+        _ => 0.0,
+    };
+    // Below the normal range `rel` rounds down, or to 0 (an RNS norm under 2^-1074): two
+    // smallest subnormals cover its three roundings there.
+    let tiny = if value.class() == std::num::FpCategory::Zero {
+        0.0
+    } else {
+        f64::from_bits(2)
+    };
+    up(rel + dropped + tiny + 2.0 * n as f64 * T::underflow_error_in(ctx))
+}
+
+/// The bound of a sum or dot product of `n` terms in `order` from `abs`, the sum of the
+/// terms' magnitudes computed in the format in the blocked order (CPU and GPU compute it the
+/// same way, so they return the same bound): `+∞` if `abs` is not finite (a NaN or ∞ input,
+/// where no bound holds, or an overflow).
+pub(crate) fn bound_from_abs_sum<T: Scalar>(
+    abs: &T,
+    ctx: &T::Ctx,
+    order: Summation,
+    n: usize,
+    products: bool,
+) -> f64 {
+    if !abs.nearest_f64().is_finite() {
+        return f64::INFINITY;
+    }
+    let abs_up = upper_f64(abs, ctx, Summation::Blocked, n, products);
+    sum_error_bound(
+        order,
+        n,
+        products,
+        abs_up,
+        T::op_error_bound_in(ctx),
+        T::underflow_error_in(ctx),
+    )
 }
 
 /// LAPACK 3.10 `dnrm2`'s combination of the three accumulators.

@@ -35,8 +35,8 @@ pub mod sum;
 /// The level-1 routines on the GPU (`f64`, `Dd`, `Qd`), the CPU's bits for any launch shape.
 pub mod gpu {
     pub use super::blas_level1_gpu::{
-        GpuFormat, LaunchShape, asum, axpy, dot, dot_shaped, dot2, iamax, nrm2, rot, scal, sum,
-        sum_shaped, sum2,
+        GpuFormat, LaunchShape, asum, asum_bounded, axpy, dot, dot_bounded, dot_shaped, dot2,
+        iamax, nrm2, nrm2_bounded, rot, scal, sum, sum_bounded, sum_shaped, sum2,
     };
 }
 

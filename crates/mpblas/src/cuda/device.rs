@@ -414,7 +414,11 @@ impl Device {
 
     /// The largest block (a multiple of 32 threads, at most 1024) that `kernel` can run with:
     /// its registers and shared memory fit one SM.
-    pub(crate) fn max_block(&self, source: &'static ModuleSource, kernel: &'static str) -> Result<u32> {
+    pub(crate) fn max_block(
+        &self,
+        source: &'static ModuleSource,
+        kernel: &'static str,
+    ) -> Result<u32> {
         let f = self.function(source, kernel)?;
         let mut block = 1024;
         while block > 32 && f.blocks_per_sm(block)? == 0 {
