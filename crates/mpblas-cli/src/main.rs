@@ -434,8 +434,7 @@ fn reproduce_all(
         seed: setup.seed,
         threads,
         svg: None,
-        // The GPU summation is not wired into this reproduction yet.
-        gpu: false,
+        gpu,
     };
     if let Some(d) = reproduce_sum::run(&plan, as_json)? {
         docs.insert("sum".into(), d);

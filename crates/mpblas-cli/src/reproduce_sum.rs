@@ -4,7 +4,7 @@
 //! their condition number (Ogita-Rump-Oishi's GenDot), with `--svg` a log-log plot of it.
 //!
 //! Every row is computed by one function of the input slice ([`sum_cpu`], [`dot_cpu`]); the
-//! GPU variants go beside them ([`sum_gpu`], [`dot_gpu`], today `None`: the column
+//! GPU variants go beside them ([`sum_gpu`], [`dot_gpu`]; `None` where no GPU routine exists: the column
 //! "CPU = GPU bits" prints "n/a (no GPU run)").
 //!
 //! The reference is exact: the sum of the `f64` inputs in a long fixed-point accumulator
@@ -18,7 +18,9 @@ use crate::papers::sum::{
 };
 use crate::svg::{self, Panel, decade_range, decade_ticks, escape};
 use indicatif::{ProgressBar, ProgressStyle};
+use mpblas::blas::gpu::GpuFormat;
 use mpblas::blas::{self, Summation, bounds};
+use mpblas::cuda::{Device, DeviceVecRef};
 use mpblas::exact::ExactDot;
 use mpblas::rns::{Basis, MpFloat};
 use mpblas::view::VecRef;
@@ -30,7 +32,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::ops::Add;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// RNS precisions of the paper's Table 2 (bits requested).
 pub const RNS_SUM_BITS: [u32; 4] = [30, 60, 120, 240];
@@ -56,7 +58,7 @@ pub struct Plan {
     pub threads: usize,
     /// Also write the error-against-condition plot here.
     pub svg: Option<PathBuf>,
-    /// Compare with the GPU routines (not wired yet: an error).
+    /// Run the f64, Dd, Qd and compensated rows again on GPU 0 and compare the bits.
     pub gpu: bool,
 }
 
@@ -378,10 +380,60 @@ pub fn sum_cpu(m: SumMethod, x: &[f64]) -> Result<Outcome, String> {
     }
 }
 
-/// The GPU variant of [`sum_cpu`], beside it: `None` until the GPU routines are wired into this
-/// reproduction (`mpblas::blas::gpu::{sum_shaped, sum2}` for `f64`, `Dd`, `Qd`).
-pub fn sum_gpu(_m: SumMethod, _x: &[f64]) -> Option<Result<Outcome, String>> {
-    None
+/// GPU 0, opened once for the whole reproduction.
+fn gpu_device() -> Result<&'static Device, String> {
+    static DEV: OnceLock<Result<Device, String>> = OnceLock::new();
+    DEV.get_or_init(|| Device::open(0).map_err(|e| format!("--gpu: cannot open GPU 0: {e}")))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The library's bounded GPU sum of `x` converted to `T`.
+fn gpu_sum<T: GpuFormat + Words>(
+    x: &[f64],
+    conv: impl Fn(f64) -> T,
+    order: Summation,
+) -> Result<Outcome, String> {
+    let dev = gpu_device()?;
+    let v: Vec<T> = x.iter().map(|&a| conv(a)).collect();
+    let d = lib(dev.upload(&v))?;
+    Ok(outcome(
+        lib(blas::gpu::sum_bounded(
+            dev,
+            DeviceVecRef::contiguous(&d),
+            order,
+        ))?,
+        None,
+    ))
+}
+
+/// The GPU variant of [`sum_cpu`], beside it: `f64`, `Dd`, `Qd` in the three orders and
+/// `sum2` on GPU 0; `None` for the rows with no GPU routine (float, correctly rounded, RNS).
+pub fn sum_gpu(m: SumMethod, x: &[f64]) -> Option<Result<Outcome, String>> {
+    match m {
+        SumMethod::F64(order) => Some(gpu_sum(x, |a| a, order)),
+        SumMethod::Dd(order) => Some(gpu_sum(x, Dd::from, order)),
+        SumMethod::Qd(order) => Some(gpu_sum(x, Qd::from, order)),
+        SumMethod::Sum2 => Some((|| {
+            let dev = gpu_device()?;
+            let d = lib(dev.upload(x))?;
+            let v = lib(blas::gpu::sum2(
+                dev,
+                DeviceVecRef::contiguous(&d),
+                blas::gpu::LaunchShape::default(),
+            ))?;
+            // The value is what the column compares; the bound is the CPU's formula.
+            let cpu = lib(blas::accurate::sum2_bounded(VecRef::contiguous(x)))?;
+            Ok(outcome(
+                blas::Bounded {
+                    value: v,
+                    error_bound: cpu.error_bound,
+                },
+                None,
+            ))
+        })()),
+        _ => None,
+    }
 }
 
 /// One dot-product row on the CPU.
@@ -431,9 +483,55 @@ pub fn dot_cpu(m: DotMethod, x: &[f64], y: &[f64]) -> Result<Outcome, String> {
     }
 }
 
-/// The GPU variant of [`dot_cpu`]: `None` until wired in (`mpblas::blas::gpu::{dot, dot2}`).
-pub fn dot_gpu(_m: DotMethod, _x: &[f64], _y: &[f64]) -> Option<Result<Outcome, String>> {
-    None
+/// The GPU variant of [`dot_cpu`]: `f64`, `Dd`, `Qd` (blocked) and `dot2` on GPU 0; `None` for
+/// the rows with no GPU routine.
+pub fn dot_gpu(m: DotMethod, x: &[f64], y: &[f64]) -> Option<Result<Outcome, String>> {
+    fn generic<T: GpuFormat + Words>(x: Vec<T>, y: Vec<T>) -> Result<Outcome, String> {
+        let dev = gpu_device()?;
+        let (dx, dy) = (lib(dev.upload(&x))?, lib(dev.upload(&y))?);
+        Ok(outcome(
+            lib(blas::gpu::dot_bounded(
+                dev,
+                DeviceVecRef::contiguous(&dx),
+                DeviceVecRef::contiguous(&dy),
+                Summation::Blocked,
+            ))?,
+            None,
+        ))
+    }
+    match m {
+        DotMethod::F64 => Some(generic(x.to_vec(), y.to_vec())),
+        DotMethod::Dd => Some(generic(
+            x.iter().map(|&a| Dd::from(a)).collect(),
+            y.iter().map(|&a| Dd::from(a)).collect(),
+        )),
+        DotMethod::Qd => Some(generic(
+            x.iter().map(|&a| Qd::from(a)).collect(),
+            y.iter().map(|&a| Qd::from(a)).collect(),
+        )),
+        DotMethod::Dot2 => Some((|| {
+            let dev = gpu_device()?;
+            let (dx, dy) = (lib(dev.upload(x))?, lib(dev.upload(y))?);
+            let v = lib(blas::gpu::dot2(
+                dev,
+                DeviceVecRef::contiguous(&dx),
+                DeviceVecRef::contiguous(&dy),
+                blas::gpu::LaunchShape::default(),
+            ))?;
+            let cpu = lib(blas::accurate::dot2_bounded(
+                VecRef::contiguous(x),
+                VecRef::contiguous(y),
+            ))?;
+            Ok(outcome(
+                blas::Bounded {
+                    value: v,
+                    error_bound: cpu.error_bound,
+                },
+                None,
+            ))
+        })()),
+        _ => None,
+    }
 }
 
 /// `Σ x` in `order` with `T`'s `+`, the library's trees (see `mpblas::blas::sum`) as plain
@@ -698,14 +796,11 @@ pub fn reproduce(plan: &Plan) -> Result<Reproduction, String> {
 /// Runs the reproduction and prints the tables, or with `as_json` returns the JSON document.
 ///
 /// # Errors
-/// Bad plan values, `--gpu` (not wired yet), a library error, or an unwritable `--svg` path.
+/// Bad plan values, `--gpu` without a usable GPU, a library error, or an unwritable `--svg`
+/// path.
 pub fn run(plan: &Plan, as_json: bool) -> Result<Option<Value>, String> {
     if plan.gpu {
-        return Err(
-            "`reproduce sum --gpu`: the GPU summation routines are not wired into this \
-             reproduction yet (its column \"CPU = GPU bits\" prints n/a)"
-                .into(),
-        );
+        gpu_device()?;
     }
     if plan.samples == 0 {
         return Err("--seeds (GenDot samples per condition) must be at least 1".into());
@@ -917,8 +1012,9 @@ fn text(rep: &Reproduction, plan: &Plan, cpu: &str) -> String {
     }));
     let _ = writeln!(
         s,
-        "  CPU = GPU bits: {NO_GPU}: the GPU routines are not wired into this reproduction \
-         yet.\n"
+        "  CPU = GPU bits: with --gpu, the f64, sum2, dd and qd rows run again on GPU 0 \
+         (mpblas::blas::gpu) and are compared word for word; {NO_GPU} where there is no GPU \
+         run or no GPU routine (float, correctly rounded, RNS).\n"
     );
     s.push_str(&dot_table(rep, plan));
     s
@@ -944,6 +1040,24 @@ fn by_target(rep: &Reproduction, c: f64) -> (f64, f64, Vec<f64>, usize) {
         .filter(|(_, j)| !j.within_bound)
         .count();
     (lo, hi, worst, outside)
+}
+
+/// "yes" if every GPU result at condition `c` had the CPU's bits, "NO" if one did not,
+/// [`NO_GPU`] without a GPU run.
+fn dot_gpu_text(rep: &Reproduction, c: f64) -> &'static str {
+    let compared: Vec<bool> = rep
+        .dots
+        .iter()
+        .filter(|d| d.target == c)
+        .flat_map(|d| d.results.iter().filter_map(|(_, j)| j.gpu_same_bits))
+        .collect();
+    if compared.is_empty() {
+        NO_GPU
+    } else if compared.iter().all(|&b| b) {
+        "yes"
+    } else {
+        "NO"
+    }
 }
 
 /// The relative error capped at 1 (as ORO plot it); NaN stays NaN.
@@ -974,7 +1088,7 @@ fn dot_table(rep: &Reproduction, plan: &Plan) -> String {
             outside_total += outside;
             let mut r = vec![format!("{c:.0e}"), format!("{lo:.1e}..{hi:.1e}")];
             r.extend(worst.iter().map(|&e| rel(e).replace(">=", "")));
-            r.push(NO_GPU.into());
+            r.push(dot_gpu_text(rep, c).into());
             r
         })
         .collect();
@@ -1063,7 +1177,7 @@ fn json_doc(rep: &Reproduction, plan: &Plan, cpu: &str) -> Value {
         "cpu": cpu,
         "threads": plan.threads,
         "reference": "exact (mpblas::exact::ExactDot long accumulator); the paper: MPFR 4096 bits",
-        "gpu": NO_GPU,
+        "gpu": if plan.gpu { "GPU 0 (mpblas::blas::gpu)" } else { NO_GPU },
         "dataset2_small_terms": plan.dataset2_terms,
         "datasets": datasets,
         "dot": {

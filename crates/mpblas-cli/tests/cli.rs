@@ -146,7 +146,6 @@ fn bad_arguments_are_errors_not_panics() {
         &["reproduce", "ozaki", "--moduli", "sixteen"],
         &["reproduce", "qd", "--moduli", "16"],
         &["reproduce", "rns", "--reps", "0"],
-        &["reproduce", "sum", "--gpu"],
         &["reproduce", "sum", "--sizes", "0"],
         &["reproduce", "sum", "--sizes", "10,20"],
         &["reproduce", "sum", "--seeds", "0"],
@@ -208,6 +207,36 @@ fn reproduce_ozaki_gpu_is_an_error_without_cuda() {
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.starts_with("mpblas: error:"), "{stderr}");
     assert!(stderr.contains("CUDA"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn reproduce_sum_gpu_compares_bits_or_is_an_error_without_cuda() {
+    if mpblas::cuda::device_count().unwrap_or(0) > 0 {
+        // With a GPU: every f64/dd/qd/sum2 row has the CPU's bits.
+        let v = json(&[
+            "reproduce",
+            "sum",
+            "--gpu",
+            "--sizes",
+            "1000",
+            "--seeds",
+            "1",
+            "--json",
+        ]);
+        let rows = v["datasets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|d| d["rows"].as_array().unwrap().clone());
+        let compared: Vec<bool> = rows.filter_map(|r| r["gpu_same_bits"].as_bool()).collect();
+        assert!(compared.len() >= 3 * 11, "{} rows compared", compared.len());
+        assert!(compared.iter().all(|&b| b));
+        return;
+    }
+    let (code, _, stderr) = mpblas(&["reproduce", "sum", "--gpu"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.starts_with("mpblas: error:"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 

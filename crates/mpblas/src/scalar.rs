@@ -77,8 +77,8 @@ pub trait Scalar: Clone + Debug + PartialEq + PartialOrd + Send + Sync + 'static
 
     /// A bound on the absolute error one `+`, `−` or `×` adds when operands or result fall
     /// below the normal range, where the relative bound [`Scalar::op_error_bound_in`] no
-    /// longer holds: `2^-1075` for `f64` (half a subnormal ulp; IEEE addition is exact
-    /// there), `2^-1070` for the multi-word formats (whose lower words go subnormal first),
+    /// longer holds: `2^-1074` for `f64` (a subnormal ulp, covering the half-ulp rounding of a
+    /// product; IEEE addition is exact there), `2^-1070` for the multi-word formats (whose lower words go subnormal first),
     /// 0 for RNS (whose exponent range has no gradual underflow before `2^EMIN`). Error bounds
     /// add it once per operation.
     fn underflow_error_in(ctx: &Self::Ctx) -> f64;
@@ -190,7 +190,8 @@ impl Scalar for f64 {
     }
     #[inline]
     fn underflow_error_in(_: &()) -> f64 {
-        f64::from_bits(1) / 2.0
+        // Half a subnormal ulp, 2^-1075, is not an f64 (it would round to 0): one whole ulp.
+        f64::from_bits(1)
     }
     #[inline]
     fn check_ctx(&self, _: &()) -> crate::error::Result<()> {
