@@ -446,7 +446,7 @@ fn reduce<T: GpuFormat>(
 /// `Σ x_i` in `order`: the CPU's [`sum_ordered`](super::sum_ordered), bit for bit.
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn sum<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>, order: Summation) -> Result<T> {
     sum_shaped(dev, x, order, LaunchShape::default())
 }
@@ -454,7 +454,7 @@ pub fn sum<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>, order: Summation)
 /// [`sum`] with a chosen launch shape (same bits).
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn sum_shaped<T: GpuFormat>(
     dev: &Device,
     x: DeviceVecRef<'_, T>,
@@ -468,7 +468,7 @@ pub fn sum_shaped<T: GpuFormat>(
 /// `Σ x_i·y_i` in `order`: the CPU's [`dot_ordered`](super::dot_ordered), bit for bit.
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn dot<T: GpuFormat>(
     dev: &Device,
     x: DeviceVecRef<'_, T>,
@@ -481,7 +481,7 @@ pub fn dot<T: GpuFormat>(
 /// [`dot`] with a chosen launch shape (same bits).
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn dot_shaped<T: GpuFormat>(
     dev: &Device,
     x: DeviceVecRef<'_, T>,
@@ -498,7 +498,7 @@ pub fn dot_shaped<T: GpuFormat>(
 /// `Σ |x_i|` (blocked): the CPU's [`asum`](super::asum), bit for bit.
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn asum<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>, shape: LaunchShape) -> Result<T> {
     check_on(dev, "x", &x)?;
     reduce::<T>(
@@ -516,7 +516,7 @@ pub fn asum<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>, shape: LaunchSha
 /// by the CPU's own code).
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn nrm2<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>, shape: LaunchShape) -> Result<T> {
     check_on(dev, "x", &x)?;
     check_shape(shape)?;
@@ -557,7 +557,7 @@ pub fn nrm2<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>, shape: LaunchSha
 /// the CPU's [`iamax`](super::iamax); `None` for `n = 0`.
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn iamax<T: GpuFormat>(
     dev: &Device,
     x: DeviceVecRef<'_, T>,
@@ -635,7 +635,7 @@ fn elementwise_config(
 /// `y ← α·x + y`: the CPU's [`axpy`](super::axpy), bit for bit (`α = 0` leaves `y` alone).
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn axpy<T: GpuFormat>(
     dev: &Device,
     alpha: T,
@@ -665,7 +665,7 @@ pub fn axpy<T: GpuFormat>(
 /// `x ← α·x`: the CPU's [`scal`](super::scal), bit for bit.
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn scal<T: GpuFormat>(dev: &Device, alpha: T, mut x: DeviceVecMut<'_, T>) -> Result<()> {
     check_mut_on(dev, "x", &x)?;
     let n = x.len();
@@ -688,7 +688,7 @@ pub fn scal<T: GpuFormat>(dev: &Device, alpha: T, mut x: DeviceVecMut<'_, T>) ->
 /// The plane rotation: the CPU's [`rot`](super::rot), bit for bit.
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn rot<T: GpuFormat>(
     dev: &Device,
     mut x: DeviceVecMut<'_, T>,
@@ -726,7 +726,7 @@ pub fn rot<T: GpuFormat>(
 /// [`sum2`](super::sum2), bit for bit.
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn sum2(dev: &Device, x: DeviceVecRef<'_, f64>, shape: LaunchShape) -> Result<f64> {
     check_on(dev, "x", &x)?;
     let before = vec![x.arg(), Arg::U64(x.len() as u64)];
@@ -737,7 +737,7 @@ pub fn sum2(dev: &Device, x: DeviceVecRef<'_, f64>, shape: LaunchShape) -> Resul
 /// [`dot2`](super::dot2), bit for bit.
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn dot2(
     dev: &Device,
     x: DeviceVecRef<'_, f64>,
@@ -781,7 +781,7 @@ fn pair_reduce(
 /// same bound, from `Σ|x_i|` summed on the device in the blocked order.
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn sum_bounded<T: GpuFormat>(
     dev: &Device,
     x: DeviceVecRef<'_, T>,
@@ -796,7 +796,7 @@ pub fn sum_bounded<T: GpuFormat>(
 /// [`dot`] with the CPU's bound ([`dot_bounded`](super::dot_bounded)).
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn dot_bounded<T: GpuFormat>(
     dev: &Device,
     x: DeviceVecRef<'_, T>,
@@ -819,7 +819,7 @@ pub fn dot_bounded<T: GpuFormat>(
 /// [`asum`] with the CPU's bound ([`asum_bounded`](super::level1::asum_bounded)).
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn asum_bounded<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>) -> Result<Bounded<T>> {
     let value = asum(dev, x, LaunchShape::default())?;
     let error_bound = bound_from_abs_sum(&value, &(), Summation::Blocked, x.len(), false);
@@ -829,7 +829,7 @@ pub fn asum_bounded<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>) -> Resul
 /// [`nrm2`] with the CPU's bound ([`nrm2_bounded`](super::nrm2_bounded)).
 ///
 /// # Errors
-/// See the [module docs](self).
+/// See the [module docs](crate::blas::gpu).
 pub fn nrm2_bounded<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>) -> Result<Bounded<T>> {
     let value = nrm2(dev, x, LaunchShape::default())?;
     let error_bound = nrm2_bound(&value, &(), x.len());

@@ -4,7 +4,7 @@
 //! - [`level1`]: `sum`, `asum`, `dot`, `nrm2`, `iamax`, `axpy`, `scal`, `rot` over strided
 //!   views, generic over [`Scalar`](crate::Scalar) (`f64`, [`Dd`](crate::Dd),
 //!   [`Qd`](crate::Qd), [`rns::MpFloat`](crate::rns::MpFloat)), and BLAS-style `*_blas` entries.
-//! - [`sum`]: the three summation orders of the MPRES summation paper (recursive, pairwise,
+//! - [`mod@sum`]: the three summation orders of the MPRES summation paper (recursive, pairwise,
 //!   blocked), each a tree fixed by the indices: the same bits for any thread count.
 //! - [`accurate`]: for `f64` data, compensated `sum2`/`dot2` and correctly rounded sums and dot
 //!   products.
@@ -32,7 +32,25 @@ pub mod bounds;
 pub mod level1;
 pub mod sum;
 
-/// The level-1 routines on the GPU (`f64`, `Dd`, `Qd`), the CPU's bits for any launch shape.
+/// BLAS level 1 on the GPU for `f64`, [`Dd`](crate::Dd) and [`Qd`](crate::Qd): the same
+/// routines, orders, bits and error bounds as the CPU ([`level1`],
+/// [`accurate`]).
+///
+/// Every reduction runs whole on the device (no partial sums finished on the host: each pass of
+/// the blocked order is the same kernel, on the partials of the pass before) and returns the
+/// CPU's bits for any [`LaunchShape`](gpu::LaunchShape): the tree is fixed by the indices,
+/// the launch only decides which block works on which chunk. Only the final value (one
+/// accumulator) is read back, which waits for the work.
+///
+/// # Errors
+///
+/// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) if an operand is on another device,
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch),
+/// [`Error::OutOfRange`](crate::Error::OutOfRange) for a launch shape of 0 or more than 1024
+/// threads (or more than a kernel's registers allow),
+/// [`Error::CudaCompile`](crate::Error::CudaCompile) /
+/// [`Error::CudaLaunch`](crate::Error::CudaLaunch) /
+/// [`Error::CudaDriver`](crate::Error::CudaDriver) from the runtime.
 pub mod gpu {
     pub use super::blas_level1_gpu::{
         GpuFormat, LaunchShape, asum, asum_bounded, axpy, dot, dot_bounded, dot_shaped, dot2,
