@@ -388,7 +388,19 @@ fn gpu_device() -> Result<&'static Device, String> {
         .map_err(Clone::clone)
 }
 
-/// The library's bounded GPU sum of `x` converted to `T`.
+/// A GPU result: only its words are compared with the CPU row's ([`judge`]), so it carries no
+/// bound of its own (the CPU row states it).
+fn gpu_outcome<T: Scalar + Words>(value: T) -> Outcome {
+    outcome(
+        blas::Bounded {
+            value,
+            error_bound: f64::NAN,
+        },
+        None,
+    )
+}
+
+/// The library's GPU sum of `x` converted to `T`.
 fn gpu_sum<T: GpuFormat + Words>(
     x: &[f64],
     conv: impl Fn(f64) -> T,
@@ -397,14 +409,11 @@ fn gpu_sum<T: GpuFormat + Words>(
     let dev = gpu_device()?;
     let v: Vec<T> = x.iter().map(|&a| conv(a)).collect();
     let d = lib(dev.upload(&v))?;
-    Ok(outcome(
-        lib(blas::gpu::sum_bounded(
-            dev,
-            DeviceVecRef::contiguous(&d),
-            order,
-        ))?,
-        None,
-    ))
+    Ok(gpu_outcome(lib(blas::gpu::sum(
+        dev,
+        DeviceVecRef::contiguous(&d),
+        order,
+    ))?))
 }
 
 /// The GPU variant of [`sum_cpu`], beside it: `f64`, `Dd`, `Qd` in the three orders and
@@ -417,20 +426,12 @@ pub fn sum_gpu(m: SumMethod, x: &[f64]) -> Option<Result<Outcome, String>> {
         SumMethod::Sum2 => Some((|| {
             let dev = gpu_device()?;
             let d = lib(dev.upload(x))?;
-            let v = lib(blas::gpu::sum2(
+            let shape = blas::gpu::LaunchShape::default();
+            Ok(gpu_outcome(lib(blas::gpu::sum2(
                 dev,
                 DeviceVecRef::contiguous(&d),
-                blas::gpu::LaunchShape::default(),
-            ))?;
-            // The value is what the column compares; the bound is the CPU's formula.
-            let cpu = lib(blas::accurate::sum2_bounded(VecRef::contiguous(x)))?;
-            Ok(outcome(
-                blas::Bounded {
-                    value: v,
-                    error_bound: cpu.error_bound,
-                },
-                None,
-            ))
+                shape,
+            ))?))
         })()),
         _ => None,
     }
@@ -489,15 +490,12 @@ pub fn dot_gpu(m: DotMethod, x: &[f64], y: &[f64]) -> Option<Result<Outcome, Str
     fn generic<T: GpuFormat + Words>(x: Vec<T>, y: Vec<T>) -> Result<Outcome, String> {
         let dev = gpu_device()?;
         let (dx, dy) = (lib(dev.upload(&x))?, lib(dev.upload(&y))?);
-        Ok(outcome(
-            lib(blas::gpu::dot_bounded(
-                dev,
-                DeviceVecRef::contiguous(&dx),
-                DeviceVecRef::contiguous(&dy),
-                Summation::Blocked,
-            ))?,
-            None,
-        ))
+        Ok(gpu_outcome(lib(blas::gpu::dot(
+            dev,
+            DeviceVecRef::contiguous(&dx),
+            DeviceVecRef::contiguous(&dy),
+            Summation::Blocked,
+        ))?))
     }
     match m {
         DotMethod::F64 => Some(generic(x.to_vec(), y.to_vec())),
@@ -512,23 +510,12 @@ pub fn dot_gpu(m: DotMethod, x: &[f64], y: &[f64]) -> Option<Result<Outcome, Str
         DotMethod::Dot2 => Some((|| {
             let dev = gpu_device()?;
             let (dx, dy) = (lib(dev.upload(x))?, lib(dev.upload(y))?);
-            let v = lib(blas::gpu::dot2(
+            Ok(gpu_outcome(lib(blas::gpu::dot2(
                 dev,
                 DeviceVecRef::contiguous(&dx),
                 DeviceVecRef::contiguous(&dy),
                 blas::gpu::LaunchShape::default(),
-            ))?;
-            let cpu = lib(blas::accurate::dot2_bounded(
-                VecRef::contiguous(x),
-                VecRef::contiguous(y),
-            ))?;
-            Ok(outcome(
-                blas::Bounded {
-                    value: v,
-                    error_bound: cpu.error_bound,
-                },
-                None,
-            ))
+            ))?))
         })()),
         _ => None,
     }

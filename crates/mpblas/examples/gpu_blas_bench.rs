@@ -146,9 +146,13 @@ fn format_rows<T: Random>(dev: &Device, n: usize, rows: &mut Vec<Row>) -> Result
         let d = got.to_qd() - reference;
         Some((d / reference).abs().c[0])
     };
-    push("dot", ms, 2.0 * e, "ddot", Some(same(got, cpu)), err);
+    push("dot", ms, 2.0 * e, "cublasDdot", Some(same(got, cpu)), err);
 
-    for (routine, yard) in [("sum", "dasum"), ("asum", "dasum"), ("nrm2", "dnrm2")] {
+    for (routine, yard) in [
+        ("sum", "cublasDasum"),
+        ("asum", "cublasDasum"),
+        ("nrm2", "cublasDnrm2"),
+    ] {
         let mut got = T::zero_in(&());
         let ms = median_ms(dev, || {
             got = match routine {
@@ -178,7 +182,7 @@ fn format_rows<T: Random>(dev: &Device, n: usize, rows: &mut Vec<Row>) -> Result
     let mut cz = hy.clone();
     blas::axpy(&alpha, cx, VecMut::contiguous(&mut cz))?;
     let ok = dz.download()?.iter().zip(&cz).all(|(a, b)| same(*a, *b));
-    push("axpy", ms, 3.0 * e, "daxpy", Some(ok), None);
+    push("axpy", ms, 3.0 * e, "cublasDaxpy", Some(ok), None);
     Ok(())
 }
 
@@ -212,7 +216,7 @@ fn f64_extra_rows(dev: &Device, n: usize, rows: &mut Vec<Row>) -> Result<()> {
         "dot2",
         ms,
         2.0 * e,
-        Some("ddot"),
+        Some("cublasDdot"),
         Some(got.to_bits() == blas::dot2(cx, cy)?.to_bits()),
         Some(err),
     ));
@@ -224,7 +228,7 @@ fn f64_extra_rows(dev: &Device, n: usize, rows: &mut Vec<Row>) -> Result<()> {
         "sum2",
         ms,
         e,
-        Some("dasum"),
+        Some("cublasDasum"),
         Some(got.to_bits() == blas::sum2(cx)?.to_bits()),
         None,
     ));
@@ -270,11 +274,7 @@ fn main() -> Result<()> {
         println!("\n## n = {n}\n");
         println!("| format | routine | ms | GB/s | vs cuBLAS | G elem/s | = CPU | rel err |");
         println!("|---|---|---|---|---|---|---|---|");
-        let yard = |name: &str| {
-            rows.iter()
-                .find(|r| r.routine == format!("cublas{}", capitalise(name)))
-                .map(Row::gbs)
-        };
+        let yard = |name: &str| rows.iter().find(|r| r.routine == name).map(Row::gbs);
         for r in &rows {
             let vs = r
                 .yardstick
@@ -294,13 +294,4 @@ fn main() -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// `ddot` → `Ddot`.
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
 }

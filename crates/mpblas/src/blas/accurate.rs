@@ -17,9 +17,10 @@
 //! rounded forms overflow only when the exact result does.
 
 use super::bounds::{Bounded, gamma, summation_depth, up};
+use super::level1::check_same_len;
 use super::sum::{Reduction, Summation, reduce};
 use crate::eft::{two_prod, two_sum};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exact::ExactDot;
 use crate::view::VecRef;
 use rayon::prelude::*;
@@ -140,9 +141,9 @@ pub fn sum2_bounded(x: VecRef<'_, f64>) -> Result<Bounded<f64>> {
 /// `Σ x_i·y_i` as if in twice the working precision (ORO Dot2).
 ///
 /// # Errors
-/// [`Error::LengthMismatch`].
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch).
 pub fn dot2(x: VecRef<'_, f64>, y: VecRef<'_, f64>) -> Result<f64> {
-    same_len(&x, &y)?;
+    check_same_len("y", x.len(), y.len())?;
     if x.is_empty() {
         return Ok(0.0);
     }
@@ -158,18 +159,6 @@ pub fn dot2_bounded(x: VecRef<'_, f64>, y: VecRef<'_, f64>) -> Result<Bounded<f6
     let value = dot2(x, y)?;
     let error_bound = compensated_bound(value, x.len(), abs_sum_up(x, Some(y)));
     Ok(Bounded { value, error_bound })
-}
-
-fn same_len(x: &VecRef<'_, f64>, y: &VecRef<'_, f64>) -> Result<()> {
-    if x.len() == y.len() {
-        Ok(())
-    } else {
-        Err(Error::LengthMismatch {
-            arg: "y",
-            expected: x.len(),
-            got: y.len(),
-        })
-    }
 }
 
 /// What IEEE arithmetic makes of the non-finite and zero terms, kept beside the exact sum.
@@ -270,9 +259,9 @@ pub fn sum_correctly_rounded(x: VecRef<'_, f64>) -> Result<f64> {
 /// `Σ x_i·y_i` with the exact products summed exactly and rounded once to nearest.
 ///
 /// # Errors
-/// [`Error::LengthMismatch`].
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch).
 pub fn dot_correctly_rounded(x: VecRef<'_, f64>, y: VecRef<'_, f64>) -> Result<f64> {
-    same_len(&x, &y)?;
+    check_same_len("y", x.len(), y.len())?;
     Ok(exact_reduce(x.len(), |i| (*x.at(i), *y.at(i))))
 }
 

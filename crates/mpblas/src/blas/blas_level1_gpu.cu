@@ -376,33 +376,30 @@ template <class R> MP_DEV void pairwise_finish(const R &r, const double *top, co
 
 // ---- entry points ------------------------------------------------------------------------------
 // blas_<fmt>_<what>_<order>. `first` kernels read the vectors; `join` kernels read partials.
+// Each entry point is one call of the template below that builds its reduction; the literal
+// `extern "C"` names are what the launcher's KERNELS table and tests/kernel_names.rs check.
 
-extern "C" __global__ void blas_f64_sum_blocked(VecArg x, u64 n, double *out, u64 os) {
-    SumOf<F64> r;
+template <class R> MP_DEV R of_x(VecArg x) {
+    R r;
     r.x = x;
-    blocked_pass(r, n, out, os);
+    return r;
 }
-extern "C" __global__ void blas_f64_asum_blocked(VecArg x, u64 n, double *out, u64 os) {
-    AsumOf<F64> r;
-    r.x = x;
-    blocked_pass(r, n, out, os);
-}
-extern "C" __global__ void blas_f64_dot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
-    DotOf<F64> r;
+template <class R> MP_DEV R of_xy(VecArg x, VecArg y) {
+    R r;
     r.x = x;
     r.y = y;
-    blocked_pass(r, n, out, os);
+    return r;
 }
-extern "C" __global__ void blas_f64_absdot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
-    AbsDotOf<F64> r;
-    r.x = x;
-    r.y = y;
-    blocked_pass(r, n, out, os);
+template <class R> MP_DEV JoinOf<R> of_partials(const double *in, u64 is) {
+    JoinOf<R> r;
+    r.in = in;
+    r.in_stride = is;
+    return r;
 }
-extern "C" __global__ void blas_f64_nrm2_blocked(VecArg x, u64 n, double *out, u64 os,
-                                                     double tsml, double tbig, double ssml,
-                                                     double sbig, int plain) {
-    Nrm2Of<F64> r;
+template <class F>
+MP_DEV void nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,
+                         double sbig, int plain) {
+    Nrm2Of<F> r;
     r.x = x;
     r.tsml = tsml;
     r.tbig = tbig;
@@ -411,218 +408,132 @@ extern "C" __global__ void blas_f64_nrm2_blocked(VecArg x, u64 n, double *out, u
     r.plain = plain;
     blocked_pass(r, n, out, os);
 }
+
+extern "C" __global__ void blas_f64_sum_blocked(VecArg x, u64 n, double *out, u64 os) {
+    blocked_pass(of_x<SumOf<F64> >(x), n, out, os);
+}
+extern "C" __global__ void blas_f64_asum_blocked(VecArg x, u64 n, double *out, u64 os) {
+    blocked_pass(of_x<AsumOf<F64> >(x), n, out, os);
+}
+extern "C" __global__ void blas_f64_dot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
+    blocked_pass(of_xy<DotOf<F64> >(x, y), n, out, os);
+}
+extern "C" __global__ void blas_f64_absdot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
+    blocked_pass(of_xy<AbsDotOf<F64> >(x, y), n, out, os);
+}
+extern "C" __global__ void blas_f64_nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,
+                                     double sbig, int plain) {
+    nrm2_blocked<F64>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
+}
 extern "C" __global__ void blas_f64_join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
-    JoinOf<SumOf<F64> > r;
-    r.in = in;
-    r.in_stride = is;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_partials<SumOf<F64> >(in, is), n, out, os);
 }
 extern "C" __global__ void blas_f64_nrm2join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
-    JoinOf<Nrm2Of<F64> > r;
-    r.in = in;
-    r.in_stride = is;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_partials<Nrm2Of<F64> >(in, is), n, out, os);
 }
 extern "C" __global__ void blas_f64_sum_recursive(VecArg x, u64 n, double *out) {
-    SumOf<F64> r;
-    r.x = x;
-    recursive(r, n, out);
+    recursive(of_x<SumOf<F64> >(x), n, out);
 }
 extern "C" __global__ void blas_f64_dot_recursive(VecArg x, VecArg y, u64 n, double *out) {
-    DotOf<F64> r;
-    r.x = x;
-    r.y = y;
-    recursive(r, n, out);
+    recursive(of_xy<DotOf<F64> >(x, y), n, out);
 }
 extern "C" __global__ void blas_f64_sum_pairwise(VecArg x, u64 n, double *out, u64 os, double *left) {
-    SumOf<F64> r;
-    r.x = x;
-    pairwise_level<SumOf<F64>, LeafTerm<SumOf<F64> > >(r, n, out, os, left, 0);
+    pairwise_level<SumOf<F64>, LeafTerm<SumOf<F64> > >(of_x<SumOf<F64> >(x), n, out, os, left, 0);
 }
-extern "C" __global__ void blas_f64_dot_pairwise(VecArg x, VecArg y, u64 n, double *out, u64 os,
-                                                     double *left) {
-    DotOf<F64> r;
-    r.x = x;
-    r.y = y;
-    pairwise_level<DotOf<F64>, LeafTerm<DotOf<F64> > >(r, n, out, os, left, 0);
+extern "C" __global__ void blas_f64_dot_pairwise(VecArg x, VecArg y, u64 n, double *out, u64 os, double *left) {
+    pairwise_level<DotOf<F64>, LeafTerm<DotOf<F64> > >(of_xy<DotOf<F64> >(x, y), n, out, os, left, 0);
 }
-extern "C" __global__ void blas_f64_join_pairwise(const double *in, u64 is, u64 n, double *out, u64 os,
-                                                      double *left, unsigned level) {
-    JoinOf<SumOf<F64> > r;
-    r.in = in;
-    r.in_stride = is;
-    pairwise_level<JoinOf<SumOf<F64> >, PartialTerm<JoinOf<SumOf<F64> > > >(r, n, out, os, left, level);
+extern "C" __global__ void blas_f64_join_pairwise(const double *in, u64 is, u64 n, double *out, u64 os, double *left,
+                                     unsigned level) {
+    pairwise_level<JoinOf<SumOf<F64> >, PartialTerm<JoinOf<SumOf<F64> > > >(of_partials<SumOf<F64> >(in, is), n, out, os, left, level);
 }
-extern "C" __global__ void blas_f64_finish_pairwise(const double *top, const double *left, u64 mask,
-                                                        double *out) {
-    SumOf<F64> r;
-    pairwise_finish(r, top, left, mask, out);
+extern "C" __global__ void blas_f64_finish_pairwise(const double *top, const double *left, u64 mask, double *out) {
+    pairwise_finish(SumOf<F64>(), top, left, mask, out);
 }
 
 extern "C" __global__ void blas_dd_sum_blocked(VecArg x, u64 n, double *out, u64 os) {
-    SumOf<DD> r;
-    r.x = x;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_x<SumOf<DD> >(x), n, out, os);
 }
 extern "C" __global__ void blas_dd_asum_blocked(VecArg x, u64 n, double *out, u64 os) {
-    AsumOf<DD> r;
-    r.x = x;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_x<AsumOf<DD> >(x), n, out, os);
 }
 extern "C" __global__ void blas_dd_dot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
-    DotOf<DD> r;
-    r.x = x;
-    r.y = y;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_xy<DotOf<DD> >(x, y), n, out, os);
 }
 extern "C" __global__ void blas_dd_absdot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
-    AbsDotOf<DD> r;
-    r.x = x;
-    r.y = y;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_xy<AbsDotOf<DD> >(x, y), n, out, os);
 }
-extern "C" __global__ void blas_dd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os,
-                                                     double tsml, double tbig, double ssml,
-                                                     double sbig, int plain) {
-    Nrm2Of<DD> r;
-    r.x = x;
-    r.tsml = tsml;
-    r.tbig = tbig;
-    r.ssml = ssml;
-    r.sbig = sbig;
-    r.plain = plain;
-    blocked_pass(r, n, out, os);
+extern "C" __global__ void blas_dd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,
+                                     double sbig, int plain) {
+    nrm2_blocked<DD>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
 }
 extern "C" __global__ void blas_dd_join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
-    JoinOf<SumOf<DD> > r;
-    r.in = in;
-    r.in_stride = is;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_partials<SumOf<DD> >(in, is), n, out, os);
 }
 extern "C" __global__ void blas_dd_nrm2join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
-    JoinOf<Nrm2Of<DD> > r;
-    r.in = in;
-    r.in_stride = is;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_partials<Nrm2Of<DD> >(in, is), n, out, os);
 }
 extern "C" __global__ void blas_dd_sum_recursive(VecArg x, u64 n, double *out) {
-    SumOf<DD> r;
-    r.x = x;
-    recursive(r, n, out);
+    recursive(of_x<SumOf<DD> >(x), n, out);
 }
 extern "C" __global__ void blas_dd_dot_recursive(VecArg x, VecArg y, u64 n, double *out) {
-    DotOf<DD> r;
-    r.x = x;
-    r.y = y;
-    recursive(r, n, out);
+    recursive(of_xy<DotOf<DD> >(x, y), n, out);
 }
 extern "C" __global__ void blas_dd_sum_pairwise(VecArg x, u64 n, double *out, u64 os, double *left) {
-    SumOf<DD> r;
-    r.x = x;
-    pairwise_level<SumOf<DD>, LeafTerm<SumOf<DD> > >(r, n, out, os, left, 0);
+    pairwise_level<SumOf<DD>, LeafTerm<SumOf<DD> > >(of_x<SumOf<DD> >(x), n, out, os, left, 0);
 }
-extern "C" __global__ void blas_dd_dot_pairwise(VecArg x, VecArg y, u64 n, double *out, u64 os,
-                                                     double *left) {
-    DotOf<DD> r;
-    r.x = x;
-    r.y = y;
-    pairwise_level<DotOf<DD>, LeafTerm<DotOf<DD> > >(r, n, out, os, left, 0);
+extern "C" __global__ void blas_dd_dot_pairwise(VecArg x, VecArg y, u64 n, double *out, u64 os, double *left) {
+    pairwise_level<DotOf<DD>, LeafTerm<DotOf<DD> > >(of_xy<DotOf<DD> >(x, y), n, out, os, left, 0);
 }
-extern "C" __global__ void blas_dd_join_pairwise(const double *in, u64 is, u64 n, double *out, u64 os,
-                                                      double *left, unsigned level) {
-    JoinOf<SumOf<DD> > r;
-    r.in = in;
-    r.in_stride = is;
-    pairwise_level<JoinOf<SumOf<DD> >, PartialTerm<JoinOf<SumOf<DD> > > >(r, n, out, os, left, level);
+extern "C" __global__ void blas_dd_join_pairwise(const double *in, u64 is, u64 n, double *out, u64 os, double *left,
+                                     unsigned level) {
+    pairwise_level<JoinOf<SumOf<DD> >, PartialTerm<JoinOf<SumOf<DD> > > >(of_partials<SumOf<DD> >(in, is), n, out, os, left, level);
 }
-extern "C" __global__ void blas_dd_finish_pairwise(const double *top, const double *left, u64 mask,
-                                                        double *out) {
-    SumOf<DD> r;
-    pairwise_finish(r, top, left, mask, out);
+extern "C" __global__ void blas_dd_finish_pairwise(const double *top, const double *left, u64 mask, double *out) {
+    pairwise_finish(SumOf<DD>(), top, left, mask, out);
 }
 
 extern "C" __global__ void blas_qd_sum_blocked(VecArg x, u64 n, double *out, u64 os) {
-    SumOf<QD> r;
-    r.x = x;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_x<SumOf<QD> >(x), n, out, os);
 }
 extern "C" __global__ void blas_qd_asum_blocked(VecArg x, u64 n, double *out, u64 os) {
-    AsumOf<QD> r;
-    r.x = x;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_x<AsumOf<QD> >(x), n, out, os);
 }
 extern "C" __global__ void blas_qd_dot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
-    DotOf<QD> r;
-    r.x = x;
-    r.y = y;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_xy<DotOf<QD> >(x, y), n, out, os);
 }
 extern "C" __global__ void blas_qd_absdot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
-    AbsDotOf<QD> r;
-    r.x = x;
-    r.y = y;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_xy<AbsDotOf<QD> >(x, y), n, out, os);
 }
-extern "C" __global__ void blas_qd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os,
-                                                     double tsml, double tbig, double ssml,
-                                                     double sbig, int plain) {
-    Nrm2Of<QD> r;
-    r.x = x;
-    r.tsml = tsml;
-    r.tbig = tbig;
-    r.ssml = ssml;
-    r.sbig = sbig;
-    r.plain = plain;
-    blocked_pass(r, n, out, os);
+extern "C" __global__ void blas_qd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,
+                                     double sbig, int plain) {
+    nrm2_blocked<QD>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
 }
 extern "C" __global__ void blas_qd_join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
-    JoinOf<SumOf<QD> > r;
-    r.in = in;
-    r.in_stride = is;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_partials<SumOf<QD> >(in, is), n, out, os);
 }
 extern "C" __global__ void blas_qd_nrm2join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
-    JoinOf<Nrm2Of<QD> > r;
-    r.in = in;
-    r.in_stride = is;
-    blocked_pass(r, n, out, os);
+    blocked_pass(of_partials<Nrm2Of<QD> >(in, is), n, out, os);
 }
 extern "C" __global__ void blas_qd_sum_recursive(VecArg x, u64 n, double *out) {
-    SumOf<QD> r;
-    r.x = x;
-    recursive(r, n, out);
+    recursive(of_x<SumOf<QD> >(x), n, out);
 }
 extern "C" __global__ void blas_qd_dot_recursive(VecArg x, VecArg y, u64 n, double *out) {
-    DotOf<QD> r;
-    r.x = x;
-    r.y = y;
-    recursive(r, n, out);
+    recursive(of_xy<DotOf<QD> >(x, y), n, out);
 }
 extern "C" __global__ void blas_qd_sum_pairwise(VecArg x, u64 n, double *out, u64 os, double *left) {
-    SumOf<QD> r;
-    r.x = x;
-    pairwise_level<SumOf<QD>, LeafTerm<SumOf<QD> > >(r, n, out, os, left, 0);
+    pairwise_level<SumOf<QD>, LeafTerm<SumOf<QD> > >(of_x<SumOf<QD> >(x), n, out, os, left, 0);
 }
-extern "C" __global__ void blas_qd_dot_pairwise(VecArg x, VecArg y, u64 n, double *out, u64 os,
-                                                     double *left) {
-    DotOf<QD> r;
-    r.x = x;
-    r.y = y;
-    pairwise_level<DotOf<QD>, LeafTerm<DotOf<QD> > >(r, n, out, os, left, 0);
+extern "C" __global__ void blas_qd_dot_pairwise(VecArg x, VecArg y, u64 n, double *out, u64 os, double *left) {
+    pairwise_level<DotOf<QD>, LeafTerm<DotOf<QD> > >(of_xy<DotOf<QD> >(x, y), n, out, os, left, 0);
 }
-extern "C" __global__ void blas_qd_join_pairwise(const double *in, u64 is, u64 n, double *out, u64 os,
-                                                      double *left, unsigned level) {
-    JoinOf<SumOf<QD> > r;
-    r.in = in;
-    r.in_stride = is;
-    pairwise_level<JoinOf<SumOf<QD> >, PartialTerm<JoinOf<SumOf<QD> > > >(r, n, out, os, left, level);
+extern "C" __global__ void blas_qd_join_pairwise(const double *in, u64 is, u64 n, double *out, u64 os, double *left,
+                                     unsigned level) {
+    pairwise_level<JoinOf<SumOf<QD> >, PartialTerm<JoinOf<SumOf<QD> > > >(of_partials<SumOf<QD> >(in, is), n, out, os, left, level);
 }
-extern "C" __global__ void blas_qd_finish_pairwise(const double *top, const double *left, u64 mask,
-                                                        double *out) {
-    SumOf<QD> r;
-    pairwise_finish(r, top, left, mask, out);
+extern "C" __global__ void blas_qd_finish_pairwise(const double *top, const double *left, u64 mask, double *out) {
+    pairwise_finish(SumOf<QD>(), top, left, mask, out);
 }
-
 
 extern "C" __global__ void blas_f64_sum2_blocked(VecArg x, u64 n, double *out, u64 os) {
     Sum2Of r;

@@ -237,6 +237,8 @@ fn blocked(
     shape: LaunchShape,
 ) -> Result<Vec<f64>> {
     let m = n.div_ceil(CHUNK);
+    // One lock for every pass: the partials must not be overwritten by another thread's
+    // reduction on this device between the first pass and the joins.
     with_workspace(dev, |ws| {
         let cur = ws.a.get(dev, 8 * acc_words * m)?;
         let mut args = first.before;
@@ -251,43 +253,41 @@ fn blocked(
                 first.kernel,
                 config(dev, first.kernel, m, shape)?,
                 &args,
-            )
-        }
-    })?;
-    join_passes(dev, join, m, acc_words, shape)
+            )?
+        };
+        join_passes(dev, ws, join, (cur, m), acc_words, shape)
+    })
 }
 
-/// The join passes of the blocked order on `m` partials in the workspace's buffer `a`.
+/// The join passes of the blocked order on the `m` partials at `cur`, in the workspace's
+/// buffer `a`.
 fn join_passes(
     dev: &Device,
+    ws: &mut Workspace,
     join: &'static str,
-    mut m: usize,
+    (mut cur, mut m): (u64, usize),
     acc_words: usize,
     shape: LaunchShape,
 ) -> Result<Vec<f64>> {
-    with_workspace(dev, |ws| {
-        // Already large enough: the same address, contents kept.
-        let mut cur = ws.a.get(dev, 8 * acc_words * m)?;
-        let (mut spare, mut held) = (&mut ws.b, &mut ws.a);
-        while m > 1 {
-            let next = m.div_ceil(CHUNK);
-            let out = spare.get(dev, 8 * acc_words * next)?;
-            let a = [
-                Arg::U64(cur),
-                Arg::U64(m as u64),
-                Arg::U64(m as u64),
-                Arg::U64(out),
-                Arg::U64(next as u64),
-            ];
-            // SAFETY: `cur` holds m partials of acc_words words (stride m), `out` room for
-            // `next` (stride next); the two buffers are distinct.
-            unsafe { launch(dev, join, config(dev, join, next, shape)?, &a)? };
-            std::mem::swap(&mut spare, &mut held);
-            cur = out;
-            m = next;
-        }
-        read_words(dev, cur, acc_words)
-    })
+    let (mut spare, mut held) = (&mut ws.b, &mut ws.a);
+    while m > 1 {
+        let next = m.div_ceil(CHUNK);
+        let out = spare.get(dev, 8 * acc_words * next)?;
+        let a = [
+            Arg::U64(cur),
+            Arg::U64(m as u64),
+            Arg::U64(m as u64),
+            Arg::U64(out),
+            Arg::U64(next as u64),
+        ];
+        // SAFETY: `cur` holds m partials of acc_words words (stride m), `out` room for
+        // `next` (stride next); the two buffers are distinct.
+        unsafe { launch(dev, join, config(dev, join, next, shape)?, &a)? };
+        std::mem::swap(&mut spare, &mut held);
+        cur = out;
+        m = next;
+    }
+    read_words(dev, cur, acc_words)
 }
 
 /// The recursive order on one GPU thread.
@@ -378,22 +378,6 @@ fn from_words<T: DeviceScalar>(w: &[f64]) -> T {
     T::from_words(&a)
 }
 
-fn check_on<T: DeviceScalar>(
-    dev: &Device,
-    arg: &'static str,
-    x: &DeviceVecRef<'_, T>,
-) -> Result<()> {
-    if x.ordinal() == dev.ordinal() {
-        Ok(())
-    } else {
-        Err(Error::DeviceMismatch {
-            arg,
-            expected: dev.ordinal(),
-            got: x.ordinal(),
-        })
-    }
-}
-
 /// A reduction of `x` (and `y`) named `what` (`sum`, `dot`) in `order`.
 fn reduce<T: GpuFormat>(
     dev: &Device,
@@ -461,7 +445,7 @@ pub fn sum_shaped<T: GpuFormat>(
     order: Summation,
     shape: LaunchShape,
 ) -> Result<T> {
-    check_on(dev, "x", &x)?;
+    dev.check_on("x", x.ordinal())?;
     reduce::<T>(dev, "sum", vec![x.arg()], x.len(), order, shape)
 }
 
@@ -489,8 +473,8 @@ pub fn dot_shaped<T: GpuFormat>(
     order: Summation,
     shape: LaunchShape,
 ) -> Result<T> {
-    check_on(dev, "x", &x)?;
-    check_on(dev, "y", &y)?;
+    dev.check_on("x", x.ordinal())?;
+    dev.check_on("y", y.ordinal())?;
     check_len("y", x.len(), y.len())?;
     reduce::<T>(dev, "dot", vec![x.arg(), y.arg()], x.len(), order, shape)
 }
@@ -500,7 +484,7 @@ pub fn dot_shaped<T: GpuFormat>(
 /// # Errors
 /// See the [module docs](crate::blas::gpu).
 pub fn asum<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>, shape: LaunchShape) -> Result<T> {
-    check_on(dev, "x", &x)?;
+    dev.check_on("x", x.ordinal())?;
     reduce::<T>(
         dev,
         "asum",
@@ -518,7 +502,7 @@ pub fn asum<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>, shape: LaunchSha
 /// # Errors
 /// See the [module docs](crate::blas::gpu).
 pub fn nrm2<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>, shape: LaunchShape) -> Result<T> {
-    check_on(dev, "x", &x)?;
+    dev.check_on("x", x.ordinal())?;
     check_shape(shape)?;
     let n = x.len();
     if n == 0 {
@@ -563,7 +547,7 @@ pub fn iamax<T: GpuFormat>(
     x: DeviceVecRef<'_, T>,
     shape: LaunchShape,
 ) -> Result<Option<usize>> {
-    check_on(dev, "x", &x)?;
+    dev.check_on("x", x.ordinal())?;
     check_shape(shape)?;
     let n = x.len();
     if n == 0 {
@@ -615,14 +599,6 @@ fn scalar_arg<T: DeviceScalar>(s: T) -> Arg {
     Arg::Struct(Box::new(s.to_words().map(f64::to_bits)))
 }
 
-fn check_mut_on<T: DeviceScalar>(
-    dev: &Device,
-    arg: &'static str,
-    x: &DeviceVecMut<'_, T>,
-) -> Result<()> {
-    check_on(dev, arg, &x.rb())
-}
-
 fn elementwise_config(
     dev: &Device,
     kernel: &'static str,
@@ -642,8 +618,8 @@ pub fn axpy<T: GpuFormat>(
     x: DeviceVecRef<'_, T>,
     mut y: DeviceVecMut<'_, T>,
 ) -> Result<()> {
-    check_on(dev, "x", &x)?;
-    check_mut_on(dev, "y", &y)?;
+    dev.check_on("x", x.ordinal())?;
+    dev.check_on("y", y.ordinal())?;
     check_len("y", x.len(), y.len())?;
     let n = x.len();
     if n == 0 || alpha.class() == std::num::FpCategory::Zero {
@@ -667,7 +643,7 @@ pub fn axpy<T: GpuFormat>(
 /// # Errors
 /// See the [module docs](crate::blas::gpu).
 pub fn scal<T: GpuFormat>(dev: &Device, alpha: T, mut x: DeviceVecMut<'_, T>) -> Result<()> {
-    check_mut_on(dev, "x", &x)?;
+    dev.check_on("x", x.ordinal())?;
     let n = x.len();
     if n == 0 {
         return Ok(());
@@ -696,8 +672,8 @@ pub fn rot<T: GpuFormat>(
     c: T,
     s: T,
 ) -> Result<()> {
-    check_mut_on(dev, "x", &x)?;
-    check_mut_on(dev, "y", &y)?;
+    dev.check_on("x", x.ordinal())?;
+    dev.check_on("y", y.ordinal())?;
     check_len("y", x.len(), y.len())?;
     let n = x.len();
     if n == 0 {
@@ -728,7 +704,7 @@ pub fn rot<T: GpuFormat>(
 /// # Errors
 /// See the [module docs](crate::blas::gpu).
 pub fn sum2(dev: &Device, x: DeviceVecRef<'_, f64>, shape: LaunchShape) -> Result<f64> {
-    check_on(dev, "x", &x)?;
+    dev.check_on("x", x.ordinal())?;
     let before = vec![x.arg(), Arg::U64(x.len() as u64)];
     pair_reduce(dev, "blas_f64_sum2_blocked", before, x.len(), shape)
 }
@@ -744,8 +720,8 @@ pub fn dot2(
     y: DeviceVecRef<'_, f64>,
     shape: LaunchShape,
 ) -> Result<f64> {
-    check_on(dev, "x", &x)?;
-    check_on(dev, "y", &y)?;
+    dev.check_on("x", x.ordinal())?;
+    dev.check_on("y", y.ordinal())?;
     check_len("y", x.len(), y.len())?;
     let before = vec![x.arg(), y.arg(), Arg::U64(x.len() as u64)];
     pair_reduce(dev, "blas_f64_dot2_blocked", before, x.len(), shape)

@@ -31,7 +31,8 @@ fn common_ctx<T: Scalar>(x: &VecRef<'_, T>) -> Result<Option<T::Ctx>> {
     Ok(Some(ctx))
 }
 
-fn check_same_len(arg: &'static str, expected: usize, got: usize) -> Result<()> {
+/// [`Error::LengthMismatch`] unless `got == expected`.
+pub(crate) fn check_same_len(arg: &'static str, expected: usize, got: usize) -> Result<()> {
     if expected == got {
         Ok(())
     } else {
@@ -147,13 +148,13 @@ pub fn sum_ordered<T: Scalar>(x: VecRef<'_, T>, order: Summation) -> Result<T> {
 /// # Errors
 /// As [`sum`].
 pub fn sum_bounded<T: Scalar>(x: VecRef<'_, T>, order: Summation) -> Result<Bounded<T>> {
-    let value = sum_ordered(x, order)?;
     let Some(ctx) = common_ctx(&x)? else {
         return Ok(Bounded {
-            value,
+            value: T::zero_in(&T::ctx_for_empty()),
             error_bound: 0.0,
         });
     };
+    let value = reduce(&SumOf(x, neg_zero(&ctx)), x.len(), order);
     // Σ|x_i| in the blocked order whatever `order` is: the GPU computes it the same way.
     let abs = reduce(&AbsSumOf(x, neg_zero(&ctx)), x.len(), Summation::Blocked);
     let error_bound = bound_from_abs_sum(&abs, &ctx, order, x.len(), false);
@@ -271,13 +272,13 @@ pub fn dot_bounded<T: Scalar>(
     y: VecRef<'_, T>,
     order: Summation,
 ) -> Result<Bounded<T>> {
-    let value = dot_ordered(x, y, order)?;
     let Some(ctx) = common_ctx2(&x, &y)? else {
         return Ok(Bounded {
-            value,
+            value: T::zero_in(&T::ctx_for_empty()),
             error_bound: 0.0,
         });
     };
+    let value = reduce(&DotOf(x, y, neg_zero(&ctx)), x.len(), order);
     let abs = reduce(&AbsDotOf(x, y, neg_zero(&ctx)), x.len(), Summation::Blocked);
     let error_bound = bound_from_abs_sum(&abs, &ctx, order, x.len(), true);
     Ok(Bounded { value, error_bound })
