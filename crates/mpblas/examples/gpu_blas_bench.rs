@@ -1,5 +1,6 @@
 //! BLAS level 1 on the GPU against cuBLAS in the same run: `dot`, `sum`, `asum`, `nrm2`, `axpy`
-//! in f64, Dd and Qd (the reproducible blocked order), f64 `sum2`/`dot2`, and cuBLAS's
+//! in f64, Dd and Qd (the reproducible blocked order), f64 `sum2`/`dot2` and the correctly
+//! rounded f64 `sum`/`dot` (also on data spread over 2^±600), and cuBLAS's
 //! `Ddot`/`Dasum`/`Dnrm2`/`Daxpy` and a device-to-device copy as yardsticks.
 //!
 //! Bytes counted: every word read and written once (dot: 2n elements read; sum, asum, nrm2: n;
@@ -232,6 +233,55 @@ fn f64_extra_rows(dev: &Device, n: usize, rows: &mut Vec<Row>) -> Result<()> {
         Some(got.to_bits() == blas::sum2(cx)?.to_bits()),
         None,
     ));
+    let ms = median_ms(dev, || {
+        got = bg::dot_correctly_rounded(dev, gx, gy, shape)?;
+        Ok(())
+    })?;
+    rows.push(row(
+        "dot (correctly rounded)",
+        ms,
+        2.0 * e,
+        Some("cublasDdot"),
+        Some(got.to_bits() == exact.to_bits()),
+        Some(((got - exact) / exact).abs()),
+    ));
+    let ms = median_ms(dev, || {
+        got = bg::sum_correctly_rounded(dev, gx, shape)?;
+        Ok(())
+    })?;
+    rows.push(row(
+        "sum (correctly rounded)",
+        ms,
+        e,
+        Some("cublasDasum"),
+        Some(got.to_bits() == blas::sum_correctly_rounded(cx)?.to_bits()),
+        None,
+    ));
+    // The same on data built to spill: exponents across ±600, so that the exact sum keeps
+    // bits far below each thread's expansion and the block accumulators work.
+    let hw: Vec<f64> = (0..n)
+        .map(|_| {
+            let r = rng.next_u64();
+            let e = (r % 1201) as i32 - 600;
+            let sign = if r & (1 << 40) != 0 { -1.0 } else { 1.0 };
+            sign * (1.0 + (rng.next_u64() >> 12) as f64 * 2f64.powi(-52)) * 2f64.powi(e)
+        })
+        .collect();
+    let dw = dev.upload(&hw)?;
+    let gw = DeviceVecRef::contiguous(&dw);
+    let ms = median_ms(dev, || {
+        got = bg::sum_correctly_rounded(dev, gw, shape)?;
+        Ok(())
+    })?;
+    rows.push(row(
+        "sum (correctly rounded), exponents ±600",
+        ms,
+        e,
+        Some("cublasDasum"),
+        Some(got.to_bits() == blas::sum_correctly_rounded(VecRef::contiguous(&hw))?.to_bits()),
+        None,
+    ));
+    drop(dw);
 
     // The yardsticks.
     let mut r = 0.0;
@@ -251,6 +301,40 @@ fn f64_extra_rows(dev: &Device, n: usize, rows: &mut Vec<Row>) -> Result<()> {
     let mut copy: DeviceVec<f64> = dev.zeros(n)?;
     let ms = median_ms(dev, || copy.copy_from(&dx))?;
     rows.push(row("copy (d2d)", ms, 2.0 * e, None, None, None));
+    Ok(())
+}
+
+/// The RNS sum of 10^8 doubles at 106 and 424 bits (the summation issue's benchmark): the
+/// exact sum on the device, rounded once to the basis on the host, against the CPU's bits.
+fn rns_sum_rows(dev: &Device, n: usize) -> Result<()> {
+    let mut rng = mpblas_testdata::SplitMix64::new(0x5e ^ n as u64);
+    let hx: Vec<f64> = (0..n).map(|_| f64::random(&mut rng)).collect();
+    let dx = dev.upload(&hx)?;
+    let gx = DeviceVecRef::contiguous(&dx);
+    println!("\n## RNS sum of n = {n} doubles (exact on the device, one rounding to p bits)\n");
+    println!("| precision | ms | GB/s | G terms/s | = CPU |");
+    println!("|---|---|---|---|---|");
+    for p in [106, 424] {
+        let basis = mpblas::rns::Basis::new(p)?;
+        let mut got = None;
+        let ms = median_ms(dev, || {
+            got = Some(bg::sum_correctly_rounded_to(
+                dev,
+                &basis,
+                gx,
+                LaunchShape::default(),
+            )?);
+            Ok(())
+        })?;
+        let cpu = blas::sum_correctly_rounded_to(&basis, VecRef::contiguous(&hx))?;
+        let same = got.as_ref().is_some_and(|g| *g == cpu);
+        println!(
+            "| {p} | {ms:.4} | {:.0} | {:.1} | {} |",
+            8.0 * n as f64 / (ms * 1e-3) / 1e9,
+            n as f64 / (ms * 1e-3) / 1e9,
+            if same { "yes" } else { "NO" }
+        );
+    }
     Ok(())
 }
 
@@ -292,6 +376,9 @@ fn main() -> Result<()> {
                 r.rel_err.map_or(String::new(), |e| format!("{e:.1e}")),
             );
         }
+    }
+    if std::env::args().nth(1).is_none() {
+        rns_sum_rows(&dev, 100_000_000)?;
     }
     Ok(())
 }

@@ -152,6 +152,40 @@ impl ExactDot {
         if neg { -v } else { v }
     }
 
+    /// The sum rounded once (to nearest, ties to even) to the precision of `basis`: an RNS
+    /// number at any precision from the exact value; `+0` for an exact zero.
+    ///
+    /// ```
+    /// use mpblas::exact::ExactDot;
+    /// use mpblas::rns::{Basis, MpFloat};
+    /// let basis = Basis::new(200).unwrap();
+    /// let mut s = ExactDot::new();
+    /// s.add(1.0);
+    /// s.add(1e-40); // 1 + 1e-40 needs 133 bits below 1: an f64 loses it, 200 bits keep it
+    /// let one = MpFloat::from_f64(&basis, 1.0);
+    /// assert!(s.to_mpfloat(&basis) != one);
+    /// ```
+    pub fn to_mpfloat(&self, basis: &std::sync::Arc<crate::rns::Basis>) -> crate::rns::MpFloat {
+        let (neg, d) = self.magnitude();
+        // Pairs of 32-bit digits into little-endian u64 limbs.
+        let limbs: Vec<u64> = d
+            .chunks(2)
+            .map(|p| p[0] as u64 | (p.get(1).copied().unwrap_or(0) as u64) << 32)
+            .collect();
+        crate::rns::MpFloat::from_limbs(basis, neg, &limbs, -(OFFSET as i64))
+    }
+
+    /// The accumulator of the digits `limbs` (weights `2^(32i − 2148)`, any carries), as the
+    /// GPU's exact sums leave them.
+    pub(crate) fn from_digits(limbs: &[i64]) -> ExactDot {
+        let mut s = ExactDot::new();
+        for (a, b) in s.limbs.iter_mut().zip(limbs) {
+            *a = *b;
+        }
+        s.adds = 2;
+        s
+    }
+
     /// Adds another accumulator's exact value (exact; the order of merges never matters).
     pub fn merge(&mut self, other: &ExactDot) {
         self.normalise();

@@ -172,6 +172,22 @@ pub trait Scalar: Clone + Debug + PartialEq + PartialOrd + Send + Sync + 'static
     fn add_product(&mut self, a: &Self, b: &Self) {
         *self = a.mul_add_ref(b, self);
     }
+
+    /// `acc[k] ← acc[k] + x[k]` ([`Scalar::add_assign_ref`]) for each lane `k` of the
+    /// blocked summation order; a format may evaluate several lanes at once, with the same bits.
+    fn add_lanes(acc: &mut [Self], x: &[Self]) {
+        for (a, v) in acc.iter_mut().zip(x) {
+            a.add_assign_ref(v);
+        }
+    }
+
+    /// `acc[k] ← acc[k] + x[k]·y[k]` ([`Scalar::add_product`]) for each lane `k`, as
+    /// [`Scalar::add_lanes`].
+    fn add_product_lanes(acc: &mut [Self], x: &[Self], y: &[Self]) {
+        for ((a, u), v) in acc.iter_mut().zip(x).zip(y) {
+            a.add_product(u, v);
+        }
+    }
 }
 
 impl Scalar for f64 {
@@ -383,6 +399,14 @@ macro_rules! fixed_format_scalar {
             #[inline]
             fn add_product(&mut self, a: &$t, b: &$t) {
                 *self += *a * *b;
+            }
+            #[inline]
+            fn add_lanes(acc: &mut [$t], x: &[$t]) {
+                <$t>::add_lanes(acc, x)
+            }
+            #[inline]
+            fn add_product_lanes(acc: &mut [$t], x: &[$t], y: &[$t]) {
+                <$t>::add_product_lanes(acc, x, y)
             }
         }
     };

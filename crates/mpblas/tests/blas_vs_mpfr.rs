@@ -1478,6 +1478,27 @@ fn check_accurate(x: &[f64], y: &[f64], label: &str) {
         label,
     );
     check_compensated("sum2", &accurate::sum2_bounded(xv).unwrap(), &xe, label);
+    // The same exact values rounded once to RNS precisions: MPFR's rounding of the exact sum.
+    for p in [30, 106, 424] {
+        let basis = Basis::new(p).unwrap();
+        let cases = [
+            (
+                "dot",
+                accurate::dot_correctly_rounded_to(&basis, xv, yv),
+                &products,
+            ),
+            ("sum", accurate::sum_correctly_rounded_to(&basis, xv), &xe),
+        ];
+        for (what, got, terms) in cases {
+            let got = got.unwrap();
+            let want = Float::with_val(basis.precision(), exact_sum(terms));
+            if want.is_zero() {
+                assert!(got.is_zero(), "{label}: {what} to {p} bits is not zero");
+            } else {
+                assert_eq!(got.exact(), want, "{label}: {what} to {p} bits");
+            }
+        }
+    }
 }
 
 /// `sum2`/`dot2` within their bound where the result is finite. An infinite bound is accepted

@@ -17,6 +17,7 @@ use cuda_common::*;
 use mpblas::blas::gpu::{self, GpuFormat, LaunchShape};
 use mpblas::blas::{self, Summation};
 use mpblas::cuda::{Device, DeviceScalar, DeviceVec, DeviceVecMut, DeviceVecRef};
+use mpblas::rns::{Basis, MpFloat};
 use mpblas::view::{VecMut, VecRef};
 use mpblas::{Dd, Error, Qd};
 
@@ -369,6 +370,139 @@ fn compensated_f64_sums_equal_the_cpu() {
             );
         }
     }
+}
+
+/// Values of every exponent from the subnormals to 2^1000, each followed now and then by a
+/// near-negation, so that the exact sum keeps bits across the whole range: the expansions
+/// spill, and huge terms and under- or overflowing products take the integer path.
+fn wide_range(rng: &mut Rng, n: usize, lo: i32, hi: i32) -> Vec<f64> {
+    let mut v = Vec::with_capacity(n);
+    while v.len() < n {
+        let e = rng.int(lo, hi);
+        let x = if e < -1022 {
+            f64::from_bits(rng.next() % (1 << 52)) * if rng.one_in(2) { -1.0 } else { 1.0 }
+        } else {
+            rng.f64_exp(e)
+        };
+        v.push(x);
+        if rng.one_in(3) && v.len() < n {
+            v.push(-x * (1.0 - 2f64.powi(-rng.int(1, 52))));
+        }
+    }
+    v
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn correctly_rounded_f64_sums_equal_the_cpu() {
+    let dev = device();
+    let mut rng = Rng::new(5);
+    let bases = [Basis::new(106).unwrap(), Basis::new(424).unwrap()];
+    // Equal values, or both NaN, with the same sign of zero.
+    let same_mp = |a: &MpFloat, b: &MpFloat| {
+        (a.is_nan() && b.is_nan()) || (a == b && a.is_sign_negative() == b.is_sign_negative())
+    };
+    let check = |what: &str, hx: &[f64], hy: &[f64], inc: isize, shapes: &[LaunchShape]| {
+        let n = if hx.is_empty() {
+            0
+        } else {
+            (hx.len() - 1) / inc.unsigned_abs() + 1
+        };
+        let (dx, dy) = (dev.upload(hx).expect("up"), dev.upload(hy).expect("up"));
+        let cx = VecRef::from_blas("x", n, hx, inc).expect("x");
+        let cy = VecRef::from_blas("y", n, hy, inc).expect("y");
+        let gx = DeviceVecRef::from_blas("x", n, &dx, inc).expect("x");
+        let gy = DeviceVecRef::from_blas("y", n, &dy, inc).expect("y");
+        let s = blas::sum_correctly_rounded(cx).expect("sum");
+        let d = blas::dot_correctly_rounded(cx, cy).expect("dot");
+        for basis in &bases {
+            let p = basis.precision();
+            let w = format!("{what} n={n} inc={inc} to {p} bits");
+            let (shape, last) = (shapes[0], shapes[shapes.len() - 1]);
+            let got = gpu::sum_correctly_rounded_to(&dev, basis, gx, shape).expect("sum");
+            let want = blas::sum_correctly_rounded_to(basis, cx).expect("sum");
+            assert!(same_mp(&got, &want), "sum {w}: {got:?} != {want:?}");
+            let got = gpu::dot_correctly_rounded_to(&dev, basis, gx, gy, last).expect("dot");
+            let want = blas::dot_correctly_rounded_to(basis, cx, cy).expect("dot");
+            assert!(same_mp(&got, &want), "dot {w}: {got:?} != {want:?}");
+        }
+        for &shape in shapes {
+            let w = format!("{what} n={n} inc={inc} {shape:?}");
+            same(
+                &format!("sum {w}"),
+                gpu::sum_correctly_rounded(&dev, gx, shape).expect("sum"),
+                s,
+            );
+            same(
+                &format!("dot {w}"),
+                gpu::dot_correctly_rounded(&dev, gx, gy, shape).expect("dot"),
+                d,
+            );
+        }
+    };
+    let all = shapes();
+    let one = [LaunchShape::default()];
+    // Random cancelling data, and the whole exponent range, at every length and increment.
+    let xs = f64::random_vec(&mut rng, BIG);
+    let ys = f64::random_vec(&mut rng, BIG);
+    let ws = wide_range(&mut rng, 70_001 * 3, -1074, 1000);
+    let vs = wide_range(&mut rng, 70_001 * 3, -1074, 1000);
+    for &n in LENGTHS {
+        for &inc in INCS {
+            check(
+                "random",
+                &storage(&xs, n, inc),
+                &storage(&ys, n, inc),
+                inc,
+                &all,
+            );
+            check(
+                "wide",
+                &storage(&ws, n, inc),
+                &storage(&vs, n, inc),
+                inc,
+                &all,
+            );
+        }
+    }
+    check("random big", &xs, &ys, 1, &all);
+    // Products below the subnormals and above the overflow threshold, cancelling to a
+    // representable result.
+    let tiny = wide_range(&mut rng, 20_000, -1074, -400);
+    let huge = wide_range(&mut rng, 20_000, 400, 1023);
+    check("tiny products", &tiny, &tiny, 1, &all);
+    check("huge products", &huge, &huge, 1, &all);
+    check("mixed products", &tiny, &huge, 1, &all);
+    // Hand-made cases: the paper's dataset #1, ties to even (normal and subnormal), overflow
+    // in the middle, a result that overflows, exact zeros and their signs.
+    let p = |e: i32| 2f64.powi(e);
+    let mut s1 = vec![10.0; 2047];
+    s1.extend([1e-18, 1e-18]);
+    s1.extend(vec![-10.0; 2047]);
+    let cases: Vec<(Vec<f64>, Vec<f64>)> = vec![
+        (s1.clone(), vec![1.0; s1.len()]),
+        (vec![1.0, p(-53)], vec![1.0, 1.0]),
+        (vec![1.0, p(-53), p(-300)], vec![1.0, 1.0, 1.0]),
+        (vec![1.0 + p(-52), p(-53)], vec![1.0, 1.0]),
+        (vec![5e-324, 5e-324, 3.0 * 5e-324], vec![0.5, 0.5, 0.5]),
+        (vec![f64::MAX, f64::MAX, -f64::MAX], vec![1.0, 1.0, 1.0]),
+        (vec![f64::MAX, f64::MAX], vec![1.0, 1.0]),
+        (vec![p(1000), p(-1000)], vec![p(1000), p(-1000)]),
+        (vec![-0.0, -0.0], vec![1.0, 1.0]),
+        (vec![-0.0, 0.0], vec![-1.0, 1.0]),
+        (vec![1.0, -1.0], vec![1.0, 1.0]),
+        (vec![p(600), 1.0, -p(600)], vec![p(600), p(-1074), p(600)]),
+    ];
+    for (k, (hx, hy)) in cases.iter().enumerate() {
+        check(&format!("case {k}"), hx, hy, 1, &all);
+    }
+    let sp = f64::specials();
+    for &a in &sp {
+        for &b in &sp {
+            check(&format!("{a:e} {b:e}"), &[a, b, 1.0], &[b, 1.0, a], 1, &one);
+        }
+    }
+    check("empty", &[], &[], 1, &one);
 }
 
 fn elementwise_for<T: Gen>(seed: u64) {

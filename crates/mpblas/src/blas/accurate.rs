@@ -10,6 +10,8 @@
 //!   in a long fixed-point accumulator ([`ExactDot`]), rounded once to nearest: the `f64` nearest
 //!   to the true value, whatever the cancellation and the spread of exponents. Accumulators
 //!   filled in parallel merge exactly, so the bits never depend on the thread count.
+//!   [`sum_correctly_rounded_to`] and [`dot_correctly_rounded_to`] round the same exact value
+//!   once to an RNS precision of any width instead.
 //!
 //! Special values: a NaN term (or `∞·0`, or `+∞` and `−∞` together) gives NaN, else an infinite
 //! term gives that infinity; an exact zero is `+0` unless every term is `−0`. In [`sum2`] and
@@ -22,8 +24,10 @@ use super::sum::{Reduction, Summation, reduce};
 use crate::eft::{two_prod, two_sum};
 use crate::error::Result;
 use crate::exact::ExactDot;
+use crate::rns::{Basis, MpFloat};
 use crate::view::VecRef;
 use rayon::prelude::*;
+use std::sync::Arc;
 
 const U: f64 = f64::EPSILON / 2.0;
 
@@ -163,7 +167,7 @@ pub fn dot2_bounded(x: VecRef<'_, f64>, y: VecRef<'_, f64>) -> Result<Bounded<f6
 
 /// What IEEE arithmetic makes of the non-finite and zero terms, kept beside the exact sum.
 #[derive(Clone, Copy, Default)]
-struct Specials {
+pub(crate) struct Specials {
     nan: bool,
     pos_inf: bool,
     neg_inf: bool,
@@ -199,6 +203,32 @@ impl Specials {
         self.not_all_neg_zero |= o.not_all_neg_zero;
     }
 
+    /// The flags as the GPU kernels keep them (`EXACT_NAN`, … of `blas_exact_gpu.cu`).
+    pub(crate) fn from_flags(flags: i64) -> Specials {
+        Specials {
+            nan: flags & 1 != 0,
+            pos_inf: flags & 2 != 0,
+            neg_inf: flags & 4 != 0,
+            not_all_neg_zero: flags & 8 != 0,
+        }
+    }
+
+    /// The result at the precision of `basis`: as [`Specials::finish`], the exact sum rounded
+    /// once to `basis`.
+    pub(crate) fn finish_mp(&self, exact: &ExactDot, n: usize, basis: &Arc<Basis>) -> MpFloat {
+        if self.nan || (self.pos_inf && self.neg_inf) {
+            return MpFloat::nan(basis);
+        }
+        if self.pos_inf || self.neg_inf {
+            return MpFloat::infinity(basis, self.neg_inf);
+        }
+        let v = exact.to_mpfloat(basis);
+        if v.is_zero() {
+            return MpFloat::zero(basis, n > 0 && !self.not_all_neg_zero);
+        }
+        v
+    }
+
     /// The result: the special value if any, else the rounded exact sum with IEEE's zero sign.
     fn finish(&self, exact: &ExactDot, n: usize) -> f64 {
         if self.nan || (self.pos_inf && self.neg_inf) {
@@ -223,7 +253,7 @@ const EXACT_CHUNK: usize = 1 << 14;
 
 /// Accumulates `term(i)` (an exact product `a·b`, or IEEE's special value) for every `i < n`,
 /// in parallel tasks merged exactly.
-fn exact_reduce(n: usize, term: impl Fn(usize) -> (f64, f64) + Sync) -> f64 {
+fn exact_reduce(n: usize, term: impl Fn(usize) -> (f64, f64) + Sync) -> (ExactDot, Specials) {
     let task = |c: usize| {
         let mut acc = ExactDot::new();
         let mut sp = Specials::default();
@@ -244,7 +274,7 @@ fn exact_reduce(n: usize, term: impl Fn(usize) -> (f64, f64) + Sync) -> f64 {
         acc.merge(a);
         sp.join(s);
     }
-    sp.finish(&acc, n)
+    (acc, sp)
 }
 
 /// `Σ x_i` correctly rounded to nearest (see the [module docs](self)); the same bits for any
@@ -253,7 +283,8 @@ fn exact_reduce(n: usize, term: impl Fn(usize) -> (f64, f64) + Sync) -> f64 {
 /// # Errors
 /// None today; `Result` keeps the signature of the other sums.
 pub fn sum_correctly_rounded(x: VecRef<'_, f64>) -> Result<f64> {
-    Ok(exact_reduce(x.len(), |i| (*x.at(i), 1.0)))
+    let (acc, sp) = exact_reduce(x.len(), |i| (*x.at(i), 1.0));
+    Ok(sp.finish(&acc, x.len()))
 }
 
 /// `Σ x_i·y_i` with the exact products summed exactly and rounded once to nearest.
@@ -262,7 +293,35 @@ pub fn sum_correctly_rounded(x: VecRef<'_, f64>) -> Result<f64> {
 /// [`Error::LengthMismatch`](crate::Error::LengthMismatch).
 pub fn dot_correctly_rounded(x: VecRef<'_, f64>, y: VecRef<'_, f64>) -> Result<f64> {
     check_same_len("y", x.len(), y.len())?;
-    Ok(exact_reduce(x.len(), |i| (*x.at(i), *y.at(i))))
+    let (acc, sp) = exact_reduce(x.len(), |i| (*x.at(i), *y.at(i)));
+    Ok(sp.finish(&acc, x.len()))
+}
+
+/// `Σ x_i` of `f64`s summed exactly and rounded once to the precision of `basis` (nearest,
+/// ties to even): an RNS number at any precision, with the special values and zero signs of
+/// [`sum_correctly_rounded`]. At 53 bits it is that routine's value; wider, it keeps the bits
+/// an `f64` result loses.
+///
+/// # Errors
+/// None today; `Result` keeps the signature of the other sums.
+pub fn sum_correctly_rounded_to(basis: &Arc<Basis>, x: VecRef<'_, f64>) -> Result<MpFloat> {
+    let (acc, sp) = exact_reduce(x.len(), |i| (*x.at(i), 1.0));
+    Ok(sp.finish_mp(&acc, x.len(), basis))
+}
+
+/// `Σ x_i·y_i` of `f64`s with the exact products summed exactly and rounded once to the
+/// precision of `basis` (as [`sum_correctly_rounded_to`]).
+///
+/// # Errors
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch).
+pub fn dot_correctly_rounded_to(
+    basis: &Arc<Basis>,
+    x: VecRef<'_, f64>,
+    y: VecRef<'_, f64>,
+) -> Result<MpFloat> {
+    check_same_len("y", x.len(), y.len())?;
+    let (acc, sp) = exact_reduce(x.len(), |i| (*x.at(i), *y.at(i)));
+    Ok(sp.finish_mp(&acc, x.len(), basis))
 }
 
 #[cfg(test)]

@@ -151,7 +151,7 @@ fn with_workspace<R>(dev: &Device, f: impl FnOnce(&mut Workspace) -> Result<R>) 
     f(&mut guard)
 }
 
-fn check_shape(shape: LaunchShape) -> Result<()> {
+pub(super) fn check_shape(shape: LaunchShape) -> Result<()> {
     if !(1..=1024).contains(&shape.threads) || shape.blocks == Some(0) {
         return Err(Error::OutOfRange {
             what: "threads per block (or blocks = 0)",

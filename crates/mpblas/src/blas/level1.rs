@@ -91,17 +91,17 @@ impl<T: Scalar> Reduction for SumOf<'_, T> {
     #[inline]
     fn step_lanes(&self, lanes: &mut [T], base: usize) {
         match self.0.contiguous_range(base, lanes.len()) {
-            Some(x) => {
-                for (acc, v) in lanes.iter_mut().zip(x) {
-                    acc.add_assign_ref(v);
-                }
-            }
+            Some(x) => T::add_lanes(lanes, x),
             None => {
                 for (l, acc) in lanes.iter_mut().enumerate() {
                     self.step(acc, base + l);
                 }
             }
         }
+    }
+    #[inline]
+    fn join_lanes(&self, a: &mut [T], b: &[T]) {
+        T::add_lanes(a, b);
     }
 }
 
@@ -211,17 +211,17 @@ impl<T: Scalar> Reduction for DotOf<'_, T> {
             self.0.contiguous_range(base, n),
             self.1.contiguous_range(base, n),
         ) {
-            (Some(x), Some(y)) => {
-                for ((acc, a), b) in lanes.iter_mut().zip(x).zip(y) {
-                    acc.add_product(a, b);
-                }
-            }
+            (Some(x), Some(y)) => T::add_product_lanes(lanes, x, y),
             _ => {
                 for (l, acc) in lanes.iter_mut().enumerate() {
                     self.step(acc, base + l);
                 }
             }
         }
+    }
+    #[inline]
+    fn join_lanes(&self, a: &mut [T], b: &[T]) {
+        T::add_lanes(a, b);
     }
 }
 

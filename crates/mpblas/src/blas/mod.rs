@@ -27,6 +27,7 @@
 //! ```
 
 pub mod accurate;
+pub(crate) mod blas_exact_gpu;
 pub(crate) mod blas_level1_gpu;
 pub mod bounds;
 pub mod level1;
@@ -42,6 +43,13 @@ pub mod sum;
 /// the launch only decides which block works on which chunk. Only the final value (one
 /// accumulator) is read back, which waits for the work.
 ///
+/// [`sum_correctly_rounded`](gpu::sum_correctly_rounded) and
+/// [`dot_correctly_rounded`](gpu::dot_correctly_rounded) return the exact result rounded once
+/// (unique, hence the CPU's bits for any launch) in one pass: each thread sums into a
+/// three-word expansion of TwoSums and spills what it cannot hold exactly into a fixed-point
+/// accumulator of its block (Collange, Defour, Graillat, Iakymchuk, Parallel Computing 49,
+/// 2015).
+///
 /// # Errors
 ///
 /// [`Error::DeviceMismatch`](crate::Error::DeviceMismatch) if an operand is on another device,
@@ -52,13 +60,20 @@ pub mod sum;
 /// [`Error::CudaLaunch`](crate::Error::CudaLaunch) /
 /// [`Error::CudaDriver`](crate::Error::CudaDriver) from the runtime.
 pub mod gpu {
+    pub use super::blas_exact_gpu::{
+        dot_correctly_rounded, dot_correctly_rounded_to, sum_correctly_rounded,
+        sum_correctly_rounded_to,
+    };
     pub use super::blas_level1_gpu::{
         GpuFormat, LaunchShape, asum, asum_bounded, axpy, dot, dot_bounded, dot_shaped, dot2,
         iamax, nrm2, nrm2_bounded, rot, scal, sum, sum_bounded, sum_shaped, sum2,
     };
 }
 
-pub use accurate::{dot_correctly_rounded, dot2, sum_correctly_rounded, sum2};
+pub use accurate::{
+    dot_correctly_rounded, dot_correctly_rounded_to, dot2, sum_correctly_rounded,
+    sum_correctly_rounded_to, sum2,
+};
 pub use bounds::Bounded;
 pub use level1::{
     asum, axpy, dot, dot_bounded, dot_ordered, iamax, nrm2, nrm2_bounded, rot, scal, sum,

@@ -87,6 +87,14 @@ pub(crate) trait Reduction: Sync {
             self.step(acc, base + l);
         }
     }
+    /// `a[t] ← a[t] ⊕ b[t]` for every `t`: a level of the lanes' halving tree, which a
+    /// reduction may override with a vectorised loop of the same operations.
+    #[inline]
+    fn join_lanes(&self, a: &mut [Self::Acc], b: &[Self::Acc]) {
+        for (x, y) in a.iter_mut().zip(b) {
+            self.join(x, y);
+        }
+    }
 }
 
 /// Reduces terms `0..n` of `r` in `order` (see the [module docs](self)); `n = 0` gives the
@@ -145,9 +153,7 @@ fn blocked<R: Reduction>(r: &R, n: usize) -> R::Acc {
         let p = &partials;
         let next = |c: usize| {
             chunk(r, c * CHUNK, m, |lanes, base| {
-                for (acc, b) in lanes.iter_mut().zip(&p[base..]) {
-                    r.join(acc, b);
-                }
+                r.join_lanes(lanes, &p[base..base + lanes.len()]);
             })
         };
         partials = chunks_map(m.div_ceil(CHUNK), next);
@@ -185,11 +191,11 @@ fn chunk<R: Reduction>(
     }
     let mut h = LANES / 2;
     while h >= 1 {
-        for t in 0..h {
-            if t + h < used {
-                let (lo, hi) = lanes.split_at_mut(t + h);
-                r.join(&mut lo[t], &hi[0]);
-            }
+        // lane[t] ← lane[t] ⊕ lane[t + h] for every t < h with a partner.
+        if used > h {
+            let k = (used - h).min(h);
+            let (lo, hi) = lanes.split_at_mut(h);
+            r.join_lanes(&mut lo[..k], &hi[..k]);
         }
         h /= 2;
     }

@@ -69,6 +69,7 @@ pub(crate) mod dd_gpu;
 #[cfg(all(test, feature = "cuda"))]
 mod device_tables;
 mod func;
+mod lanes;
 
 /// Double-double kernels on the GPU: element-wise `+ − × ÷ √` and `exp`, `ln`, `sin`, `cos` on
 /// [`DeviceVec<Dd>`](crate::cuda::DeviceVec), each returning the CPU's bits (the device
