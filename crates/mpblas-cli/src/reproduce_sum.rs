@@ -417,7 +417,8 @@ fn gpu_sum<T: GpuFormat + Words>(
 }
 
 /// The GPU variant of [`sum_cpu`], beside it: `f64`, `Dd`, `Qd` in the three orders and
-/// `sum2` on GPU 0; `None` for the rows with no GPU routine (float, correctly rounded, RNS).
+/// `sum2` and the correctly rounded sum on GPU 0; `None` for the rows with no GPU routine
+/// (float, RNS).
 pub fn sum_gpu(m: SumMethod, x: &[f64]) -> Option<Result<Outcome, String>> {
     match m {
         SumMethod::F64(order) => Some(gpu_sum(x, |a| a, order)),
@@ -428,6 +429,16 @@ pub fn sum_gpu(m: SumMethod, x: &[f64]) -> Option<Result<Outcome, String>> {
             let d = lib(dev.upload(x))?;
             let shape = blas::gpu::LaunchShape::default();
             Ok(gpu_outcome(lib(blas::gpu::sum2(
+                dev,
+                DeviceVecRef::contiguous(&d),
+                shape,
+            ))?))
+        })()),
+        SumMethod::CorrectlyRounded => Some((|| {
+            let dev = gpu_device()?;
+            let d = lib(dev.upload(x))?;
+            let shape = blas::gpu::LaunchShape::default();
+            Ok(gpu_outcome(lib(blas::gpu::sum_correctly_rounded(
                 dev,
                 DeviceVecRef::contiguous(&d),
                 shape,
@@ -484,8 +495,8 @@ pub fn dot_cpu(m: DotMethod, x: &[f64], y: &[f64]) -> Result<Outcome, String> {
     }
 }
 
-/// The GPU variant of [`dot_cpu`]: `f64`, `Dd`, `Qd` (blocked) and `dot2` on GPU 0; `None` for
-/// the rows with no GPU routine.
+/// The GPU variant of [`dot_cpu`]: `f64`, `Dd`, `Qd` (blocked), `dot2` and the correctly
+/// rounded dot on GPU 0; `None` for the rows with no GPU routine.
 pub fn dot_gpu(m: DotMethod, x: &[f64], y: &[f64]) -> Option<Result<Outcome, String>> {
     fn generic<T: GpuFormat + Words>(x: Vec<T>, y: Vec<T>) -> Result<Outcome, String> {
         let dev = gpu_device()?;
@@ -511,6 +522,16 @@ pub fn dot_gpu(m: DotMethod, x: &[f64], y: &[f64]) -> Option<Result<Outcome, Str
             let dev = gpu_device()?;
             let (dx, dy) = (lib(dev.upload(x))?, lib(dev.upload(y))?);
             Ok(gpu_outcome(lib(blas::gpu::dot2(
+                dev,
+                DeviceVecRef::contiguous(&dx),
+                DeviceVecRef::contiguous(&dy),
+                blas::gpu::LaunchShape::default(),
+            ))?))
+        })()),
+        DotMethod::CorrectlyRounded => Some((|| {
+            let dev = gpu_device()?;
+            let (dx, dy) = (lib(dev.upload(x))?, lib(dev.upload(y))?);
+            Ok(gpu_outcome(lib(blas::gpu::dot_correctly_rounded(
                 dev,
                 DeviceVecRef::contiguous(&dx),
                 DeviceVecRef::contiguous(&dy),
@@ -999,9 +1020,9 @@ fn text(rep: &Reproduction, plan: &Plan, cpu: &str) -> String {
     }));
     let _ = writeln!(
         s,
-        "  CPU = GPU bits: with --gpu, the f64, sum2, dd and qd rows run again on GPU 0 \
-         (mpblas::blas::gpu) and are compared word for word; {NO_GPU} where there is no GPU \
-         run or no GPU routine (float, correctly rounded, RNS).\n"
+        "  CPU = GPU bits: with --gpu, the f64, sum2, correctly rounded, dd and qd rows run \
+         again on GPU 0 (mpblas::blas::gpu) and are compared word for word; {NO_GPU} where \
+         there is no GPU run or no GPU routine (float, RNS).\n"
     );
     s.push_str(&dot_table(rep, plan));
     s

@@ -97,7 +97,7 @@ impl Dd {
             return unsafe { super::lanes::add_lanes_avx2(acc, x) };
         }
         for (a, v) in acc.iter_mut().zip(x) {
-            *a = *a + *v;
+            *a += *v;
         }
     }
 

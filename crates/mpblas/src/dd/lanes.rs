@@ -132,12 +132,12 @@ pub(super) unsafe fn add_lanes_avx2(acc: &mut [Dd], x: &[Dd]) {
         };
         if !ok {
             for k in 16 * g..16 * g + 16 {
-                acc[k] = acc[k] + x[k];
+                acc[k] += x[k];
             }
         }
     }
     for k in 16 * quads..n {
-        acc[k] = acc[k] + x[k];
+        acc[k] += x[k];
     }
 }
 
