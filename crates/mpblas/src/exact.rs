@@ -20,10 +20,10 @@
 
 /// Bit position of `2^0` in the accumulator: products of two finite `f64`s are integer
 /// multiples of `2^-2148`.
-const OFFSET: i32 = 2148;
+pub(crate) const OFFSET: i32 = 2148;
 /// 32-bit digits (held in `i64` so that 2^30 additions need no carry propagation): bits up to
 /// `2^(2048 + 32)` above the offset, plus a product's 106 bits of headroom.
-const LIMBS: usize = 136;
+pub(crate) const LIMBS: usize = 136;
 
 /// Exact sum of products of finite `f64`s (see the [module docs](self)). Non-finite inputs are
 /// ignored: the sum of finite terms is what it holds.

@@ -292,9 +292,10 @@ impl Scalar for f64 {
 /// The [`Scalar`] implementation of a fixed multi-word format from its inherent methods:
 /// `$t` with constants `ZERO`, `ONE`, `UNIT_ROUNDOFF`, `MIN_POSITIVE`, `MAX`, the
 /// operators, and `abs`, `sqrt`, `recip`, `mul_f64`-free arithmetic; `$lead` reads the leading
-/// word; `$bound` is the operation error bound in units of `u`.
+/// word; `$bound` is the operation error bound in units of `u`; `lanes = m` names a module
+/// whose `add_lanes`/`add_product_lanes` replace the trait's per-lane loops (same bits).
 macro_rules! fixed_format_scalar {
-    ($t:ty, $name:literal, $bound:expr, $lead:expr) => {
+    ($t:ty, $name:literal, $bound:expr, $lead:expr $(, lanes = $lanes:ident)?) => {
         impl $crate::scalar::Scalar for $t {
             type Ctx = ();
             const FORMAT: &'static str = $name;
@@ -400,14 +401,16 @@ macro_rules! fixed_format_scalar {
             fn add_product(&mut self, a: &$t, b: &$t) {
                 *self += *a * *b;
             }
-            #[inline]
-            fn add_lanes(acc: &mut [$t], x: &[$t]) {
-                <$t>::add_lanes(acc, x)
-            }
-            #[inline]
-            fn add_product_lanes(acc: &mut [$t], x: &[$t], y: &[$t]) {
-                <$t>::add_product_lanes(acc, x, y)
-            }
+            $(
+                #[inline]
+                fn add_lanes(acc: &mut [$t], x: &[$t]) {
+                    $lanes::add_lanes(acc, x)
+                }
+                #[inline]
+                fn add_product_lanes(acc: &mut [$t], x: &[$t], y: &[$t]) {
+                    $lanes::add_product_lanes(acc, x, y)
+                }
+            )?
         }
     };
 }

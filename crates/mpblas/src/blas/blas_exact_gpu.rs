@@ -12,11 +12,11 @@
 //! rounds. One pass over the data, at about the speed of memory on random data.
 
 use super::accurate::Specials;
-use super::blas_level1_gpu::{LaunchShape, check_shape};
+use super::blas_level1_gpu::{LaunchShape, check_block_fits, check_shape};
 use crate::cuda::{
     Arg, Device, DeviceVecRef, LaunchConfig, ModuleSource, ScratchBuffer, check_len, download_raw,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exact::ExactDot;
 use crate::rns::{Basis, MpFloat};
 use std::sync::{Arc, Mutex};
@@ -37,8 +37,9 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
     kernels: KERNELS,
 };
 
-/// Limbs of a block's accumulator plus its flags word (`EXACT_RECORD` of the kernels).
-const RECORD_WORDS: usize = 137;
+/// Limbs of a block's accumulator (those of [`ExactDot`], `EXACT_LIMBS` of the kernels) plus
+/// its flags word (`EXACT_RECORD`).
+const RECORD_WORDS: usize = crate::exact::LIMBS + 1;
 
 /// The most terms one block may take: a limb gains at most one 32-bit digit per term, and
 /// 2^30 of them stay far inside an `i64`.
@@ -124,50 +125,44 @@ pub fn dot_correctly_rounded_to(
     exact_to(dev, basis, "blas_exact_dot_part", args, x.len(), shape)
 }
 
-/// The blocks of the part pass of `kernel` for `n` terms in `shape`.
+/// The blocks of the part pass of `kernel` for `n` terms in `shape` (already checked).
 fn part_blocks(dev: &Device, kernel: &'static str, n: usize, shape: LaunchShape) -> Result<usize> {
-    check_shape(shape)?;
-    if shape.threads > 256 {
-        let max = dev.max_block(&MODULE, kernel)?;
-        if shape.threads > max {
-            return Err(Error::OutOfRange {
-                what: "threads per block (this kernel's registers)",
-                got: shape.threads as usize,
-                min: 1,
-                max: max as usize,
-            });
-        }
-    }
-    let threads = shape.threads as usize;
+    check_block_fits(dev, &MODULE, kernel, shape.threads)?;
     let blocks = match shape.blocks {
         Some(b) => b as usize,
         None => dev
             .resident_blocks(&MODULE, kernel, shape.threads)?
-            .min(n.div_ceil(threads)),
+            .min(n.div_ceil(shape.threads as usize)),
     };
     Ok(blocks
         .max(n.div_ceil(MAX_TERMS_PER_BLOCK))
         .min(u32::MAX as usize))
 }
 
-/// Runs the part pass of `kernel` over `n ≥ 1` terms into the workspace, then `finish` with the
-/// address of the records, their count and the address of `out_words` words after them; reads
-/// those words back.
+/// A finishing kernel of the records: its name, its arguments between the record count and
+/// the output address, and the words it writes.
+struct Finish {
+    kernel: &'static str,
+    args: Vec<Arg>,
+    out_words: usize,
+}
+
+/// Runs the part pass of `kernel` over `n ≥ 1` terms into the workspace, then `finish` on the
+/// records; reads its output back.
 fn exact_pass(
     dev: &Device,
     kernel: &'static str,
     mut args: Vec<Arg>,
     n: usize,
     shape: LaunchShape,
-    finish: (&'static str, usize),
+    finish: Finish,
 ) -> Result<Vec<u64>> {
     let blocks = part_blocks(dev, kernel, n, shape)?;
-    let (finish, out_words) = finish;
     let ws = dev.workspace("blas_exact", || Ok(Mutex::new(ScratchBuffer::default())))?;
     // The lock is held until the result is read: another thread's sum must not overwrite the
     // records in between.
     let mut buf = ws.lock().unwrap_or_else(|e| e.into_inner());
-    let parts = buf.get(dev, 8 * (RECORD_WORDS * blocks + out_words))?;
+    let parts = buf.get(dev, 8 * (RECORD_WORDS * blocks + finish.out_words))?;
     let out = parts + 8 * (RECORD_WORDS * blocks) as u64;
     args.extend([Arg::U64(n as u64), Arg::U64(parts)]);
     // SAFETY: `args` are the data's vectors (checked views on this device) and n, then
@@ -181,14 +176,20 @@ fn exact_pass(
         )?
     };
     let mut fargs = vec![Arg::U64(parts), Arg::U64(blocks as u64)];
-    if finish == "blas_exact_finish_blocks" {
-        fargs.push(Arg::U64(n as u64));
-    }
+    fargs.extend(finish.args);
     fargs.push(Arg::U64(out));
     // SAFETY: `parts` holds the `blocks` records just written, `out` room for `out_words`
-    // words after them (one double for finish_blocks, one record for finish_digits).
-    unsafe { dev.launch(&MODULE, finish, LaunchConfig::new((1, 1), 256), &fargs)? };
-    let mut r = vec![0u64; out_words];
+    // words after them (one double for finish_blocks, one record for finish_digits); the
+    // finishing kernels sum with whole warps (256 threads).
+    unsafe {
+        dev.launch(
+            &MODULE,
+            finish.kernel,
+            LaunchConfig::new((1, 1), 256),
+            &fargs,
+        )?
+    };
+    let mut r = vec![0u64; finish.out_words];
     // SAFETY: `out` is `out_words` words of the workspace.
     unsafe { download_raw(dev, out, &mut r)? };
     Ok(r)
@@ -206,7 +207,12 @@ fn exact(
     if n == 0 {
         return Ok(0.0);
     }
-    let w = exact_pass(dev, kernel, args, n, shape, ("blas_exact_finish_blocks", 1))?;
+    let finish = Finish {
+        kernel: "blas_exact_finish_blocks",
+        args: vec![Arg::U64(n as u64)],
+        out_words: 1,
+    };
+    let w = exact_pass(dev, kernel, args, n, shape, finish)?;
     Ok(f64::from_bits(w[0]))
 }
 
@@ -223,7 +229,11 @@ fn exact_to(
     let (acc, sp) = if n == 0 {
         (ExactDot::new(), Specials::default())
     } else {
-        let finish = ("blas_exact_finish_digits", RECORD_WORDS);
+        let finish = Finish {
+            kernel: "blas_exact_finish_digits",
+            args: Vec::new(),
+            out_words: RECORD_WORDS,
+        };
         let w = exact_pass(dev, kernel, args, n, shape, finish)?;
         let limbs: Vec<i64> = w.iter().map(|&v| v as i64).collect();
         let (digits, flags) = limbs.split_at(RECORD_WORDS - 1);
@@ -233,4 +243,25 @@ fn exact_to(
         )
     };
     Ok(sp.finish_mp(&acc, n, basis))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MODULE;
+    use crate::exact::{LIMBS, OFFSET};
+
+    /// The kernels' accumulator is [`ExactDot`](crate::exact::ExactDot)'s: the records are read
+    /// back into one.
+    #[test]
+    fn the_kernel_accumulator_is_exact_dots() {
+        for define in [
+            format!("#define EXACT_EMIN (-{OFFSET})"),
+            format!("#define EXACT_LIMBS {LIMBS}"),
+        ] {
+            assert!(
+                MODULE.source.contains(&define),
+                "blas_exact_gpu.cu lacks `{define}`"
+            );
+        }
+    }
 }

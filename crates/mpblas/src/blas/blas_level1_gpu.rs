@@ -163,6 +163,28 @@ pub(super) fn check_shape(shape: LaunchShape) -> Result<()> {
     Ok(())
 }
 
+/// [`Error::OutOfRange`] if `kernel` of `module` cannot run blocks of `threads` threads (its
+/// registers do not fit; every kernel of the BLAS modules runs 256).
+pub(super) fn check_block_fits(
+    dev: &Device,
+    module: &'static ModuleSource,
+    kernel: &'static str,
+    threads: u32,
+) -> Result<()> {
+    if threads > 256 {
+        let max = dev.max_block(module, kernel)?;
+        if threads > max {
+            return Err(Error::OutOfRange {
+                what: "threads per block (this kernel's registers)",
+                got: threads as usize,
+                min: 1,
+                max: max as usize,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The grid for `work` independent items (chunks, elements) of `kernel`.
 ///
 /// # Errors
@@ -174,17 +196,7 @@ fn config(
     work: usize,
     shape: LaunchShape,
 ) -> Result<LaunchConfig> {
-    if shape.threads > 256 {
-        let max = dev.max_block(&MODULE, kernel)?;
-        if shape.threads > max {
-            return Err(Error::OutOfRange {
-                what: "threads per block (this kernel's registers)",
-                got: shape.threads as usize,
-                min: 1,
-                max: max as usize,
-            });
-        }
-    }
+    check_block_fits(dev, &MODULE, kernel, shape.threads)?;
     let blocks = match shape.blocks {
         Some(b) => b,
         None => {

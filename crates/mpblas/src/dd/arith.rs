@@ -60,67 +60,17 @@ fn finish_lazy(hi: f64, lo: f64, lead: impl FnOnce() -> f64) -> Dd {
     }
 }
 
-/// The words of [`Dd::add_accurate`] before [`finish`]: the sum `(zh, zl)` and TwoSum's
-/// leading `sh` (the value for special cases).
-#[inline(always)]
-fn add_accurate_words(a: Dd, b: Dd) -> (f64, f64, f64) {
-    let (sh, sl) = two_sum(a.hi, b.hi);
-    let (th, tl) = two_sum(a.lo, b.lo);
-    let c = sl + th;
-    let (vh, vl) = fast_two_sum(sh, c);
-    let w = tl + vl;
-    let (zh, zl) = fast_two_sum(vh, w);
-    (zh, zl, sh)
-}
-
-/// The words of [`Dd::mul_accurate`] before [`finish`]: the product `(zh, zl)` and TwoProd's
-/// leading `ch`.
-#[inline(always)]
-fn mul_accurate_words(a: Dd, b: Dd) -> (f64, f64, f64) {
-    let (ch, cl1) = two_prod(a.hi, b.hi);
-    let tl0 = a.lo * b.lo;
-    let tl1 = a.hi.mul_add(b.lo, tl0);
-    let cl2 = a.lo.mul_add(b.hi, tl1);
-    let cl3 = cl1 + cl2;
-    let (zh, zl) = fast_two_sum(ch, cl3);
-    (zh, zl, ch)
-}
-
-impl Dd {
-    /// `acc[k] ← acc[k] + x[k]` ([`Dd::add_accurate`]) for every lane `k`, the step of the
-    /// blocked summation order: four lanes per AVX2 instruction where the CPU has AVX2 and FMA
-    /// ([`super::lanes`]), bit for bit `+` on every lane.
-    pub(crate) fn add_lanes(acc: &mut [Dd], x: &[Dd]) {
-        #[cfg(target_arch = "x86_64")]
-        if super::lanes::available() {
-            // SAFETY: the CPU has AVX2 and FMA (checked just above).
-            return unsafe { super::lanes::add_lanes_avx2(acc, x) };
-        }
-        for (a, v) in acc.iter_mut().zip(x) {
-            *a += *v;
-        }
-    }
-
-    /// `acc[k] ← acc[k] + x[k]·y[k]` (`×` then `+`) for every lane `k`, as
-    /// [`Dd::add_lanes`].
-    pub(crate) fn add_product_lanes(acc: &mut [Dd], x: &[Dd], y: &[Dd]) {
-        #[cfg(target_arch = "x86_64")]
-        if super::lanes::available() {
-            // SAFETY: the CPU has AVX2 and FMA (checked just above).
-            return unsafe { super::lanes::add_product_lanes_avx2(acc, x, y) };
-        }
-        for ((a, u), v) in acc.iter_mut().zip(x).zip(y) {
-            *a += *u * *v;
-        }
-    }
-}
-
 impl Dd {
     /// `self + b`, accurate: JMP 2017 Algorithm 6 (AccurateDWPlusDW), relative error
     /// ≤ [`bounds::ADD`](super::bounds::ADD)·u², also under cancellation. This is what `+` uses.
     #[inline]
     pub fn add_accurate(self, b: Dd) -> Dd {
-        let (zh, zl, sh) = add_accurate_words(self, b);
+        let (sh, sl) = two_sum(self.hi, b.hi);
+        let (th, tl) = two_sum(self.lo, b.lo);
+        let c = sl + th;
+        let (vh, vl) = fast_two_sum(sh, c);
+        let w = tl + vl;
+        let (zh, zl) = fast_two_sum(vh, w);
         finish(zh, zl, sh)
     }
 
@@ -155,7 +105,12 @@ impl Dd {
         crate::eft::with_fma(
             #[inline(always)]
             || {
-                let (zh, zl, ch) = mul_accurate_words(self, b);
+                let (ch, cl1) = two_prod(self.hi, b.hi);
+                let tl0 = self.lo * b.lo;
+                let tl1 = self.hi.mul_add(b.lo, tl0);
+                let cl2 = self.lo.mul_add(b.hi, tl1);
+                let cl3 = cl1 + cl2;
+                let (zh, zl) = fast_two_sum(ch, cl3);
                 finish(zh, zl, ch)
             },
         )

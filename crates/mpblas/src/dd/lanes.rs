@@ -3,23 +3,50 @@
 //! operations of [`Dd::add_accurate`] and [`Dd::mul_accurate`] (JMP 2017 Algorithms 6 and
 //! 12), so the bits are those of the scalar loop. LLVM does not vectorise the scalar loop over
 //! interleaved `(hi, lo)` pairs; here two loads hold four numbers, one unpack separates the
-//! leading and trailing words, and the arithmetic runs on four lanes per instruction. A group
-//! of four where some result is special (zero, infinite, NaN: the scalar code's `finish`
-//! path) is redone lane by lane with the scalar operations.
-
-#![cfg(target_arch = "x86_64")]
+//! leading and trailing words, and the arithmetic runs on four lanes per instruction, two
+//! (dot) or four (sum) registers interleaved per step. A step where some result is special
+//! (zero, infinite, NaN: the scalar code's `finish` path) is redone lane by lane with the
+//! scalar operations.
 
 use super::Dd;
+#[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
+
+/// `acc[k] ← acc[k] + x[k]` ([`Dd::add_accurate`]) for every lane `k`: in AVX2 where the CPU
+/// has AVX2 and FMA, else lane by lane; bit for bit `+` on every lane either way.
+pub(super) fn add_lanes(acc: &mut [Dd], x: &[Dd]) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_fma() {
+        // SAFETY: the CPU has AVX2 and FMA (checked just above).
+        return unsafe { add_lanes_avx2(acc, x) };
+    }
+    for (a, v) in acc.iter_mut().zip(x) {
+        *a += *v;
+    }
+}
+
+/// `acc[k] ← acc[k] + x[k]·y[k]` (`×` then `+`) for every lane `k`, as [`add_lanes`].
+pub(super) fn add_product_lanes(acc: &mut [Dd], x: &[Dd], y: &[Dd]) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_fma() {
+        // SAFETY: the CPU has AVX2 and FMA (checked just above).
+        return unsafe { add_product_lanes_avx2(acc, x, y) };
+    }
+    for ((a, u), v) in acc.iter_mut().zip(x).zip(y) {
+        *a += *u * *v;
+    }
+}
 
 /// True when the CPU has AVX2 and FMA (a cached CPUID query; constant under
 /// `target-cpu=x86-64-v3`).
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) fn available() -> bool {
+fn avx2_fma() -> bool {
     std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
 }
 
 /// Four-lane TwoSum (Knuth), the operations of [`crate::eft::two_sum`].
+#[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn two_sum(a: __m256d, b: __m256d) -> (__m256d, __m256d) {
@@ -30,6 +57,7 @@ fn two_sum(a: __m256d, b: __m256d) -> (__m256d, __m256d) {
 }
 
 /// Four-lane FastTwoSum, as [`crate::eft::fast_two_sum`].
+#[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn fast_two_sum(a: __m256d, b: __m256d) -> (__m256d, __m256d) {
@@ -38,6 +66,7 @@ fn fast_two_sum(a: __m256d, b: __m256d) -> (__m256d, __m256d) {
 }
 
 /// [`Dd::add_accurate`] before its special-value check.
+#[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn add(ah: __m256d, al: __m256d, bh: __m256d, bl: __m256d) -> (__m256d, __m256d) {
@@ -50,6 +79,7 @@ fn add(ah: __m256d, al: __m256d, bh: __m256d, bl: __m256d) -> (__m256d, __m256d)
 }
 
 /// [`Dd::mul_accurate`] before its special-value check.
+#[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn mul(ah: __m256d, al: __m256d, bh: __m256d, bl: __m256d) -> (__m256d, __m256d) {
@@ -63,6 +93,7 @@ fn mul(ah: __m256d, al: __m256d, bh: __m256d, bl: __m256d) -> (__m256d, __m256d)
 }
 
 /// All four leading words finite and nonzero: the scalar `finish` keeps the computed words.
+#[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn generic(h: __m256d) -> bool {
@@ -77,6 +108,7 @@ fn generic(h: __m256d) -> bool {
 ///
 /// # Safety
 /// `p` must address four `Dd`s.
+#[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn load(p: *const Dd) -> (__m256d, __m256d) {
@@ -90,6 +122,7 @@ unsafe fn load(p: *const Dd) -> (__m256d, __m256d) {
 ///
 /// # Safety
 /// `p` must address four `Dd`s.
+#[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn store(p: *mut Dd, h: __m256d, l: __m256d) {
@@ -105,8 +138,9 @@ unsafe fn store(p: *mut Dd, h: __m256d, l: __m256d) {
 ///
 /// # Safety
 /// The CPU must have AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn add_lanes_avx2(acc: &mut [Dd], x: &[Dd]) {
+unsafe fn add_lanes_avx2(acc: &mut [Dd], x: &[Dd]) {
     let n = acc.len().min(x.len());
     // Four groups per iteration: their dependency chains interleave.
     let quads = n / 16;
@@ -145,8 +179,9 @@ pub(super) unsafe fn add_lanes_avx2(acc: &mut [Dd], x: &[Dd]) {
 ///
 /// # Safety
 /// The CPU must have AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn add_product_lanes_avx2(acc: &mut [Dd], x: &[Dd], y: &[Dd]) {
+unsafe fn add_product_lanes_avx2(acc: &mut [Dd], x: &[Dd], y: &[Dd]) {
     let n = acc.len().min(x.len()).min(y.len());
     // Two groups per iteration: their dependency chains interleave.
     let pairs = n / 8;
@@ -233,11 +268,11 @@ mod tests {
             }
         };
         let mut got = acc.clone();
-        Dd::add_lanes(&mut got, &x);
+        super::add_lanes(&mut got, &x);
         let want: Vec<Dd> = acc.iter().zip(&x).map(|(a, b)| *a + *b).collect();
         same(&got, &want);
         let mut got = acc.clone();
-        Dd::add_product_lanes(&mut got, &x, &y);
+        super::add_product_lanes(&mut got, &x, &y);
         let want: Vec<Dd> = acc
             .iter()
             .zip(&x)

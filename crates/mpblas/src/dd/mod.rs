@@ -232,4 +232,4 @@ impl Dd {
     }
 }
 
-crate::scalar::fixed_format_scalar!(Dd, "dd", bounds::MUL, |x: &Dd| x.hi);
+crate::scalar::fixed_format_scalar!(Dd, "dd", bounds::MUL, |x: &Dd| x.hi, lanes = lanes);

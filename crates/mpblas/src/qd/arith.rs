@@ -152,22 +152,6 @@ fn double_accumulate(u: f64, v: f64, x: f64) -> (f64, f64, f64) {
 }
 
 impl Qd {
-    /// `acc[k] ← acc[k] + x[k]` for every lane `k` (the scalar `+`; the blocked order's step).
-    pub(crate) fn add_lanes(acc: &mut [Qd], x: &[Qd]) {
-        for (a, v) in acc.iter_mut().zip(x) {
-            *a += *v;
-        }
-    }
-
-    /// `acc[k] ← acc[k] + x[k]·y[k]` for every lane `k` (`×` then `+`).
-    pub(crate) fn add_product_lanes(acc: &mut [Qd], x: &[Qd], y: &[Qd]) {
-        for ((a, u), v) in acc.iter_mut().zip(x).zip(y) {
-            *a += *u * *v;
-        }
-    }
-}
-
-impl Qd {
     // ---- addition ----------------------------------------------------------------------------
 
     /// `self + b`, IEEE-style (HLB Section 4.3, accurate addition): the eight words are merged
