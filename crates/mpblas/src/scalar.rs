@@ -167,17 +167,29 @@ pub trait Scalar: Clone + Debug + PartialEq + PartialOrd + Send + Sync + 'static
         *self = self.mul_ref(rhs);
     }
 
-    /// `self ← self + a × b`, in place: the step of a dot product, rounded as
-    /// [`Scalar::mul_add_ref`].
+    /// `self ← self + rhs` as the step of a sum (the BLAS reductions use it): its error is
+    /// at most [`Scalar::op_error_bound_in`]`·(|self| + |rhs|)` (normwise, the form a
+    /// summation's `γ_n·Σ|t_i|` bound needs), not necessarily relative to the result. The
+    /// format's `+` (relative, hence normwise too) unless the format has a cheaper addition
+    /// with that bound: `Qd` uses [`Qd::add_sloppy`](crate::Qd::add_sloppy).
+    fn add_assign_normwise(&mut self, rhs: &Self) {
+        self.add_assign_ref(rhs);
+    }
+
+    /// `self ← self + a × b`, in place: the step of a dot product and of `axpy`, with error at
+    /// most `γ_2·(|self| + |a·b|)` for the format's op bound (normwise, as
+    /// [`Scalar::add_assign_normwise`]): one rounding for `f64` (FMA) and RNS, `×` then `+`
+    /// for `Dd`, and for `Qd` [`Qd::add_product_sloppy`](crate::Qd::add_product_sloppy)
+    /// (one renormalisation).
     fn add_product(&mut self, a: &Self, b: &Self) {
         *self = a.mul_add_ref(b, self);
     }
 
-    /// `acc[k] ← acc[k] + x[k]` ([`Scalar::add_assign_ref`]) for each lane `k` of the
+    /// `acc[k] ← acc[k] + x[k]` ([`Scalar::add_assign_normwise`]) for each lane `k` of the
     /// blocked summation order; a format may evaluate several lanes at once, with the same bits.
     fn add_lanes(acc: &mut [Self], x: &[Self]) {
         for (a, v) in acc.iter_mut().zip(x) {
-            a.add_assign_ref(v);
+            a.add_assign_normwise(v);
         }
     }
 
@@ -292,10 +304,13 @@ impl Scalar for f64 {
 /// The [`Scalar`] implementation of a fixed multi-word format from its inherent methods:
 /// `$t` with constants `ZERO`, `ONE`, `UNIT_ROUNDOFF`, `MIN_POSITIVE`, `MAX`, the
 /// operators, and `abs`, `sqrt`, `recip`, `mul_f64`-free arithmetic; `$lead` reads the leading
-/// word; `$bound` is the operation error bound in units of `u`; `lanes = m` names a module
-/// whose `add_lanes`/`add_product_lanes` replace the trait's per-lane loops (same bits).
+/// word; `$bound` is the operation error bound in units of `u`; `steps = (add, add_product)`
+/// are the summation steps ([`Scalar::add_assign_normwise`], [`Scalar::add_product`]) as
+/// functions of values; `lanes = m` names a module whose `add_lanes`/`add_product_lanes`
+/// replace the trait's per-lane loops (same bits).
 macro_rules! fixed_format_scalar {
-    ($t:ty, $name:literal, $bound:expr, $lead:expr $(, lanes = $lanes:ident)?) => {
+    ($t:ty, $name:literal, $bound:expr, $lead:expr, steps = ($add:expr, $add_product:expr)
+     $(, lanes = $lanes:ident)?) => {
         impl $crate::scalar::Scalar for $t {
             type Ctx = ();
             const FORMAT: &'static str = $name;
@@ -398,8 +413,12 @@ macro_rules! fixed_format_scalar {
                 *self += *rhs;
             }
             #[inline]
+            fn add_assign_normwise(&mut self, rhs: &$t) {
+                *self = ($add)(*self, *rhs);
+            }
+            #[inline]
             fn add_product(&mut self, a: &$t, b: &$t) {
-                *self += *a * *b;
+                *self = ($add_product)(*self, *a, *b);
             }
             $(
                 #[inline]

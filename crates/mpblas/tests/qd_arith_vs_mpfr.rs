@@ -76,6 +76,114 @@ fn add_sloppy_same_sign() {
     );
 }
 
+/// As `check`, for a **normwise** bound: the error is measured against `scale` (`|a| + |b|`
+/// or `|c| + |a·b|`), not against the result.
+fn check_normwise<F>(name: &str, bound: f64, f: F)
+where
+    F: Fn(&mut Rng) -> (Vec<Qd>, Qd, Float, Float),
+{
+    let worst = RefCell::new(Worst::new(name, bound));
+    let res = runner(CASES).run(&any::<u64>(), |seed| {
+        let mut rng = Rng(seed);
+        let (args, got, want, scale) = f(&mut rng);
+        check_normalised(&got)?;
+        let diff = Float::with_val(P, ex(&got) - &want).abs();
+        let err = if scale.is_zero() {
+            diff.to_f64() / oracle::qd::U
+        } else {
+            Float::with_val(64, diff / &scale).to_f64() / oracle::qd::U
+        };
+        worst
+            .borrow_mut()
+            .record(err, || format!("{:?} -> {:?}", args, got.c))
+            .map_err(TestCaseError::fail)
+    });
+    worst.borrow().report();
+    if let Err(e) = res {
+        panic!("{name}: {e}");
+    }
+}
+
+/// `b` close to `-a`: its leading `k` words those of `−a` (1 ≤ k ≤ 3), the rest random, or
+/// only the leading word close: every depth of cancellation.
+fn cancelling(r: &mut Rng, a: Qd) -> Qd {
+    if r.next() & 1 == 0 {
+        let shift = 2f64.powi(-(r.below(53) as i32));
+        let c0 = -a.c[0] * (1.0 + r.uniform() * shift);
+        return r.qd_with(c0);
+    }
+    let k = 1 + r.below(3) as usize;
+    let mut b = r.qd_with(-a.c[0]);
+    b.c[..k].copy_from_slice(&(-a).c[..k]);
+    if b.c[k] == 0.0 {
+        b.c[k] = ulp(b.c[k - 1]) * (r.unit() - 0.5) * 0.99;
+    }
+    Qd::new(b.c[0], b.c[1], b.c[2], b.c[3])
+}
+
+#[test]
+fn add_sloppy_normwise() {
+    let abs_sum = |a: &Qd, b: &Qd| Float::with_val(P, ex(a).abs() + ex(b).abs());
+    check_normwise("qd add_sloppy (any signs)", bounds::ADD_SLOPPY, |r| {
+        let (a, b) = (r.qd(), r.qd());
+        let want = Float::with_val(P, ex(&a) + ex(&b));
+        (vec![a, b], a.add_sloppy(b), want, abs_sum(&a, &b))
+    });
+    check_normwise("qd add_sloppy (cancellation)", bounds::ADD_SLOPPY, |r| {
+        let a = r.qd();
+        let b = cancelling(r, a);
+        let want = Float::with_val(P, ex(&a) + ex(&b));
+        (vec![a, b], a.add_sloppy(b), want, abs_sum(&a, &b))
+    });
+}
+
+#[test]
+fn add_product_sloppy_normwise() {
+    let scale = |c: &Qd, a: &Qd, b: &Qd| {
+        Float::with_val(P, ex(c).abs() + Float::with_val(P, ex(a) * ex(b)).abs())
+    };
+    let want =
+        |c: &Qd, a: &Qd, b: &Qd| Float::with_val(P, ex(c) + Float::with_val(P, ex(a) * ex(b)));
+    check_normwise("qd add_product_sloppy", bounds::ADD_PRODUCT_SLOPPY, |r| {
+        let (c, a, b) = (r.qd(), r.qd(), r.qd());
+        let got = c.add_product_sloppy(a, b);
+        (vec![c, a, b], got, want(&c, &a, &b), scale(&c, &a, &b))
+    });
+    check_normwise(
+        "qd add_product_sloppy (c ≈ −a·b)",
+        bounds::ADD_PRODUCT_SLOPPY,
+        |r| {
+            let (a, b) = (r.qd(), r.qd());
+            let c = cancelling(r, a * b);
+            let got = c.add_product_sloppy(a, b);
+            (vec![c, a, b], got, want(&c, &a, &b), scale(&c, &a, &b))
+        },
+    );
+    // Special values and the edges of the range take the IEEE-style path.
+    let big = Qd::from(f64::MAX);
+    let nan = Qd::from(f64::NAN);
+    let inf = Qd::from(f64::INFINITY);
+    assert!(Qd::ONE.add_product_sloppy(nan, Qd::ONE).c[0].is_nan());
+    assert!(Qd::ONE.add_product_sloppy(inf, Qd::ZERO).c[0].is_nan());
+    assert!((-inf).add_product_sloppy(inf, Qd::ONE).c[0].is_nan());
+    assert_eq!(Qd::ONE.add_product_sloppy(big, big).c[0], f64::INFINITY);
+    // Not fused at the edge of the range: `a·b` overflows as `×` does.
+    let two = Qd::from(2.0);
+    assert_eq!(
+        (-big).add_product_sloppy(big, two).c,
+        ((-big) + big * two).c
+    );
+    let x = Qd::new(1.0, 2f64.powi(-60), 2f64.powi(-120), 2f64.powi(-180));
+    let z = (-x).add_product_sloppy(x, Qd::ONE);
+    assert_eq!(z.c, [0.0; 4], "x·1 − x is +0");
+    let nz = Qd::from(-0.0);
+    assert_eq!(
+        nz.add_product_sloppy(nz, Qd::ONE).c[0].to_bits(),
+        (-0.0f64).to_bits()
+    );
+    assert_eq!(nz.add_sloppy(nz).c[0].to_bits(), (-0.0f64).to_bits());
+}
+
 #[test]
 fn add_mixed() {
     check("qd + f64", bounds::ADD_F64, |r| {

@@ -58,6 +58,8 @@ struct F64 {
     static MP_DEV T mul(T a, T b) { return __dmul_rn(a, b); }
     // Scalar::add_product for f64: a.mul_add(b, acc).
     static MP_DEV T add_product(T acc, T a, T b) { return __fma_rn(a, b, acc); }
+    // Scalar::add_assign_normwise: the format's `+`.
+    static MP_DEV T add_normwise(T a, T b) { return add(a, b); }
     static MP_DEV T abs(T a) { return mp_abs(a); }
     // The lexicographic order of the words (iamax on |x|).
     static MP_DEV bool less(T a, T b) { return a < b; }
@@ -89,6 +91,7 @@ struct DD {
     static MP_DEV T mul(T a, T b) { return dd::mul_accurate(a, b); }
     // `*self += *a * *b`.
     static MP_DEV T add_product(T acc, T a, T b) { return dd::add_accurate(acc, dd::mul_accurate(a, b)); }
+    static MP_DEV T add_normwise(T a, T b) { return add(a, b); }
     // Dd::abs: negate when the sign bit of the leading word is set.
     static MP_DEV T abs(T a) { return __double_as_longlong(a.hi) < 0 ? dd::neg(a) : a; }
     static MP_DEV bool less(T a, T b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
@@ -118,7 +121,9 @@ struct QD {
     static MP_DEV T add(T a, T b) { return qd::add_ieee(a, b); }
     static MP_DEV T sub(T a, T b) { return qd::sub(a, b); }
     static MP_DEV T mul(T a, T b) { return qd::mul_accurate(a, b); }
-    static MP_DEV T add_product(T acc, T a, T b) { return qd::add_ieee(acc, qd::mul_accurate(a, b)); }
+    // The sloppy steps (Qd::add_product_sloppy, Qd::add_sloppy).
+    static MP_DEV T add_product(T acc, T a, T b) { return qd::add_product_sloppy(acc, a, b); }
+    static MP_DEV T add_normwise(T a, T b) { return qd::add_sloppy(a, b); }
     static MP_DEV T abs(T a) { return __double_as_longlong(a.c[0]) < 0 ? qd::neg(a) : a; }
     static MP_DEV bool less(T a, T b) {
         for (int j = 0; j < 4; j++) {
@@ -139,14 +144,14 @@ template <class F> struct SumOf {
     static const int ACC_WORDS = F::W;
     VecArg x;
     MP_DEV Acc identity() const { return F::neg_zero(); }
-    MP_DEV void step(Acc &acc, u64 i) const { acc = F::add(acc, F::load(x, i)); }
-    MP_DEV void join(Acc &a, const Acc &b) const { a = F::add(a, b); }
+    MP_DEV void step(Acc &acc, u64 i) const { acc = F::add_normwise(acc, F::load(x, i)); }
+    MP_DEV void join(Acc &a, const Acc &b) const { a = F::add_normwise(a, b); }
     static MP_DEV Acc get(const double *p, u64 stride, u64 i) { return F::get(p, stride, i); }
     static MP_DEV void put(double *p, u64 stride, u64 i, const Acc &a) { F::put(p, stride, i, a); }
 };
 
 template <class F> struct AsumOf : SumOf<F> {
-    MP_DEV void step(typename F::T &acc, u64 i) const { acc = F::add(acc, F::abs(F::load(this->x, i))); }
+    MP_DEV void step(typename F::T &acc, u64 i) const { acc = F::add_normwise(acc, F::abs(F::load(this->x, i))); }
 };
 
 template <class F> struct DotOf : SumOf<F> {
@@ -199,9 +204,9 @@ template <class F> struct Nrm2Of {
         }
     }
     MP_DEV void join(Acc &a, const Acc &b) const {
-        a.sml = F::add(a.sml, b.sml);
-        a.med = F::add(a.med, b.med);
-        a.big = F::add(a.big, b.big);
+        a.sml = F::add_normwise(a.sml, b.sml);
+        a.med = F::add_normwise(a.med, b.med);
+        a.big = F::add_normwise(a.big, b.big);
     }
     static MP_DEV Acc get(const double *p, u64 stride, u64 i) {
         Acc a;

@@ -7,6 +7,13 @@
 //! same bits as the GPU routines; each has a `_bounded` form returning the a-priori error
 //! bound of [`bounds`](super::bounds) beside the value.
 //!
+//! Every step adds with [`Scalar::add_assign_normwise`] and [`Scalar::add_product`], whose
+//! errors are bounded by the op bound times `|acc| + |term|` (Cray-style, as in Higham's
+//! analysis of recursive summation: each term still meets at most `D` factors `(1 + δ)`,
+//! so the `γ_D·Σ|t_i|` bounds hold). For `Qd` these are the sloppy quad-double steps, several
+//! times cheaper than the IEEE-style `+` and `×` and within the same 3u
+//! ([`qd::bounds::ADD_SLOPPY`](crate::qd::bounds::ADD_SLOPPY)).
+//!
 //! Special values propagate as IEEE arithmetic does in the format: a NaN term gives NaN, `+∞`
 //! and `−∞` together give NaN, a sum of `−0`s is `−0`. As in reference BLAS, `axpy` with
 //! `α = 0` returns `y` untouched. RNS vectors must hold one basis: an element of another basis
@@ -82,11 +89,11 @@ impl<T: Scalar> Reduction for SumOf<'_, T> {
     }
     #[inline]
     fn step(&self, acc: &mut T, i: usize) {
-        acc.add_assign_ref(self.0.at(i));
+        acc.add_assign_normwise(self.0.at(i));
     }
     #[inline]
     fn join(&self, a: &mut T, b: &T) {
-        a.add_assign_ref(b);
+        a.add_assign_normwise(b);
     }
     #[inline]
     fn step_lanes(&self, lanes: &mut [T], base: usize) {
@@ -114,11 +121,11 @@ impl<T: Scalar> Reduction for AbsSumOf<'_, T> {
     }
     #[inline]
     fn step(&self, acc: &mut T, i: usize) {
-        acc.add_assign_ref(&self.0.at(i).abs_ref());
+        acc.add_assign_normwise(&self.0.at(i).abs_ref());
     }
     #[inline]
     fn join(&self, a: &mut T, b: &T) {
-        a.add_assign_ref(b);
+        a.add_assign_normwise(b);
     }
 }
 
@@ -202,7 +209,7 @@ impl<T: Scalar> Reduction for DotOf<'_, T> {
     }
     #[inline]
     fn join(&self, a: &mut T, b: &T) {
-        a.add_assign_ref(b);
+        a.add_assign_normwise(b);
     }
     #[inline]
     fn step_lanes(&self, lanes: &mut [T], base: usize) {
@@ -238,13 +245,13 @@ impl<T: Scalar> Reduction for AbsDotOf<'_, T> {
     }
     #[inline]
     fn join(&self, a: &mut T, b: &T) {
-        a.add_assign_ref(b);
+        a.add_assign_normwise(b);
     }
 }
 
 /// `Σ x_i·y_i` in the blocked order (each step `acc ← acc + x_i·y_i` as the format's
 /// [`add_product`](Scalar::add_product): one rounding for `f64` (FMA) and RNS, `×` then `+`
-/// for `Dd`, `Qd`). `n = 0` gives `+0`.
+/// for `Dd`, the sloppy fused step for `Qd`). `n = 0` gives `+0`.
 ///
 /// # Errors
 /// [`Error::LengthMismatch`] if `y` is not as long as `x`; [`Error::BasisMismatch`].
@@ -360,9 +367,9 @@ impl<T: Scalar> Reduction for Nrm2Of<'_, T> {
     }
     #[inline]
     fn join(&self, a: &mut Nrm2Acc<T>, b: &Nrm2Acc<T>) {
-        a.sml.add_assign_ref(&b.sml);
-        a.med.add_assign_ref(&b.med);
-        a.big.add_assign_ref(&b.big);
+        a.sml.add_assign_normwise(&b.sml);
+        a.med.add_assign_normwise(&b.med);
+        a.big.add_assign_normwise(&b.big);
     }
 }
 

@@ -232,4 +232,11 @@ impl Dd {
     }
 }
 
-crate::scalar::fixed_format_scalar!(Dd, "dd", bounds::MUL, |x: &Dd| x.hi, lanes = lanes);
+crate::scalar::fixed_format_scalar!(
+    Dd,
+    "dd",
+    bounds::MUL,
+    |x: &Dd| x.hi,
+    steps = (|a: Dd, b: Dd| a + b, |c: Dd, a: Dd, b: Dd| c + a * b),
+    lanes = lanes
+);

@@ -167,26 +167,42 @@ impl Qd {
         )
     }
 
-    /// `self + b`, sloppy (HLB Figure "quad-double + quad-double", pairwise TwoSum with
-    /// ThreeSum carries), about twice as fast as [`Qd::add_ieee`]. Accurate to a few u when
-    /// `self` and `b` have the same sign, but **no relative error bound under cancellation**
-    /// (the carries of the lower words are added in `f64`). Use it only for sums of terms of
-    /// one sign.
+    /// `self + b`, sloppy (HLB's quad-double + quad-double: pairwise TwoSums, ThreeSum
+    /// carries, one renormalisation), several times cheaper than [`Qd::add_ieee`]. Its bound
+    /// is **normwise**: `|r − (a + b)| ≤` [`bounds::ADD_SLOPPY`](super::bounds::ADD_SLOPPY)`·u·(|a| + |b|)`,
+    /// which is all a summation's `γ_n·Σ|t_i|` bound needs (the BLAS reductions of `Qd` use
+    /// it), but under cancellation the result can lose its low words; with operands of one
+    /// sign it is also relative ([`bounds::ADD_SLOPPY_SAME_SIGN`](super::bounds::ADD_SLOPPY_SAME_SIGN)).
     #[inline]
     pub fn add_sloppy(self, b: Qd) -> Qd {
         let (a, bb) = (&self.c, &b.c);
-        let (s0, t0) = two_sum(a[0], bb[0]);
-        let (s1, t1) = two_sum(a[1], bb[1]);
-        let (s2, t2) = two_sum(a[2], bb[2]);
-        let (s3, t3) = two_sum(a[3], bb[3]);
-        let (s1, t0) = two_sum(s1, t0);
-        let (s2, t0, t1) = three_sum(s2, t0, t1);
-        let (s3, t0) = three_sum2(s3, t0, t2);
-        let t0 = t0 + t1 + t3;
         finish_or_rescale(
-            renorm5(s0, s1, s2, s3, t0),
+            sloppy_merge(a, bb, 0.0),
             || a[0] + bb[0],
             || add_ieee_raw(&half(a), &half(bb)),
+        )
+    }
+
+    /// `self + a·b` in one step: the product's words before renormalisation (the partial
+    /// products of [`Qd::mul_accurate`], exact to order 3) merged into `self` by the sloppy
+    /// addition, and one renormalisation. Normwise bound
+    /// `|r − (self + a·b)| ≤` [`bounds::ADD_PRODUCT_SLOPPY`](super::bounds::ADD_PRODUCT_SLOPPY)`·u·(|self| + |a·b|)`:
+    /// the step of the `Qd` dot products, norms and `axpy`. Where the generic result is not
+    /// a finite non-zero number (special values, overflow, exact cancellation) it is
+    /// `self + a × b` with the IEEE-style operations, so specials behave as IEEE.
+    #[inline]
+    pub fn add_product_sloppy(self, a: Qd, b: Qd) -> Qd {
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                let p = mul_terms(&a.c, &b.c);
+                let c = sloppy_merge(&self.c, &[p[0], p[1], p[2], p[3]], p[4]);
+                if generic_ok(&c) {
+                    Qd { c }
+                } else {
+                    self.add_ieee(a.mul_accurate(b))
+                }
+            },
         )
     }
 
@@ -517,6 +533,14 @@ pub(super) fn mul_f64_raw(a: &[f64; 4], b: f64) -> [f64; 4] {
 /// The accurate product, unchecked (see [`Qd::mul_accurate`]).
 #[inline(always)]
 pub(super) fn mul_raw(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
+    let [p0, s1, s2, s3, s4] = mul_terms(a, b);
+    renorm5(p0, s1, s2, s3, s4)
+}
+
+/// The five words of `a × b` before renormalisation, by order of `2^-53`: `fl(a0·b0)`, then
+/// orders 1–3 exact (TwoProd, TwoSum chains), then the order-4 terms summed in `f64`.
+#[inline(always)]
+fn mul_terms(a: &[f64; 4], b: &[f64; 4]) -> [f64; 5] {
     let (p00, q00) = two_prod(a[0], b[0]);
     let (p01, q01) = two_prod(a[0], b[1]);
     let (p10, q10) = two_prod(a[1], b[0]);
@@ -551,7 +575,25 @@ pub(super) fn mul_raw(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
     let q4 = (q03 + q12) + (q21 + q30);
     let y = ((y1 + y2) + (y3 + y4)) + ((y5 + y6) + (y7 + y8 + y9));
     let s4 = p4 + q4 + y;
-    renorm5(p00, s1, s2, s3, s4)
+    [p00, s1, s2, s3, s4]
+}
+
+/// HLB's sloppy sum of two normalised expansions, unchecked: the words of equal order are
+/// added by TwoSums, their errors carried one order down exactly (TwoSum, ThreeSum) up to
+/// order 3; the order-4 pieces (with `extra`, an order-4 term of `b`) are summed in `f64`;
+/// one renormalisation. Only the order-4 roundings (order 5, negligible) and the
+/// renormalisation's rounding are errors.
+#[inline(always)]
+fn sloppy_merge(a: &[f64; 4], b: &[f64; 4], extra: f64) -> [f64; 4] {
+    let (s0, t0) = two_sum(a[0], b[0]);
+    let (s1, t1) = two_sum(a[1], b[1]);
+    let (s2, t2) = two_sum(a[2], b[2]);
+    let (s3, t3) = two_sum(a[3], b[3]);
+    let (s1, t0) = two_sum(s1, t0);
+    let (s2, t0, t1) = three_sum(s2, t0, t1);
+    let (s3, t0) = three_sum2(s3, t0, t2);
+    let t0 = t0 + t1 + t3 + extra;
+    renorm5(s0, s1, s2, s3, t0)
 }
 
 /// `r − q·b` for `f64` `q`, `b`, with the product exact (TwoProd), unchecked.

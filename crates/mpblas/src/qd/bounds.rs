@@ -47,12 +47,24 @@ pub const SQRT: f64 = 6.0;
 /// The largest of the `+ − ×` bounds: the constant behind
 /// [`Scalar::op_error_bound_in`](crate::Scalar::op_error_bound_in) for `Qd`, in units of `u`.
 pub const ARITH_MAX: f64 = if ADD > MUL { ADD } else { MUL };
-/// [`Qd::add_sloppy`](super::Qd::add_sloppy) **for operands of the same sign only** (there is
-/// no relative bound under cancellation): the pairwise TwoSums and the ThreeSum are exact; the
-/// dropped parts are the `f64` sums of the order-3 carries (ThreeSum2 and the final carry
-/// sum), each within a few units of `2^-53` of an order-3 term, i.e. ≲ 2u, plus the
-/// renormalisation's 2u. Analysis 4u; stated as 5u.
-pub const ADD_SLOPPY_SAME_SIGN: f64 = 5.0;
+/// [`Qd::add_sloppy`](super::Qd::add_sloppy), **normwise**: `|r − (a + b)| ≤ ADD_SLOPPY·u·(|a| + |b|)`
+/// for any signs. The pairwise TwoSums and the carries down to order 3 are exact; the order-4
+/// carries are summed in `f64` (roundings of order 5: below `2^-45·u·(|a| + |b|)`); the
+/// renormalisation's fold into the fourth word rounds at most `2^-53` of an order-3 word of the
+/// merged sum, whose words are bounded by `|a| + |b|` (not by the result, which can be far
+/// smaller under cancellation): about 2u. Stated with a margin as 3u, so that it is not above
+/// [`ARITH_MAX`] and the summation bounds built on `op_error_bound` hold for the sloppy steps.
+pub const ADD_SLOPPY: f64 = 3.0;
+/// [`Qd::add_sloppy`](super::Qd::add_sloppy) for operands of the same sign, relative to the
+/// result (then `|a| + |b| = |a + b|`, so this is [`ADD_SLOPPY`] again).
+pub const ADD_SLOPPY_SAME_SIGN: f64 = ADD_SLOPPY;
+/// [`Qd::add_product_sloppy`](super::Qd::add_product_sloppy), **normwise**:
+/// `|r − (c + a·b)| ≤ ADD_PRODUCT_SLOPPY·u·(|c| + |a·b|)`. The product's words are those of
+/// [`MUL`] before its renormalisation (orders 0–3 exact, order 4 off by ≤ 19·2^-53·u·|ab|,
+/// order 5 neglected: ≤ 3·2^-53·u·|ab|), then the sloppy merge as in [`ADD_SLOPPY`]: about 2u.
+/// Stated as 3u, not above [`ARITH_MAX`].
+pub const ADD_PRODUCT_SLOPPY: f64 = 3.0;
+const _: () = assert!(ADD_SLOPPY <= ARITH_MAX && ADD_PRODUCT_SLOPPY <= ARITH_MAX);
 
 // ---- elementary functions (qd/func.rs) ------------------------------------------------------
 //

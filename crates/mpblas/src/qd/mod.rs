@@ -24,7 +24,8 @@
 //! | operation | algorithm | relative error bound (units of u) |
 //! |---|---|---|
 //! | `Qd + Qd` (default, [`Qd::add_ieee`]) | HLB IEEE-style: merge by magnitude, double-accumulate | [`bounds::ADD`] |
-//! | [`Qd::add_sloppy`] | HLB sloppy: pairwise TwoSum, ThreeSum | none under cancellation |
+//! | [`Qd::add_sloppy`] | HLB sloppy: pairwise TwoSum, ThreeSum | normwise: [`bounds::ADD_SLOPPY`] of `\|a\| + \|b\|` |
+//! | [`Qd::add_product_sloppy`] (`c + a·b`) | product terms merged sloppily, one renormalisation | normwise: [`bounds::ADD_PRODUCT_SLOPPY`] of `\|c\| + \|ab\|` |
 //! | `Qd + f64`, `Qd + Dd` | TwoSum cascade / IEEE-style add | [`bounds::ADD_F64`], [`bounds::ADD`] |
 //! | `Qd × Qd` ([`Qd::mul_accurate`]) | HLB accurate product, all terms to order u | [`bounds::MUL`] |
 //! | `Qd × f64` | TwoProd per word, renormalise | [`bounds::MUL_F64`] |
@@ -199,4 +200,12 @@ impl Qd {
     }
 }
 
-crate::scalar::fixed_format_scalar!(Qd, "qd", bounds::ARITH_MAX, |x: &Qd| x.c[0]);
+// The summation steps are the sloppy ones: their normwise bounds (ADD_SLOPPY,
+// ADD_PRODUCT_SLOPPY) are within ARITH_MAX, which the BLAS bounds use.
+crate::scalar::fixed_format_scalar!(
+    Qd,
+    "qd",
+    bounds::ARITH_MAX,
+    |x: &Qd| x.c[0],
+    steps = (Qd::add_sloppy, Qd::add_product_sloppy)
+);

@@ -242,9 +242,10 @@ MP_DEV Qd mul_f64_raw(const Qd &a, double b) {
     return renorm5(p0, s1, s2, s3, s4);
 }
 
-// The accurate product, unchecked.
-MP_DEV Qd mul_raw(const Qd &a, const Qd &b) {
-    double p00, q00, p01, q01, p10, q10, p02, q02, p11, q11, p20, q20;
+// The five words of a * b before renormalisation (the Rust `mul_terms`).
+MP_DEV void mul_terms(const Qd &a, const Qd &b, double &p00, double &s1, double &s2, double &s3,
+                      double &s4) {
+    double q00, p01, q01, p10, q10, p02, q02, p11, q11, p20, q20;
     double p03, q03, p12, q12, p21, q21, p30, q30;
     two_prod(a.c[0], b.c[0], p00, q00);
     two_prod(a.c[0], b.c[1], p01, q01);
@@ -258,17 +259,17 @@ MP_DEV Qd mul_raw(const Qd &a, const Qd &b) {
     two_prod(a.c[3], b.c[0], p30, q30);
 
     // Order 1 (exact).
-    double s1, e1, f1;
+    double e1, f1;
     three_sum(p01, p10, q00, s1, e1, f1);
     // Order 2: TwoSum chain; its errors are order-3 terms.
-    double s2, x1, x2, x3, x4, x5;
+    double x1, x2, x3, x4, x5;
     two_sum(p02, p11, s2, x1);
     two_sum(s2, p20, s2, x2);
     two_sum(s2, q01, s2, x3);
     two_sum(s2, q10, s2, x4);
     two_sum(s2, e1, s2, x5);
     // Order 3: TwoSum chain; its errors are order-4 terms.
-    double s3, y1, y2, y3, y4, y5, y6, y7, y8, y9;
+    double y1, y2, y3, y4, y5, y6, y7, y8, y9;
     two_sum(p03, p12, s3, y1);
     two_sum(s3, p21, s3, y2);
     two_sum(s3, p30, s3, y3);
@@ -282,8 +283,29 @@ MP_DEV Qd mul_raw(const Qd &a, const Qd &b) {
     double p4 = __fma_rn(a.c[1], b.c[3], __fma_rn(a.c[2], b.c[2], a.c[3] * b.c[1]));
     double q4 = (q03 + q12) + (q21 + q30);
     double y = ((y1 + y2) + (y3 + y4)) + ((y5 + y6) + (y7 + y8 + y9));
-    double s4 = p4 + q4 + y;
-    return renorm5(p00, s1, s2, s3, s4);
+    s4 = p4 + q4 + y;
+}
+
+// The accurate product, unchecked.
+MP_DEV Qd mul_raw(const Qd &a, const Qd &b) {
+    double p0, s1, s2, s3, s4;
+    mul_terms(a, b, p0, s1, s2, s3, s4);
+    return renorm5(p0, s1, s2, s3, s4);
+}
+
+// HLB's sloppy sum of two expansions with an order-4 extra term of b, unchecked (the Rust
+// `sloppy_merge`).
+MP_DEV Qd sloppy_merge(const Qd &a, double b0, double b1, double b2, double b3, double extra) {
+    double s0, s1, s2, s3, t0, t1, t2, t3;
+    two_sum(a.c[0], b0, s0, t0);
+    two_sum(a.c[1], b1, s1, t1);
+    two_sum(a.c[2], b2, s2, t2);
+    two_sum(a.c[3], b3, s3, t3);
+    two_sum(s1, t0, s1, t0);
+    three_sum(s2, t0, t1, s2, t0, t1);
+    three_sum2(s3, t0, t2, s3, t0);
+    t0 = t0 + t1 + t3 + extra;
+    return renorm5(s0, s1, s2, s3, t0);
 }
 
 // r - q*b for an f64 q, unchecked.
@@ -344,6 +366,22 @@ MP_DEV Qd mul_accurate(const Qd &a, const Qd &b) {
 
 // a * a.
 MP_DEV Qd sqr(const Qd &a) { return mul_accurate(a, a); }
+
+// a + b, HLB's sloppy addition (normwise bound; Qd::add_sloppy).
+MP_DEV Qd add_sloppy(const Qd &a, const Qd &b) {
+    Qd c = sloppy_merge(a, b.c[0], b.c[1], b.c[2], b.c[3], 0.0);
+    MPBLAS_QD_FINISH_OR_RESCALE(c, a.c[0] + b.c[0], add_ieee_raw(half(a), half(b)));
+}
+
+// c + a * b in one step (Qd::add_product_sloppy): outside the generic case, the IEEE-style
+// operations.
+MP_DEV Qd add_product_sloppy(const Qd &c, const Qd &a, const Qd &b) {
+    double p0, p1, p2, p3, p4;
+    mul_terms(a, b, p0, p1, p2, p3, p4);
+    Qd r = sloppy_merge(c, p0, p1, p2, p3, p4);
+    if (generic_ok(r)) return r;
+    return add_ieee(c, mul_accurate(a, b));
+}
 
 // a / b, HLB long division: what `/` uses.
 MP_DEV Qd div_accurate(const Qd &a, const Qd &b) {
