@@ -43,7 +43,7 @@ fn shapes() -> Vec<LaunchShape> {
     vec![
         LaunchShape::default(),
         s(32, Some(1)),
-        s(64, Some(7)),
+        s(50, Some(7)),
         s(1024, Some(3)),
         s(256, Some(1000)),
         s(96, None),

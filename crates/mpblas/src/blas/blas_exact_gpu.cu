@@ -185,11 +185,37 @@ MP_DEV void exact_block_begin(u64 *acc, int *flags) {
     __syncthreads();
 }
 
-// Adds the thread's words and flags, normalises, and writes the block's record.
-MP_DEV void exact_block_end(const Expansion &ex, int flags, u64 *acc, int *bflags, i64 *parts) {
-    exact_deposit(acc, ex.s0);
-    exact_deposit(acc, ex.s1);
-    exact_deposit(acc, ex.s2);
+// Merges the expansions of a warp into its lane 0 by a shuffle tree (lane i takes lane i + o's
+// words through the same TwoSum cascade, spills included), so that one thread per warp, not
+// 32, adds its words to the shared accumulator: those atomics hit the same few limbs and
+// serialised into a fixed cost of about 60 µs a call. The sum is exact in any order, so the
+// result does not change. A partial last warp (a block size not a multiple of 32) merges
+// only the lanes it has.
+MP_DEV void exact_warp_merge(Expansion &ex, u64 *acc) {
+    unsigned lane = threadIdx.x & 31;
+    unsigned width = blockDim.x - (threadIdx.x & ~31u);
+    width = width < 32 ? width : 32;
+    unsigned mask = width == 32 ? 0xffffffffu : (1u << width) - 1;
+    for (unsigned o = 16; o > 0; o >>= 1) {
+        double t0 = __shfl_down_sync(mask, ex.s0, o);
+        double t1 = __shfl_down_sync(mask, ex.s1, o);
+        double t2 = __shfl_down_sync(mask, ex.s2, o);
+        if (lane < o && lane + o < width) {
+            exact_add_at0(ex, t0, acc);
+            exact_add_at0(ex, t1, acc);
+            exact_add_at0(ex, t2, acc);
+        }
+    }
+}
+
+// Merges the warps' words, adds them and the flags, normalises, and writes the block's record.
+MP_DEV void exact_block_end(Expansion ex, int flags, u64 *acc, int *bflags, i64 *parts) {
+    exact_warp_merge(ex, acc);
+    if ((threadIdx.x & 31) == 0) {
+        exact_deposit(acc, ex.s0);
+        exact_deposit(acc, ex.s1);
+        exact_deposit(acc, ex.s2);
+    }
     if (flags) atomicOr(bflags, flags);
     __syncthreads();
     if (threadIdx.x == 0) {

@@ -291,36 +291,70 @@ template <class R> struct JoinOf {
 // ---- the orders ---------------------------------------------------------------------------------
 
 // One pass of the blocked order over n terms: partial c of chunk c to out (stride = number
-// of chunks). Shared memory: the 256 lanes, word-major.
-template <class R> MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_stride) {
-    __shared__ double lanes[R::ACC_WORDS * LANES];
+// of chunks). Shared memory: the 256 lanes, word-major, of each chunk in flight. A block
+// takes K consecutive chunks at a time and each thread steps lane l of all K in turn: the
+// quad-double steps are long dependent chains, and K independent ones let the SM hide their
+// latency (each chunk is still reduced in its own fixed order, so the bits do not change).
+template <int K = 1, class R>
+MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_stride) {
+    const int words = R::ACC_WORDS * LANES;
+    __shared__ double lanes[K * R::ACC_WORDS * LANES];
     const u64 chunks = (n + CHUNK - 1) / CHUNK;
-    for (u64 c = blockIdx.x; c < chunks; c += gridDim.x) {
-        const u64 start = c * CHUNK;
-        const u64 m = (n - start < (u64)CHUNK) ? n - start : (u64)CHUNK;
-        const unsigned used = m < LANES ? (unsigned)m : LANES;
-        for (unsigned l = threadIdx.x; l < used; l += blockDim.x) {
-            typename R::Acc acc = r.identity();
-            if (m == CHUNK) {
+    for (u64 c0 = (u64)blockIdx.x * K; c0 < chunks; c0 += (u64)gridDim.x * K) {
+        // Lanes used by chunk c0 + k (0 past the last chunk); `full`: all K are whole.
+        unsigned used[K];
+        bool full = true;
 #pragma unroll
-                for (int j = 0; j < PER_LANE; j++) r.step(acc, start + (u64)j * LANES + l);
+        for (int k = 0; k < K; k++) {
+            const u64 start = (c0 + k) * CHUNK;
+            const u64 m = c0 + k < chunks ? ((n - start < (u64)CHUNK) ? n - start : (u64)CHUNK) : 0;
+            used[k] = m < LANES ? (unsigned)m : LANES;
+            full = full && m == CHUNK;
+        }
+        for (unsigned l = threadIdx.x; l < LANES; l += blockDim.x) {
+            typename R::Acc acc[K];
+#pragma unroll
+            for (int k = 0; k < K; k++) acc[k] = r.identity();
+            if (full) {
+#pragma unroll
+                for (int j = 0; j < PER_LANE; j++) {
+#pragma unroll
+                    for (int k = 0; k < K; k++) r.step(acc[k], (c0 + k) * CHUNK + (u64)j * LANES + l);
+                }
             } else {
-                for (u64 i = start + l; i < start + m; i += LANES) r.step(acc, i);
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const u64 start = (c0 + k) * CHUNK;
+                    const u64 end = start + (used[k] == 0 ? 0 : ((n - start < (u64)CHUNK) ? n - start : (u64)CHUNK));
+                    for (u64 i = start + l; i < end; i += LANES) r.step(acc[k], i);
+                }
             }
-            R::put(lanes, LANES, l, acc);
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                if (l < used[k]) R::put(lanes + k * words, LANES, l, acc[k]);
+            }
         }
         __syncthreads();
         for (unsigned h = LANES / 2; h >= 1; h >>= 1) {
             for (unsigned t = threadIdx.x; t < h; t += blockDim.x) {
-                if (t + h < used) {
-                    typename R::Acc a = R::get(lanes, LANES, t);
-                    r.join(a, R::get(lanes, LANES, t + h));
-                    R::put(lanes, LANES, t, a);
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    if (t + h < used[k]) {
+                        double *lk = lanes + k * words;
+                        typename R::Acc a = R::get(lk, LANES, t);
+                        r.join(a, R::get(lk, LANES, t + h));
+                        R::put(lk, LANES, t, a);
+                    }
                 }
             }
             __syncthreads();
         }
-        if (threadIdx.x == 0) R::put(out, out_stride, c, R::get(lanes, LANES, 0));
+        if (threadIdx.x == 0) {
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                if (used[k] > 0) R::put(out, out_stride, c0 + k, R::get(lanes + k * words, LANES, 0));
+            }
+        }
         __syncthreads();
     }
 }
@@ -401,7 +435,7 @@ template <class R> MP_DEV JoinOf<R> of_partials(const double *in, u64 is) {
     r.in_stride = is;
     return r;
 }
-template <class F>
+template <class F, int K>
 MP_DEV void nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,
                          double sbig, int plain) {
     Nrm2Of<F> r;
@@ -411,7 +445,7 @@ MP_DEV void nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, doub
     r.ssml = ssml;
     r.sbig = sbig;
     r.plain = plain;
-    blocked_pass(r, n, out, os);
+    blocked_pass<K>(r, n, out, os);
 }
 
 extern "C" __global__ void blas_f64_sum_blocked(VecArg x, u64 n, double *out, u64 os) {
@@ -428,7 +462,7 @@ extern "C" __global__ void blas_f64_absdot_blocked(VecArg x, VecArg y, u64 n, do
 }
 extern "C" __global__ void blas_f64_nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,
                                      double sbig, int plain) {
-    nrm2_blocked<F64>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
+    nrm2_blocked<F64, 1>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
 }
 extern "C" __global__ void blas_f64_join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
     blocked_pass(of_partials<SumOf<F64> >(in, is), n, out, os);
@@ -470,7 +504,7 @@ extern "C" __global__ void blas_dd_absdot_blocked(VecArg x, VecArg y, u64 n, dou
 }
 extern "C" __global__ void blas_dd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,
                                      double sbig, int plain) {
-    nrm2_blocked<DD>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
+    nrm2_blocked<DD, 1>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
 }
 extern "C" __global__ void blas_dd_join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
     blocked_pass(of_partials<SumOf<DD> >(in, is), n, out, os);
@@ -499,20 +533,20 @@ extern "C" __global__ void blas_dd_finish_pairwise(const double *top, const doub
 }
 
 extern "C" __global__ void blas_qd_sum_blocked(VecArg x, u64 n, double *out, u64 os) {
-    blocked_pass(of_x<SumOf<QD> >(x), n, out, os);
+    blocked_pass<2>(of_x<SumOf<QD> >(x), n, out, os);
 }
 extern "C" __global__ void blas_qd_asum_blocked(VecArg x, u64 n, double *out, u64 os) {
-    blocked_pass(of_x<AsumOf<QD> >(x), n, out, os);
+    blocked_pass<2>(of_x<AsumOf<QD> >(x), n, out, os);
 }
 extern "C" __global__ void blas_qd_dot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
-    blocked_pass(of_xy<DotOf<QD> >(x, y), n, out, os);
+    blocked_pass<2>(of_xy<DotOf<QD> >(x, y), n, out, os);
 }
 extern "C" __global__ void blas_qd_absdot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
-    blocked_pass(of_xy<AbsDotOf<QD> >(x, y), n, out, os);
+    blocked_pass<2>(of_xy<AbsDotOf<QD> >(x, y), n, out, os);
 }
 extern "C" __global__ void blas_qd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,
                                      double sbig, int plain) {
-    nrm2_blocked<QD>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
+    nrm2_blocked<QD, 2>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
 }
 extern "C" __global__ void blas_qd_join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
     blocked_pass(of_partials<SumOf<QD> >(in, is), n, out, os);
