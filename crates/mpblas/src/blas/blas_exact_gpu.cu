@@ -208,7 +208,12 @@ MP_DEV void exact_warp_merge(Expansion &ex, u64 *acc) {
     }
 }
 
-// Merges the warps' words, adds them and the flags, normalises, and writes the block's record.
+// Merges the warps' words, adds them and the flags, and writes the block's record field-major
+// (field k of block b at parts[k·blocks + b], so that the finishing kernel's loads of one
+// field across the blocks coalesce). The limbs are written after one parallel carry step
+// (limb k keeps its low 32 bits plus the carry of limb k − 1, so each lies in
+// (−2^31, 2^32 + 2^31)), not fully normalised: a serial carry chain by one thread and
+// scattered record loads were most of the fixed cost of a call.
 MP_DEV void exact_block_end(Expansion ex, int flags, u64 *acc, int *bflags, i64 *parts) {
     exact_warp_merge(ex, acc);
     if ((threadIdx.x & 31) == 0) {
@@ -218,13 +223,14 @@ MP_DEV void exact_block_end(Expansion ex, int flags, u64 *acc, int *bflags, i64 
     }
     if (flags) atomicOr(bflags, flags);
     __syncthreads();
-    if (threadIdx.x == 0) {
-        i64 *a = (i64 *)acc;
-        exact_normalise(a);
-        i64 *rec = parts + (u64)blockIdx.x * EXACT_RECORD;
-        for (int k = 0; k < EXACT_LIMBS; k++) rec[k] = a[k];
-        rec[EXACT_LIMBS] = *bflags;
+    const i64 *a = (const i64 *)acc;
+    const u64 blocks = gridDim.x;
+    for (int k = threadIdx.x; k < EXACT_LIMBS; k += blockDim.x) {
+        i64 own = k + 1 < EXACT_LIMBS ? (a[k] & 0xffffffffll) : a[k];
+        i64 carry = k > 0 ? (a[k - 1] >> 32) : 0;
+        parts[(u64)k * blocks + blockIdx.x] = own + carry;
     }
+    if (threadIdx.x == 0) parts[(u64)EXACT_LIMBS * blocks + blockIdx.x] = *bflags;
 }
 
 // Unrolled by four so that each thread has several loads in flight.
@@ -292,16 +298,16 @@ MP_DEV double exact_round(const i64 *a) {
     return scalbn((double)mant, etop - keep + 1);
 }
 
-// The blocks' records added into one (limbs with carries, flags ORed) in shared memory, by
-// the whole block: warp w takes fields w, w + warps, ...; its lanes stride over the blocks and
-// meet by shuffles (a serial loop over a thousand records cost 60 µs a call).
+// The blocks' records (field-major) added into one (limbs with carries, flags ORed) in shared
+// memory, by the whole block: warp w takes fields w, w + warps, ...; its lanes read the
+// blocks' values of a field in coalesced rows and meet by shuffles.
 MP_DEV void exact_gather(const i64 *parts, u64 blocks, i64 *a, int *flags) {
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = blockDim.x >> 5;
     for (int k = warp; k < EXACT_RECORD; k += warps) {
         bool limb = k < EXACT_LIMBS;
         i64 s = 0;
         for (u64 b = lane; b < blocks; b += 32) {
-            i64 v = parts[b * EXACT_RECORD + k];
+            i64 v = parts[(u64)k * blocks + b];
             s = limb ? s + v : (s | v);
         }
         for (int o = 16; o > 0; o >>= 1) {

@@ -180,12 +180,12 @@ fn exact_pass(
     fargs.push(Arg::U64(out));
     // SAFETY: `parts` holds the `blocks` records just written, `out` room for `out_words`
     // words after them (one double for finish_blocks, one record for finish_digits); the
-    // finishing kernels sum with whole warps (256 threads).
+    // finishing kernels sum with whole warps (1024 threads: 32 fields at a time).
     unsafe {
         dev.launch(
             &MODULE,
             finish.kernel,
-            LaunchConfig::new((1, 1), 256),
+            LaunchConfig::new((1, 1), 1024),
             &fargs,
         )?
     };

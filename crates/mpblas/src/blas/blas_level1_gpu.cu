@@ -186,22 +186,29 @@ template <class F> struct Nrm2Of {
         a.sml = a.med = a.big = F::neg_zero();
         return a;
     }
+    // The rare scalings out of line.
+    static __device__ __noinline__ T scaled(T ax, double f) { return F::mul(ax, F::from_f64(f)); }
+    // The branches of level1.rs's `Nrm2Of::step` with one inlined step on the selected
+    // accumulator (the same operations; a third of the code and registers of three copies).
     MP_DEV void step(Acc &acc, u64 i) const {
         T ax = F::abs(F::load(x, i));
-        if (plain) {
-            acc.med = F::add_product(acc.med, ax, ax);
-            return;
+        T s = ax;
+        int which = 1; // 0: sml, 1: med (also NaN), 2: big
+        if (!plain) {
+            double lead = F::lead(ax);
+            if (lead > tbig) {
+                s = scaled(ax, sbig);
+                which = 2;
+            } else if (lead < tsml) {
+                s = scaled(ax, ssml);
+                which = 0;
+            }
         }
-        double lead = F::lead(ax);
-        if (lead > tbig) {
-            T s = F::mul(ax, F::from_f64(sbig));
-            acc.big = F::add_product(acc.big, s, s);
-        } else if (lead < tsml) {
-            T s = F::mul(ax, F::from_f64(ssml));
-            acc.sml = F::add_product(acc.sml, s, s);
-        } else {
-            acc.med = F::add_product(acc.med, ax, ax);
-        }
+        T a = which == 0 ? acc.sml : (which == 2 ? acc.big : acc.med);
+        a = F::add_product(a, s, s);
+        if (which == 0) acc.sml = a;
+        else if (which == 2) acc.big = a;
+        else acc.med = a;
     }
     MP_DEV void join(Acc &a, const Acc &b) const {
         a.sml = F::add_normwise(a.sml, b.sml);
@@ -293,8 +300,10 @@ template <class R> struct JoinOf {
 // One pass of the blocked order over n terms: partial c of chunk c to out (stride = number
 // of chunks). Shared memory: the 256 lanes, word-major, of each chunk in flight. A block
 // takes K consecutive chunks at a time and each thread steps lane l of all K in turn: the
-// quad-double steps are long dependent chains, and K independent ones let the SM hide their
-// latency (each chunk is still reduced in its own fixed order, so the bits do not change).
+// quad-double dot product's steps are long dependent chains, and two independent ones let
+// the SM hide their latency (H100: 54% → 65% of Ddot's bandwidth; the quad-double sums and
+// norms, whose registers then limit the blocks per SM, were slower with K = 2 and keep K = 1).
+// Each chunk is still reduced in its own fixed order, so the bits do not change.
 template <int K = 1, class R>
 MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_stride) {
     const int words = R::ACC_WORDS * LANES;
@@ -533,10 +542,10 @@ extern "C" __global__ void blas_dd_finish_pairwise(const double *top, const doub
 }
 
 extern "C" __global__ void blas_qd_sum_blocked(VecArg x, u64 n, double *out, u64 os) {
-    blocked_pass<2>(of_x<SumOf<QD> >(x), n, out, os);
+    blocked_pass(of_x<SumOf<QD> >(x), n, out, os);
 }
 extern "C" __global__ void blas_qd_asum_blocked(VecArg x, u64 n, double *out, u64 os) {
-    blocked_pass<2>(of_x<AsumOf<QD> >(x), n, out, os);
+    blocked_pass(of_x<AsumOf<QD> >(x), n, out, os);
 }
 extern "C" __global__ void blas_qd_dot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
     blocked_pass<2>(of_xy<DotOf<QD> >(x, y), n, out, os);
@@ -546,7 +555,7 @@ extern "C" __global__ void blas_qd_absdot_blocked(VecArg x, VecArg y, u64 n, dou
 }
 extern "C" __global__ void blas_qd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,
                                      double sbig, int plain) {
-    nrm2_blocked<QD, 2>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
+    nrm2_blocked<QD, 1>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
 }
 extern "C" __global__ void blas_qd_join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
     blocked_pass(of_partials<SumOf<QD> >(in, is), n, out, os);
