@@ -7,9 +7,11 @@
 //!   `n`). Evaluated as pairs `(p, σ)` along the blocked order of [`Summation`], so reproducible
 //!   and parallel; a pair joins another by TwoSum of the `p`s and plain addition of the `σ`s.
 //! - [`sum_correctly_rounded`], [`dot_correctly_rounded`]: the exact sum (of the exact products)
-//!   in a long fixed-point accumulator ([`ExactDot`]), rounded once to nearest: the `f64` nearest
-//!   to the true value, whatever the cancellation and the spread of exponents. Accumulators
-//!   filled in parallel merge exactly, so the bits never depend on the thread count.
+//!   rounded once to nearest: the `f64` nearest to the true value, whatever the cancellation and
+//!   the spread of exponents. Each task keeps floating-point expansions fed by TwoSum (and
+//!   TwoProd) cascades and spills what they cannot hold exactly into a long fixed-point
+//!   accumulator ([`ExactDot`]), as the GPU kernels do; accumulators filled in parallel merge
+//!   exactly, so the bits never depend on the thread count (or the device).
 //!   [`sum_correctly_rounded_to`] and [`dot_correctly_rounded_to`] round the same exact value
 //!   once to an RNS precision of any width instead.
 //!
@@ -248,25 +250,117 @@ impl Specials {
     }
 }
 
-/// Terms per parallel task of the correctly rounded routines.
+/// Terms per parallel task of the correctly rounded routines (a task's partial sums of terms
+/// below 2^990 stay below 2^1004: no word of its expansion overflows).
 const EXACT_CHUNK: usize = 1 << 14;
 
-/// Accumulates `term(i)` (an exact product `a·b`, or IEEE's special value) for every `i < n`,
-/// in parallel tasks merged exactly.
-fn exact_reduce(n: usize, term: impl Fn(usize) -> (f64, f64) + Sync) -> (ExactDot, Specials) {
-    let task = |c: usize| {
-        let mut acc = ExactDot::new();
-        let mut sp = Specials::default();
-        for i in c * EXACT_CHUNK..((c + 1) * EXACT_CHUNK).min(n) {
-            let (a, b) = term(i);
-            sp.term(a, b);
-            acc.add_product(a, b);
+/// Sum terms of magnitude below this go through the expansion (as `EXACT_SUM_FAST_MAX` of
+/// `blas_exact_gpu.cu`).
+const FAST_MAX: f64 = f64::from_bits((990 + 1023) << 52);
+/// Products of magnitude in `[FAST_PROD_MIN, FAST_MAX)` go through the expansion by TwoProd
+/// (their error word neither under- nor overflows).
+const FAST_PROD_MIN: f64 = f64::from_bits((1023 - 968) << 52);
+
+/// Four independent floating-point expansions of three words fed by TwoSum cascades, with
+/// what falls out of the last word (and every term they cannot take exactly) added to a long
+/// accumulator: the method of the GPU kernels (Collange, Defour, Graillat, Iakymchuk 2015).
+/// Exact as a whole; random data almost never spills, so a term costs a dozen flops instead of
+/// the accumulator's digit arithmetic. Four expansions (term `i` to expansion `i mod 4`)
+/// interleave their dependency chains.
+struct Expansions {
+    s: [[f64; 3]; 4],
+    exact: ExactDot,
+    specials: Specials,
+}
+
+impl Expansions {
+    fn new() -> Self {
+        Expansions {
+            s: [[0.0; 3]; 4],
+            exact: ExactDot::new(),
+            specials: Specials::default(),
         }
-        (acc, sp)
+    }
+
+    /// `t` into words `from..3` of expansion `k`, spilling the last error.
+    #[inline(always)]
+    fn cascade(&mut self, k: usize, from: usize, t: f64) {
+        let w = &mut self.s[k];
+        let mut e = t;
+        for word in w.iter_mut().skip(from) {
+            let (s, err) = two_sum(*word, e);
+            *word = s;
+            e = err;
+        }
+        if e != 0.0 {
+            self.exact.add(e);
+        }
+    }
+
+    /// A sum term (as `exact_sum_term` of the kernels).
+    #[inline(always)]
+    fn sum_term(&mut self, k: usize, x: f64) {
+        if x.abs() < FAST_MAX {
+            self.cascade(k, 0, x);
+            if x.to_bits() != (-0.0f64).to_bits() {
+                self.specials.not_all_neg_zero = true;
+            }
+        } else {
+            self.specials.term(x, 1.0);
+            self.exact.add(x);
+        }
+    }
+
+    /// A dot term `a·b` (as `exact_dot_term` of the kernels).
+    #[inline(always)]
+    fn dot_term(&mut self, k: usize, a: f64, b: f64) {
+        let h = a * b;
+        if (FAST_PROD_MIN..FAST_MAX).contains(&h.abs()) {
+            let (h, r) = two_prod(a, b);
+            self.cascade(k, 0, h);
+            self.cascade(k, 1, r);
+            self.specials.not_all_neg_zero = true;
+        } else {
+            self.specials.term(a, b);
+            self.exact.add_product(a, b);
+        }
+    }
+
+    /// The exact accumulator with the expansions' words added, and the specials.
+    fn finish(mut self) -> (ExactDot, Specials) {
+        for w in self.s {
+            for x in w {
+                self.exact.add(x);
+            }
+        }
+        (self.exact, self.specials)
+    }
+}
+
+/// Accumulates term `i < n` with `step(expansions, lane, i)` in parallel tasks of
+/// [`EXACT_CHUNK`] terms, merged exactly.
+fn exact_reduce(
+    n: usize,
+    step: impl Fn(&mut Expansions, usize, usize) + Sync,
+) -> (ExactDot, Specials) {
+    let task = |c: usize| {
+        let mut acc = Expansions::new();
+        let end = ((c + 1) * EXACT_CHUNK).min(n);
+        let mut i = c * EXACT_CHUNK;
+        while i + 4 <= end {
+            for k in 0..4 {
+                step(&mut acc, k, i + k);
+            }
+            i += 4;
+        }
+        for (k, i) in (i..end).enumerate() {
+            step(&mut acc, k, i);
+        }
+        acc.finish()
     };
     let parts: Vec<(ExactDot, Specials)> = (0..n.div_ceil(EXACT_CHUNK))
         .into_par_iter()
-        .map(task)
+        .map(|c| crate::eft::with_fma(|| task(c)))
         .collect();
     let mut acc = ExactDot::new();
     let mut sp = Specials::default();
@@ -277,13 +371,23 @@ fn exact_reduce(n: usize, term: impl Fn(usize) -> (f64, f64) + Sync) -> (ExactDo
     (acc, sp)
 }
 
+/// The exact sum of `x` (see [`exact_reduce`]).
+fn exact_sum(x: VecRef<'_, f64>) -> (ExactDot, Specials) {
+    exact_reduce(x.len(), |e, k, i| e.sum_term(k, *x.at(i)))
+}
+
+/// The exact dot product of `x` and `y` (equal lengths).
+fn exact_dot(x: VecRef<'_, f64>, y: VecRef<'_, f64>) -> (ExactDot, Specials) {
+    exact_reduce(x.len(), |e, k, i| e.dot_term(k, *x.at(i), *y.at(i)))
+}
+
 /// `Σ x_i` correctly rounded to nearest (see the [module docs](self)); the same bits for any
 /// order and thread count.
 ///
 /// # Errors
 /// None today; `Result` keeps the signature of the other sums.
 pub fn sum_correctly_rounded(x: VecRef<'_, f64>) -> Result<f64> {
-    let (acc, sp) = exact_reduce(x.len(), |i| (*x.at(i), 1.0));
+    let (acc, sp) = exact_sum(x);
     Ok(sp.finish(&acc, x.len()))
 }
 
@@ -293,7 +397,7 @@ pub fn sum_correctly_rounded(x: VecRef<'_, f64>) -> Result<f64> {
 /// [`Error::LengthMismatch`](crate::Error::LengthMismatch).
 pub fn dot_correctly_rounded(x: VecRef<'_, f64>, y: VecRef<'_, f64>) -> Result<f64> {
     check_same_len("y", x.len(), y.len())?;
-    let (acc, sp) = exact_reduce(x.len(), |i| (*x.at(i), *y.at(i)));
+    let (acc, sp) = exact_dot(x, y);
     Ok(sp.finish(&acc, x.len()))
 }
 
@@ -305,7 +409,7 @@ pub fn dot_correctly_rounded(x: VecRef<'_, f64>, y: VecRef<'_, f64>) -> Result<f
 /// # Errors
 /// None today; `Result` keeps the signature of the other sums.
 pub fn sum_correctly_rounded_to(basis: &Arc<Basis>, x: VecRef<'_, f64>) -> Result<MpFloat> {
-    let (acc, sp) = exact_reduce(x.len(), |i| (*x.at(i), 1.0));
+    let (acc, sp) = exact_sum(x);
     Ok(sp.finish_mp(&acc, x.len(), basis))
 }
 
@@ -320,13 +424,22 @@ pub fn dot_correctly_rounded_to(
     y: VecRef<'_, f64>,
 ) -> Result<MpFloat> {
     check_same_len("y", x.len(), y.len())?;
-    let (acc, sp) = exact_reduce(x.len(), |i| (*x.at(i), *y.at(i)));
+    let (acc, sp) = exact_dot(x, y);
     Ok(sp.finish_mp(&acc, x.len(), basis))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_path_limits_are_the_kernels() {
+        assert_eq!(FAST_MAX, crate::eft::ldexp(1.0, 990));
+        assert_eq!(FAST_PROD_MIN, crate::eft::ldexp(1.0, -968));
+        let src = include_str!("blas_exact_gpu.cu");
+        assert!(src.contains("#define EXACT_SUM_FAST_MAX 0x1p990"));
+        assert!(src.contains("#define EXACT_PROD_FAST_MIN 0x1p-968"));
+    }
 
     #[test]
     fn the_papers_hard_sums() {
