@@ -94,3 +94,33 @@ fn sqrt_is_shift_invariant_up_to_the_range_limits() {
         }
     }
 }
+
+/// Constructors at the ends of the `i64` exponent argument follow the range rule instead of
+/// wrapping (issue 11: `from_u64_exp(.., 1, i64::MIN)` was `+∞` and `(.., u64::MAX, i64::MAX)`
+/// `+0` in release builds, an overflow panic in debug builds).
+#[test]
+fn extreme_exponent_arguments_follow_the_range_rule() {
+    for bits in [24, 106, 424] {
+        let b = Basis::new(bits).unwrap();
+        for neg in [false, true] {
+            for v in [1u64, 3, u64::MAX] {
+                let tiny = MpFloat::from_u64_exp(&b, neg, v, i64::MIN);
+                assert!(tiny.is_zero() && tiny.is_sign_negative() == neg, "{tiny:?}");
+                let huge = MpFloat::from_u64_exp(&b, neg, v, i64::MAX);
+                assert!(
+                    huge.is_infinite() && huge.is_sign_negative() == neg,
+                    "{huge:?}"
+                );
+                for limbs in [vec![v], vec![v, u64::MAX, 5]] {
+                    let tiny = MpFloat::from_limbs(&b, neg, &limbs, i64::MIN);
+                    assert!(tiny.is_zero() && tiny.is_sign_negative() == neg);
+                    let huge = MpFloat::from_limbs(&b, neg, &limbs, i64::MAX);
+                    assert!(huge.is_infinite() && huge.is_sign_negative() == neg);
+                }
+            }
+            // Ordinary arguments are untouched.
+            let three = MpFloat::from_u64_exp(&b, neg, 3, -1);
+            assert_eq!(three.to_f64(), if neg { -1.5 } else { 1.5 });
+        }
+    }
+}

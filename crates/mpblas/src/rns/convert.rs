@@ -109,6 +109,7 @@ impl MpFloat {
     /// `(−1)^neg · L · 2^exp` for the little-endian `u64` limbs `L` of a binary integer of any
     /// length, rounded once to `p` bits.
     pub fn from_limbs(basis: &Arc<Basis>, neg: bool, limbs: &[u64], exp: i64) -> MpFloat {
+        let exp = super::float::clamp_exponent(exp);
         let p = basis.precision as u64;
         let len = limbs.iter().rposition(|&l| l != 0).map_or(0, |i| i + 1);
         if len == 0 {

@@ -38,6 +38,14 @@ pub const EMAX: i64 = 1 << 60;
 /// Smallest top-bit position `t` of a finite nonzero value (smaller results underflow to ±0).
 pub const EMIN: i64 = -(1 << 60);
 
+/// An exponent argument clamped to `±2^62`: far enough beyond [`EMIN`]/[`EMAX`] (`±2^60`) that
+/// a value scaled by it under- or overflows whatever its significand (at most a few million
+/// bits), and near enough to `0` that the rounding's exponent adjustments cannot overflow an
+/// `i64` (`from_u64_exp(.., i64::MIN)` was `+∞` and `(.., i64::MAX)` `+0` in release builds).
+pub(crate) fn clamp_exponent(exp: i64) -> i64 {
+    exp.clamp(-(1 << 62), 1 << 62)
+}
+
 /// Kind of value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
@@ -251,7 +259,7 @@ impl MpFloat {
             return MpFloat::zero(basis, neg);
         };
         let bits = bit_length(b, &s, &ev, max_bits);
-        let mut exp = exp;
+        let mut exp = clamp_exponent(exp);
         if bits <= p {
             debug_assert_eq!(
                 tail,
