@@ -180,6 +180,7 @@ impl MeasureOpts {
         if n == 0 {
             return Err("--n must be at least 1".to_string());
         }
+        check_memory(n)?;
         if reps == 0 {
             return Err("--reps must be at least 1".to_string());
         }
@@ -199,13 +200,51 @@ impl MeasureOpts {
     }
 }
 
+/// The largest array measurement `n` elements make: three arrays of quad-doubles.
+const BYTES_PER_ELEMENT: usize = 3 * 32;
+
+/// [`Err`] with the bytes needed when `n` elements would not fit the memory available
+/// (`MemAvailable` of `/proc/meminfo`; without it only an overflowing size is refused):
+/// allocating them would abort the process instead.
+fn check_memory(n: usize) -> Result<(), String> {
+    let Some(bytes) = n.checked_mul(BYTES_PER_ELEMENT) else {
+        return Err(format!(
+            "--n {n} needs {:.3e} bytes (three arrays of n quad-doubles): more than this machine can address",
+            n as f64 * BYTES_PER_ELEMENT as f64
+        ));
+    };
+    match available_memory() {
+        Some(avail) if bytes > avail => Err(format!(
+            "--n {n} needs {bytes} bytes (three arrays of n quad-doubles); {avail} bytes of memory are available"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `MemAvailable` in bytes, where the system says.
+fn available_memory() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Threads per available CPU above which `--threads` is refused (a pool of 100,000 threads
+/// spends minutes spawning).
+const MAX_THREADS_PER_CPU: usize = 64;
+
 fn threads_or_all(threads: Option<usize>) -> Result<usize, String> {
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     match threads {
         Some(0) => Err("--threads must be at least 1".to_string()),
+        Some(t) if t > MAX_THREADS_PER_CPU * cpus => Err(format!(
+            "--threads {t} is more than {MAX_THREADS_PER_CPU} per available CPU ({cpus}): use at most {}",
+            MAX_THREADS_PER_CPU * cpus
+        )),
         Some(t) => Ok(t),
-        None => Ok(std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)),
+        None => Ok(cpus),
     }
 }
 

@@ -151,6 +151,11 @@ fn bad_arguments_are_errors_not_panics() {
         &["reproduce", "sum", "--seeds", "0"],
         &["reproduce", "sum", "--moduli", "16"],
         &["bench", "--threads", "0"],
+        // Issue 11: sizes beyond memory and absurd thread counts are refused, not attempted.
+        &["bench", "--n", "18446744073709551615"],
+        &["bench", "--n", "4000000000000", "--format", "qd"],
+        &["reproduce", "qd", "--n", "18446744073709551615"],
+        &["bench", "--threads", "100000000"],
     ] {
         let (code, _, stderr) = mpblas(args);
         assert_eq!(code, 1, "{args:?}: {stderr}");
