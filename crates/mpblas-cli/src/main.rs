@@ -200,6 +200,11 @@ impl MeasureOpts {
     }
 }
 
+/// [`Err`] with `why` when a flag that does not apply was given.
+fn refuse(given: bool, why: &str) -> Result<(), String> {
+    if given { Err(why.to_string()) } else { Ok(()) }
+}
+
 /// The largest array measurement `n` elements make: three arrays of quad-doubles.
 const BYTES_PER_ELEMENT: usize = 3 * 32;
 
@@ -260,9 +265,24 @@ fn run(cli: Cli) -> Result<(), String> {
             threads,
             svg,
             moduli,
-            ..
+            json_file,
+            gpu,
+            sizes,
+            seeds,
         } => {
             ozaki_only(svg.as_ref(), moduli.as_deref())?;
+            refuse(
+                gpu,
+                "`reproduce rns` runs on the CPU: --gpu is for qd, ozaki and sum",
+            )?;
+            refuse(
+                json_file.is_some(),
+                "--json-file is for `reproduce qd`; use --json",
+            )?;
+            refuse(
+                !sizes.is_empty() || seeds.is_some(),
+                "--sizes and --seeds are for `reproduce ozaki` and `reproduce sum`",
+            )?;
             let setup = opts.setup()?;
             let plan = reproduce_rns::Plan {
                 n: setup.n.min(16_384),
@@ -280,8 +300,21 @@ fn run(cli: Cli) -> Result<(), String> {
             gpu,
             svg,
             moduli,
-            ..
+            threads,
+            json_file,
         } => {
+            refuse(
+                json_file.is_some(),
+                "--json-file is for `reproduce qd`; use --json",
+            )?;
+            refuse(
+                threads.is_some()
+                    || opts.n.is_some()
+                    || opts.reps.is_some()
+                    || opts.max_seconds.is_some(),
+                "`reproduce ozaki` sets its sizes with --sizes and --seeds: --threads, --n, \
+                 --reps and --max-seconds do not apply",
+            )?;
             let moduli = match moduli {
                 Some(list) => reproduce_ozaki::parse_moduli(&list)?,
                 None if gpu => GPU_DEFAULT_MODULI.to_vec(),
@@ -356,9 +389,15 @@ fn run(cli: Cli) -> Result<(), String> {
             gpu,
             svg,
             moduli,
-            ..
+            sizes,
+            seeds,
         } => {
             ozaki_only(svg.as_ref(), moduli.as_deref())?;
+            refuse(
+                !sizes.is_empty() || seeds.is_some(),
+                "--sizes and --seeds are for `reproduce ozaki` and `reproduce sum`; \
+                 `reproduce qd` takes --n",
+            )?;
             let plan = reproduce::Plan {
                 setup: opts.setup()?,
                 threads: threads_or_all(threads)?,

@@ -156,6 +156,15 @@ fn bad_arguments_are_errors_not_panics() {
         &["bench", "--n", "4000000000000", "--format", "qd"],
         &["reproduce", "qd", "--n", "18446744073709551615"],
         &["bench", "--threads", "100000000"],
+        // Flags a paper does not use are refused, not ignored.
+        &["reproduce", "rns", "--gpu"],
+        &["reproduce", "rns", "--json-file", "r.json"],
+        &["reproduce", "rns", "--sizes", "100"],
+        &["reproduce", "qd", "--seeds", "3"],
+        &["reproduce", "ozaki", "--threads", "2"],
+        &["reproduce", "ozaki", "--n", "100"],
+        &["reproduce", "ozaki", "--reps", "3"],
+        &["reproduce", "ozaki", "--json-file", "o.json"],
     ] {
         let (code, _, stderr) = mpblas(args);
         assert_eq!(code, 1, "{args:?}: {stderr}");
