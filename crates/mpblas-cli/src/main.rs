@@ -212,15 +212,30 @@ const BYTES_PER_ELEMENT: usize = 3 * 32;
 /// (`MemAvailable` of `/proc/meminfo`; without it only an overflowing size is refused):
 /// allocating them would abort the process instead.
 fn check_memory(n: usize) -> Result<(), String> {
-    let Some(bytes) = n.checked_mul(BYTES_PER_ELEMENT) else {
+    check_bytes(
+        &format!("--n {n}"),
+        "three arrays of n quad-doubles",
+        n as f64 * BYTES_PER_ELEMENT as f64,
+        n.checked_mul(BYTES_PER_ELEMENT),
+    )
+}
+
+/// [`Err`] saying that `what` needs `bytes` (`approx` where the count overflows `usize`) for
+/// `of`, when that is more than the memory available.
+pub(crate) fn check_bytes(
+    what: &str,
+    of: &str,
+    approx: f64,
+    bytes: Option<usize>,
+) -> Result<(), String> {
+    let Some(bytes) = bytes else {
         return Err(format!(
-            "--n {n} needs {:.3e} bytes (three arrays of n quad-doubles): more than this machine can address",
-            n as f64 * BYTES_PER_ELEMENT as f64
+            "{what} needs {approx:.3e} bytes ({of}): more than this machine can address"
         ));
     };
     match available_memory() {
         Some(avail) if bytes > avail => Err(format!(
-            "--n {n} needs {bytes} bytes (three arrays of n quad-doubles); {avail} bytes of memory are available"
+            "{what} needs {bytes} bytes ({of}); {avail} bytes of memory are available"
         )),
         _ => Ok(()),
     }
@@ -370,10 +385,35 @@ fn run(cli: Cli) -> Result<(), String> {
                             --max-seconds do not apply"
                     .into());
             }
+            let dot_n = opts.n.unwrap_or(1000);
+            let samples = seeds.unwrap_or(5);
+            if dot_n == 0 {
+                return Err("--n must be at least 1".into());
+            }
+            if samples == 0 || samples > reproduce_ozaki::MAX_SEEDS {
+                return Err(format!(
+                    "--seeds must be between 1 and {}",
+                    reproduce_ozaki::MAX_SEEDS
+                ));
+            }
+            // Each dataset is held in f64 and again in every format (a quad-double copy at
+            // least); a dot sample is two vectors.
+            check_bytes(
+                &format!("--sizes {dataset2_terms}"),
+                "the dataset in f64 and quad-double",
+                40.0 * dataset2_terms as f64,
+                dataset2_terms.checked_mul(40),
+            )?;
+            check_bytes(
+                &format!("--n {dot_n}"),
+                "two vectors in f64 and quad-double",
+                80.0 * dot_n as f64,
+                dot_n.checked_mul(80),
+            )?;
             let plan = reproduce_sum::Plan {
                 dataset2_terms,
-                dot_n: opts.n.unwrap_or(1000),
-                samples: seeds.unwrap_or(5),
+                dot_n,
+                samples,
                 seed: opts.seed,
                 threads: threads_or_all(threads)?,
                 svg,

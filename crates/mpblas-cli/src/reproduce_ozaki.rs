@@ -14,6 +14,9 @@ use std::path::PathBuf;
 /// The GPU run's reference `c*` (the exact product is too slow at n = 4096).
 const GPU_REFERENCE: &str = "c* = Ozaki II, 20 moduli, fast, double-double";
 
+/// The most seeds `--seeds` takes (each is a full set of products).
+pub const MAX_SEEDS: usize = 10_000;
+
 /// How `reproduce ozaki` runs.
 pub struct Plan {
     /// Square sizes n.
@@ -72,8 +75,17 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<Option<serde_json::Value>, Stri
     if plan.sizes.is_empty() || plan.sizes.contains(&0) {
         return Err("--sizes needs at least one positive size".into());
     }
-    if plan.seeds == 0 {
-        return Err("--seeds must be at least 1".into());
+    if plan.seeds == 0 || plan.seeds > MAX_SEEDS {
+        return Err(format!("--seeds must be between 1 and {MAX_SEEDS}"));
+    }
+    for &n in &plan.sizes {
+        // A, B and C in f64 at least (the methods' slices and residues come on top).
+        crate::check_bytes(
+            &format!("--sizes {n}"),
+            "three n × n matrices of f64 at least",
+            24.0 * n as f64 * n as f64,
+            n.checked_mul(n).and_then(|e| e.checked_mul(24)),
+        )?;
     }
     let seeds: Vec<u64> = (1..=plan.seeds as u64).collect();
     let phis = [0.1, 1.0, 2.0];
