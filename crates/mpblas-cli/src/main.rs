@@ -583,7 +583,27 @@ fn ozaki_only(svg: Option<&PathBuf>, moduli: Option<&str>) -> Result<(), String>
     Ok(())
 }
 
+/// Output into a closed pipe (`mpblas info | head -1`) ends the program quietly with status
+/// 141, as a Unix tool killed by SIGPIPE does, instead of a panic: Rust ignores SIGPIPE, so
+/// `println!` panics on the broken pipe ("failed printing to stdout: Broken pipe").
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_on_broken_pipe();
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {

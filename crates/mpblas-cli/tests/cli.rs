@@ -405,3 +405,27 @@ fn reproduce_sum_text_has_every_row_and_the_svg() {
         assert!(svg.contains(&format!(">{m}")), "legend lacks {m}");
     }
 }
+
+/// Output into a closed pipe ends quietly (status 141, as SIGPIPE would), not with a panic.
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    use std::process::{Command, Stdio};
+    for args in [&["info"][..], &["info", "--json"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mpblas"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mpblas runs");
+        // Close the reading end at once (a child that wrote first exits 0 instead).
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("mpblas exits");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            matches!(out.status.code(), Some(0) | Some(141)),
+            "{args:?}: {:?} {stderr}",
+            out.status
+        );
+    }
+}
