@@ -57,7 +57,7 @@ fn random(b: &Arc<Basis>, rng: &mut Rng) -> MpFloat {
 /// `src` repeated to `len` elements (the layout's `eval` holds the lower bounds, then the upper).
 fn tile(src: &MpArray, len: usize) -> MpArray {
     let (k, n) = (src.len(), src.basis().len());
-    let mut out = MpArray::zeros(src.basis(), len);
+    let mut out = MpArray::zeros(src.basis(), len).expect("the benchmark's arrays fit");
     for start in (0..len).step_by(k) {
         let c = k.min(len - start);
         out.digits[start * n..(start + c) * n].copy_from_slice(&src.digits[..c * n]);

@@ -189,7 +189,7 @@ fn rns_transfers_round_trip() {
         format!("{:?}", xs[i])
     });
     // empty arrays
-    let e = DeviceMpArray::upload(&dev, &MpArray::zeros(&b, 0)).expect("empty");
+    let e = DeviceMpArray::upload(&dev, &MpArray::zeros(&b, 0).unwrap()).expect("empty");
     let mut ez = DeviceMpArray::zeros(&dev, &b, 0).expect("empty");
     gpu::mul(&dev, &e, &e, &mut ez).expect("empty mul");
     gpu::sqrt(&dev, &e, &mut ez).expect("empty sqrt");
@@ -241,13 +241,13 @@ fn rns_argument_errors() {
         })
     );
     // host-side checks of transfers
-    let mut wrong = MpArray::zeros(&b2, 8);
+    let mut wrong = MpArray::zeros(&b2, 8).unwrap();
     assert!(matches!(
         x.copy_to_host(&mut wrong),
         Err(Error::BasisMismatch { .. })
     ));
     assert!(matches!(
-        out.copy_from_host(&MpArray::zeros(&b, 9)),
+        out.copy_from_host(&MpArray::zeros(&b, 9).unwrap()),
         Err(Error::LengthMismatch { .. })
     ));
     // a basis beyond the kernels' local arrays is refused, not run

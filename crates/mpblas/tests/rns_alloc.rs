@@ -80,3 +80,24 @@ fn a_generic_rns_dot_allocates_o1_times() {
         assert!(s10.is_finite() && s1000.is_finite() && s3000.is_finite());
     }
 }
+
+/// `MpArray` at impossible lengths and with edited fields: errors, not panics or aborts
+/// (issue 11).
+#[test]
+fn mparray_sizes_and_edited_fields_are_errors() {
+    use mpblas::rns::{Basis, MpArray, MpFloat};
+    let b = Basis::new(106).unwrap();
+    for len in [usize::MAX / 2, usize::MAX, 1 << 60] {
+        assert!(MpArray::zeros(&b, len).is_err(), "{len}");
+    }
+    let mut a = MpArray::zeros(&b, 3).unwrap();
+    let one = MpFloat::from_f64(&b, 1.0);
+    a.set(1, &one).unwrap();
+    assert!(a.get(1).unwrap() == one);
+    a.sign.pop();
+    assert!(a.get(0).is_err());
+    assert!(a.set(0, &one).is_err());
+    let mut a = MpArray::zeros(&b, 2).unwrap();
+    a.digits.truncate(3);
+    assert!(a.get(1).is_err());
+}

@@ -90,7 +90,7 @@ fn twin(op: u32, b: &Arc<Basis>, x: &MpArray, y: Option<&MpArray>) -> MpArray {
         out.status
     );
     let (l, n) = (x.len(), b.len());
-    let mut z = MpArray::zeros(b, l);
+    let mut z = MpArray::zeros(b, l).expect("the arrays fit");
     let mut at = 0;
     let mut take = |k: usize| {
         let s = &out.stdout[at..at + k];

@@ -41,15 +41,51 @@ pub struct MpArray {
 
 impl MpArray {
     /// `len` zeros.
-    pub fn zeros(basis: &Arc<Basis>, len: usize) -> MpArray {
-        MpArray {
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] when the arrays for `len` elements do not fit the memory that can
+    /// be allocated (or their size overflows), instead of an allocation abort.
+    pub fn zeros(basis: &Arc<Basis>, len: usize) -> Result<MpArray> {
+        let too_long = || Error::OutOfRange {
+            what: "MpArray length (memory for its residues)",
+            got: len,
+            min: 0,
+            max: isize::MAX as usize / (4 * basis.len() + 2 * 16 + 8 + 2),
+        };
+        fn filled<T: Clone>(count: Option<usize>, v: T) -> Option<Vec<T>> {
+            let count = count?;
+            let mut out = Vec::new();
+            out.try_reserve_exact(count).ok()?;
+            out.resize(count, v);
+            Some(out)
+        }
+        Ok(MpArray {
             basis: basis.clone(),
             len,
-            digits: vec![0; len * basis.len()],
-            sign: vec![0; len],
-            exp: vec![0; len],
-            eval: vec![ExtF::ZERO; 2 * len],
-            class: vec![0; len],
+            digits: filled(len.checked_mul(basis.len()), 0).ok_or_else(too_long)?,
+            sign: filled(Some(len), 0).ok_or_else(too_long)?,
+            exp: filled(Some(len), 0).ok_or_else(too_long)?,
+            eval: filled(len.checked_mul(2), ExtF::ZERO).ok_or_else(too_long)?,
+            class: filled(Some(len), 0).ok_or_else(too_long)?,
+        })
+    }
+
+    /// [`Error::InvalidView`] unless the public fields still have the lengths of `L`
+    /// elements (they are public for the GPU layout, and may have been edited).
+    pub(crate) fn check_fields(&self) -> Result<()> {
+        let l = self.len;
+        let ok = Some(self.digits.len()) == l.checked_mul(self.basis.len())
+            && self.sign.len() == l
+            && self.exp.len() == l
+            && Some(self.eval.len()) == l.checked_mul(2)
+            && self.class.len() == l;
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::InvalidView {
+                arg: "MpArray",
+                reason: "its fields no longer have the lengths of its elements",
+            })
         }
     }
 
@@ -71,8 +107,10 @@ impl MpArray {
     /// Element `i` as an [`MpFloat`].
     ///
     /// # Errors
-    /// [`Error::OutOfBounds`] when `i ≥ L`.
+    /// [`Error::OutOfBounds`] when `i ≥ L`; [`Error::InvalidView`] when the public fields were
+    /// edited to other lengths.
     pub fn get(&self, i: usize) -> Result<MpFloat> {
+        self.check_fields()?;
         if i >= self.len {
             return Err(Error::OutOfBounds {
                 what: "MpArray::get",
@@ -100,6 +138,7 @@ impl MpArray {
     /// # Errors
     /// [`Error::OutOfBounds`] when `i ≥ L`; [`Error::BasisMismatch`] when `x` has another basis.
     pub fn set(&mut self, i: usize, x: &MpFloat) -> Result<()> {
+        self.check_fields()?;
         if i >= self.len {
             return Err(Error::OutOfBounds {
                 what: "MpArray::set",
@@ -130,9 +169,9 @@ impl MpArray {
     /// An array of the given numbers.
     ///
     /// # Errors
-    /// [`Error::BasisMismatch`] when an element has another basis.
+    /// [`Error::BasisMismatch`] when an element has another basis; as [`MpArray::zeros`].
     pub fn from_mpfloats(basis: &Arc<Basis>, xs: &[MpFloat]) -> Result<MpArray> {
-        let mut a = MpArray::zeros(basis, xs.len());
+        let mut a = MpArray::zeros(basis, xs.len())?;
         for (i, x) in xs.iter().enumerate() {
             a.set(i, x)?;
         }
@@ -145,7 +184,16 @@ impl MpArray {
     }
 
     fn from_fn(basis: &Arc<Basis>, len: usize, f: impl Fn(usize) -> MpFloat) -> MpArray {
-        let mut a = MpArray::zeros(basis, len);
+        // The lengths of slices that exist: their residues are a bounded multiple of them.
+        let mut a = MpArray {
+            basis: basis.clone(),
+            len,
+            digits: vec![0; len * basis.len()],
+            sign: vec![0; len],
+            exp: vec![0; len],
+            eval: vec![ExtF::ZERO; 2 * len],
+            class: vec![0; len],
+        };
         for i in 0..len {
             // same basis by construction: set cannot fail
             let _ = a.set(i, &f(i));

@@ -240,9 +240,11 @@ impl DeviceMpArray {
     /// # Errors
     ///
     /// [`Error::BasisMismatch`] if `src` has another basis; [`Error::LengthMismatch`] if the
-    /// lengths differ; [`Error::CudaDriver`] if a copy fails.
+    /// lengths differ; [`Error::InvalidView`] if `src`'s public fields were edited to other
+    /// lengths; [`Error::CudaDriver`] if a copy fails.
     pub fn copy_from_host(&mut self, src: &MpArray) -> Result<()> {
         self.check_basis(src.basis())?;
+        src.check_fields()?;
         check_len("src", self.len, src.len())?;
         if self.len == 0 {
             return Ok(());
@@ -263,6 +265,7 @@ impl DeviceMpArray {
     /// lengths differ; [`Error::CudaDriver`] if a copy fails or an earlier kernel failed.
     pub fn copy_to_host(&self, dst: &mut MpArray) -> Result<()> {
         self.check_basis(dst.basis())?;
+        dst.check_fields()?;
         check_len("dst", self.len, dst.len())?;
         if self.len == 0 {
             return Ok(());
@@ -284,7 +287,7 @@ impl DeviceMpArray {
     ///
     /// As [`DeviceMpArray::copy_to_host`].
     pub fn download(&self) -> Result<MpArray> {
-        let mut out = MpArray::zeros(&self.basis, self.len);
+        let mut out = MpArray::zeros(&self.basis, self.len)?;
         self.copy_to_host(&mut out)?;
         Ok(out)
     }
