@@ -390,12 +390,7 @@ fn run(cli: Cli) -> Result<(), String> {
             if dot_n == 0 {
                 return Err("--n must be at least 1".into());
             }
-            if samples == 0 || samples > reproduce_ozaki::MAX_SEEDS {
-                return Err(format!(
-                    "--seeds must be between 1 and {}",
-                    reproduce_ozaki::MAX_SEEDS
-                ));
-            }
+            reproduce_ozaki::check_seeds(samples)?;
             // Each dataset is held in f64 and again in every format (a quad-double copy at
             // least); a dot sample is two vectors.
             check_bytes(

@@ -17,6 +17,14 @@ const GPU_REFERENCE: &str = "c* = Ozaki II, 20 moduli, fast, double-double";
 /// The most seeds `--seeds` takes (each is a full set of products).
 pub const MAX_SEEDS: usize = 10_000;
 
+/// [`Err`] unless `1 ≤ seeds ≤ MAX_SEEDS` (also `reproduce sum`'s samples).
+pub fn check_seeds(seeds: usize) -> Result<(), String> {
+    if seeds == 0 || seeds > MAX_SEEDS {
+        return Err(format!("--seeds must be between 1 and {MAX_SEEDS}"));
+    }
+    Ok(())
+}
+
 /// How `reproduce ozaki` runs.
 pub struct Plan {
     /// Square sizes n.
@@ -75,9 +83,7 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<Option<serde_json::Value>, Stri
     if plan.sizes.is_empty() || plan.sizes.contains(&0) {
         return Err("--sizes needs at least one positive size".into());
     }
-    if plan.seeds == 0 || plan.seeds > MAX_SEEDS {
-        return Err(format!("--seeds must be between 1 and {MAX_SEEDS}"));
-    }
+    check_seeds(plan.seeds)?;
     for &n in &plan.sizes {
         // A, B and C in f64 at least (the methods' slices and residues come on top).
         crate::check_bytes(

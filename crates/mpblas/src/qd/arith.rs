@@ -32,17 +32,6 @@ pub(super) fn renorm5(x0: f64, x1: f64, x2: f64, x3: f64, x4: f64) -> [f64; 4] {
     let (s, t3) = two_sum(x2, s);
     let (s, t2) = two_sum(x1, s);
     let (t0, t1) = two_sum(x0, s);
-    // The common case, no zero word on the way: the loop below emits its three words at
-    // steps 1-3 and folds t4 into the last. The same operations and bits, straight-line.
-    let (h1, l1) = two_sum(t0, t1);
-    let (h2, l2) = two_sum(l1, t2);
-    let (h3, l3) = two_sum(l2, t3);
-    if l1 != 0.0 && l2 != 0.0 && l3 != 0.0 {
-        let (a, b) = fast_two_sum(h1, h2);
-        let (b, c) = fast_two_sum(b, h3);
-        let (c, d) = fast_two_sum(c, l3 + t4);
-        return [a, b, c, d];
-    }
     let t = [t0, t1, t2, t3, t4];
 
     let mut out = [0.0; 4];
