@@ -304,6 +304,38 @@ fn f64_extra_rows(dev: &Device, n: usize, rows: &mut Vec<Row>) -> Result<()> {
     Ok(())
 }
 
+/// The reductions' bandwidth (GB/s) at 32 to 256 threads per block, one row per routine, so
+/// that the default shape is a measured choice.
+fn shape_rows<T: Random>(dev: &Device, n: usize) -> Result<()> {
+    let mut rng = mpblas_testdata::SplitMix64::new(0x5ba9e ^ T::WORDS as u64);
+    let hx: Vec<T> = (0..n).map(|_| T::random(&mut rng)).collect();
+    let hy: Vec<T> = (0..n).map(|_| T::random(&mut rng)).collect();
+    let (dx, dy) = (dev.upload(&hx)?, dev.upload(&hy)?);
+    let (gx, gy) = (DeviceVecRef::contiguous(&dx), DeviceVecRef::contiguous(&dy));
+    let e = (8 * T::WORDS * n) as f64;
+    for routine in ["sum", "dot", "nrm2"] {
+        let mut cells = Vec::new();
+        for threads in [32, 64, 128, 256] {
+            let shape = LaunchShape {
+                threads,
+                blocks: None,
+            };
+            let ms = median_ms(dev, || {
+                match routine {
+                    "sum" => drop(bg::sum_shaped(dev, gx, Summation::Blocked, shape)?),
+                    "dot" => drop(bg::dot_shaped(dev, gx, gy, Summation::Blocked, shape)?),
+                    _ => drop(bg::nrm2(dev, gx, shape)?),
+                }
+                Ok(())
+            })?;
+            let bytes = if routine == "dot" { 2.0 * e } else { e };
+            cells.push(format!("{:.0}", bytes / (ms * 1e-3) / 1e9));
+        }
+        println!("| {} | {routine} | {} |", T::NAME, cells.join(" | "));
+    }
+    Ok(())
+}
+
 /// The RNS sum of 10^8 doubles at 106 and 424 bits (the summation issue's benchmark): the
 /// exact sum on the device, rounded once to the basis on the host, against the CPU's bits.
 fn rns_sum_rows(dev: &Device, n: usize) -> Result<()> {
@@ -378,6 +410,13 @@ fn main() -> Result<()> {
         }
     }
     if std::env::args().nth(1).is_none() {
+        println!("\n## Launch shapes at n = 2^27 (threads per block; the bits never change)\n");
+        println!("| format | routine | 32 | 64 | 128 | 256 |");
+        println!("|---|---|---|---|---|---|");
+        shape_rows::<f64>(&dev, 1 << 27)?;
+        shape_rows::<Dd>(&dev, 1 << 27)?;
+        shape_rows::<Qd>(&dev, 1 << 27)?;
+        dev.release_workspaces()?;
         rns_sum_rows(&dev, 100_000_000)?;
     }
     Ok(())
