@@ -333,3 +333,47 @@ fn absurd_exponents_and_long_strings() {
         &Float::with_val(p, Float::parse(&text).unwrap())
     ));
 }
+
+/// Issue 11: plain notation of a far number wrote (or allocated) one digit per power of ten —
+/// `to_string()` of 2^(2^40) aborted on a 6 GiB allocation, `1e300000000000000000` never
+/// finished, `{:.3}` of a far tiny number overflowed a shift. Beyond 4,096 zeros `Display`
+/// switches to scientific notation with the shortest round-trip digits; everything here runs in
+/// milliseconds and parses back.
+#[test]
+fn display_of_far_numbers_is_short_and_round_trips() {
+    let b = Basis::new(106).unwrap();
+    let round_trips = |x: &MpFloat, text: &str| {
+        let y = MpFloat::parse(&b, text).unwrap();
+        assert!(y.identical(x), "{text}");
+    };
+    for (input, plain, fixed3) in [
+        ("1e300000000000000000", "1e300000000000000000", "1e300000000000000000"),
+        ("-1.5e-300000000000000000", "-1.5e-300000000000000000", "-0.000"),
+        ("2.5e100000000", "2.5e100000000", "2.5e100000000"),
+        ("1e5000", "1e5000", "1e5000"),
+        ("7e-5000", "7e-5000", "0.000"),
+        ("1e-4000", &format!("0.{}1", "0".repeat(3999)), "0.000"),
+    ] {
+        let x = MpFloat::parse(&b, input).unwrap();
+        assert_eq!(x.to_string(), plain, "{input}");
+        assert_eq!(format!("{x:.3}"), fixed3, "{input}");
+        round_trips(&x, &x.to_string());
+    }
+    // Up to about 10^4096 plain notation is kept, as f64 would print it.
+    let x = MpFloat::parse(&b, "1e4000").unwrap();
+    assert_eq!(x.to_string(), format!("1{}", "0".repeat(4000)));
+    // Powers of two far outside any decimal library's range.
+    for k in [20, 40, 59] {
+        let x = MpFloat::from_u64_exp(&b, false, 3, 1i64 << k);
+        let s = x.to_string();
+        assert!(s.len() < 80 && s.contains('e'), "{s}");
+        round_trips(&x, &s);
+        let t = format!("{x:.5}");
+        assert!(t.len() < 80, "{t}");
+        let tiny = MpFloat::from_u64_exp(&b, true, 3, -(1i64 << k));
+        let s = tiny.to_string();
+        assert!(s.len() < 80 && s.starts_with('-') && s.contains("e-"), "{s}");
+        round_trips(&tiny, &s);
+        assert_eq!(format!("{tiny:.5}"), "-0.00000");
+    }
+}

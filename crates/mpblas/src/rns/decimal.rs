@@ -350,6 +350,12 @@ fn floor_log10(p: u64, xs: &BigUint, e: i64, exact: bool) -> i64 {
 /// `x = X·2^e` rounded to a multiple of `10^j`, half to even: exactly, or (far exponents)
 /// through bounds of `5^|j|` at increasing working precision.
 fn round_at(p: u64, xs: &BigUint, e: i64, j: i64) -> BigUint {
+    // x/10^j certainly below 1/2 (log10 x is within 0.31 of the estimate): 0, without the
+    // exact route's shift by 2^|e| (a tiny x printed with a few decimals).
+    let log10 = (e as f64 + xs.bit_len() as f64) * std::f64::consts::LOG10_2;
+    if log10 - (j as f64) < -2.0 {
+        return BigUint::from_u64(0);
+    }
     if exact_ok(p, e) || j.unsigned_abs() <= EXACT_E {
         return round_ratio(xs, e, j);
     }
@@ -434,6 +440,20 @@ fn shortest_far(x: &MpFloat, xs: &BigUint, e: i64) -> Decimal {
     best
 }
 
+/// Plain notation writes at most this many zeros that come from the magnitude alone (beyond
+/// it, [`Display`](fmt::Display) switches to scientific notation): an `f64`, `Dd` or `Qd`
+/// never needs more than about 330, and an `MpFloat` of `10^(10^17)` would need `10^17`.
+const PLAIN_MAX_EXP10: f64 = 4096.0;
+
+/// Whether plain notation of `x = X·2^e` (`X` of `bits` bits) would write more than
+/// [`PLAIN_MAX_EXP10`] zeros before (huge) or, without a precision, after (tiny) its digits.
+/// `log10 x` lies within 0.31 of `(e + bits)·log10 2`; the margin of 2 keeps the decision on
+/// one side for every `x` near the limit.
+fn plain_too_wide(bits: usize, e: i64, fixed_decimals: bool) -> bool {
+    let log10 = (e as f64 + bits as f64) * std::f64::consts::LOG10_2;
+    log10 > PLAIN_MAX_EXP10 + 2.0 || (!fixed_decimals && log10 < -(PLAIN_MAX_EXP10 + 2.0))
+}
+
 /// Formats `x` as `f64` formats one number in `style`.
 fn fmt_mp(x: &MpFloat, f: &mut fmt::Formatter<'_>, style: Style) -> fmt::Result {
     if x.class != Class::Finite {
@@ -455,6 +475,16 @@ fn fmt_mp(x: &MpFloat, f: &mut fmt::Formatter<'_>, style: Style) -> fmt::Result 
         Decimal::zero()
     } else {
         let (xs, e) = parts(x);
+        if style == Style::Plain && plain_too_wide(xs.bit_len(), e, f.precision().is_some()) {
+            // Scientific notation with the digits plain notation would have shown: the
+            // shortest round trip (a fixed number of decimals would all be zeros of the
+            // integer part).
+            return fmt_body(x, f, Style::Exp('e'), None, if exact_ok(p, e) {
+                shortest(p, &xs, e)
+            } else {
+                shortest_far(x, &xs, e)
+            });
+        }
         match (style, f.precision()) {
             (_, None) => {
                 if exact_ok(p, e) {
@@ -479,7 +509,18 @@ fn fmt_mp(x: &MpFloat, f: &mut fmt::Formatter<'_>, style: Style) -> fmt::Result 
             }
         }
     };
-    let body = match (style, f.precision()) {
+    fmt_body(x, f, style, f.precision(), dec)
+}
+
+/// Lays out `dec` (the digits of `x`) in `style` with `precision`, sign and padding.
+fn fmt_body(
+    x: &MpFloat,
+    f: &mut fmt::Formatter<'_>,
+    style: Style,
+    precision: Option<usize>,
+    dec: Decimal,
+) -> fmt::Result {
+    let body = match (style, precision) {
         (Style::Plain, None) => plain(&dec, usize::try_from(-dec.pow).unwrap_or(0)),
         (Style::Plain, Some(prec)) => plain(&dec, prec),
         (Style::Exp(c), None) => scientific(&dec, dec.digits.len(), c),
@@ -498,7 +539,10 @@ fn fmt_mp(x: &MpFloat, f: &mut fmt::Formatter<'_>, style: Style) -> fmt::Result 
 impl fmt::Display for MpFloat {
     /// Plain notation: the shortest decimal that parses back to the same value, or with
     /// `{:.N}` the value correctly rounded to `N` decimals (half to even). Width, fill,
-    /// alignment, `+` and `0` behave as for `f64`.
+    /// alignment, `+` and `0` behave as for `f64`. Numbers whose plain form would need more than
+    /// 4,096 zeros from their magnitude alone (beyond about `10^4096`, or below `10^-4096`
+    /// without a precision) are printed in scientific notation instead (`1e5000`, with the
+    /// shortest round-trip digits), as `f64` never needs to: an `MpFloat` reaches `10^(10^17)`.
     ///
     /// ```
     /// use mpblas::rns::{Basis, MpFloat};
