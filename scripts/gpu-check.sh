@@ -43,7 +43,7 @@ rm -rf "$bundle"
 mkdir -p "$bundle/bin"
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
-cargo test --release -p mpblas --features cuda --no-run --message-format=json \
+cargo test --release -p mpblas --features cuda,unstable-internals --no-run --message-format=json \
     --lib --test gpu_bits --test gpu_func_bits --test gpu_rns_bits --test gpu_ozaki \
     --test gpu_emulation --test gpu_blas --test kernels_compile --test cuda_host >"$list"
 cargo build --release -p mpblas --features cuda --example gpu_bench --example gpu_func_bench \

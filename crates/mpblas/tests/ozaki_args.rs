@@ -590,3 +590,77 @@ fn extreme_scales() {
         }
     }
 }
+
+/// Issue 11: the Ozaki stages over raw slices (`pack_rows`, `split::split`, `ozaki2::product`,
+/// `moduli(usize::MAX)`, `sym_residue(1.0, 0)`, ...) panicked on short or absurd arguments. They
+/// are crate-private now (public only with the `unstable-internals` feature); what stays public
+/// answers every argument with a value or an `Err`, never a panic.
+#[test]
+fn what_stays_public_never_panics() {
+    use mpblas::ozaki::{gemm_cpu, ozaki1_check_params, ozaki2_check_params};
+    let odd = [0.0, -0.0, 1.0, f64::NAN, f64::INFINITY, -f64::INFINITY, f64::MAX, 5e-324];
+    let ks = [0, 1, 7, usize::MAX / 2, usize::MAX];
+    for slices in [0, 1, 3, 9, 1000, usize::MAX] {
+        for slice_gemm in [SliceGemm::F32, SliceGemm::F64] {
+            for products in [Products::Triangular, Products::Full] {
+                let p = Ozaki1Params {
+                    slices,
+                    products,
+                    slice_gemm,
+                    accumulate: Accumulate::Dd,
+                };
+                for &k in &ks {
+                    let ok = ozaki1_check_params(k, &p).is_ok();
+                    assert!(!ok || (2..=8).contains(&slices), "{slices} {k}");
+                    if !ok {
+                        // No bound for parameters the GEMM refuses.
+                        assert_eq!(bounds::ozaki1_rho(&p, k), f64::INFINITY);
+                        assert_eq!(bounds::ozaki1_ab_bound(&p, k, 1.0, 1.0, 1.0), f64::INFINITY);
+                        assert_eq!(bounds::ozaki1_entry_bound(&p, k, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0), f64::INFINITY);
+                    }
+                    for &v in &odd {
+                        let _ = bounds::ozaki1_rho(&p, k);
+                        let _ = bounds::ozaki1_ab_bound(&p, k, v, v, v);
+                        let _ = bounds::ozaki1_entry_bound(&p, k, v, v, v, v, v, v);
+                    }
+                }
+            }
+        }
+    }
+    for moduli in [0, 7, 8, 16, 20, 21, 1000, usize::MAX] {
+        for mode in [Ozaki2Mode::Fast, Ozaki2Mode::Accurate] {
+            let p = Ozaki2Params { moduli, mode };
+            for &k in &ks {
+                let ok = ozaki2_check_params(k, &p).is_ok();
+                assert!(!ok || (8..=20).contains(&moduli), "{moduli} {k}");
+                for &v in &odd {
+                    let st = bounds::VecStats::of(&[v, 1.0]);
+                    let _ = bounds::ozaki2_exponent_lower(&p, k, &st);
+                    let _ = bounds::ozaki2_ab_bound(&p, k, &st, &st, v);
+                    let _ = bounds::ozaki2_entry_bound(&p, k, &st, &st, v, v, v, v);
+                }
+            }
+        }
+    }
+    for &v in &odd {
+        for acc in [Accumulate::F64, Accumulate::Dd] {
+            let _ = bounds::update_bound(acc, v, v, v, v, v);
+        }
+        let _ = bounds::gamma(v, v);
+        for &k in &ks {
+            let _ = bounds::naive_gemm_ab_bound(k, v);
+        }
+    }
+    // The plain GEMMs of the stages: short buffers and overflowing dimensions are errors.
+    let (a, b) = ([1.0f64; 4], [1.0f64; 4]);
+    let mut c = [0.0f64; 4];
+    for (m, n, k) in [(2, 2, 2), (3, 2, 2), (usize::MAX, 2, 2), (2, 2, usize::MAX), (1 << 40, 1 << 40, 1)] {
+        let fits = m * n <= 4 && m.saturating_mul(k) <= 4 && n.saturating_mul(k) <= 4;
+        assert_eq!(gemm_cpu::gemm_f64(m, n, k, &a, &b, &mut c).is_ok(), fits, "{m} {n} {k}");
+        let (a32, b32, mut c32) = ([1.0f32; 4], [1.0f32; 4], [0.0f32; 4]);
+        assert_eq!(gemm_cpu::gemm_f32(m, n, k, &a32, &b32, &mut c32).is_ok(), fits);
+        let (a8, b8, mut c8) = ([1i8; 4], [1i8; 4], [0i32; 4]);
+        assert_eq!(gemm_cpu::gemm_i8_i32(m, n, k, &a8, &b8, &mut c8).is_ok(), fits);
+        assert!(gemm_cpu::gemm_i8_i32_part(m, n, k, 3, 1, &a8, &b8, &mut c8).is_err());
+    }
+}

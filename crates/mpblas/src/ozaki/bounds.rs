@@ -32,26 +32,33 @@ pub fn naive_gemm_ab_bound(k: usize, abs_ab: f64) -> f64 {
     gamma(k as f64, U) * abs_ab
 }
 
-/// `ρ = 2^(β+1−p) + 2·u_p`: one slice extraction leaves a remainder of at most `ρ·μ` (see
-/// [`super::split`]).
+/// `ρ = 2^(β+1−p) + 2·u_p`: one slice extraction leaves a remainder of at most `ρ·μ` (the
+/// split of scheme I). `+∞` (no bound) for parameters [`super::ozaki1_check_params`] refuses.
 pub fn ozaki1_rho(params: &Ozaki1Params, k: usize) -> f64 {
+    if super::ozaki1_check_params(k, params).is_err() {
+        return f64::INFINITY;
+    }
     let p = precision_bits(params.slice_gemm);
     let b = beta(p, k);
     (b as f64 + 1.0 - p as f64).exp2() + 2.0 * (-(p as f64)).exp2()
 }
 
 /// Bound on `|S − (AB)_ij|` for scheme I's sum `S` of slice products (before `α`, `β`), given
-/// `ab_abs = |(AB)_ij|`.
+/// `ab_abs = |(AB)_ij|`; `+∞` (no bound) for parameters [`super::ozaki1_check_params`]
+/// refuses.
 ///
 /// Derivation. The operand of level `l` is at most `(1+ρ)·ρ^(l−1)·μ`, so term `t` (levels
 /// `l_t`, `m_t`) is at most `W_t = (1+ρ)²·ρ^(l_t+m_t−2)·M`. The decomposition is exact except
 /// for the rounding of remainders to the slice precision; products of two extracted slices are
-/// exact ([`super::split`]); any other product has error at most `γ_(k+2)(u_p)·W_t` (the GEMM's
+/// exact (the split of scheme I); any other product has error at most `γ_(k+2)(u_p)·W_t` (the GEMM's
 /// `γ_k` plus the rounding of both operands). Recursive summation of the `T` terms, largest
 /// first, adds at most `γ_T(u)·(|c| + E_prod + Σ_(t≥2) W_t)` in `f64` (every partial sum is
 /// within the tail `Σ_(t≥2) W_t` of the result), or `2T·u²` times the same in double-double
 /// (`Dd + f64` has relative error ≤ 2u²).
 pub fn ozaki1_ab_bound(params: &Ozaki1Params, k: usize, mu_a: f64, mu_b: f64, ab_abs: f64) -> f64 {
+    if super::ozaki1_check_params(k, params).is_err() {
+        return f64::INFINITY;
+    }
     let p = precision_bits(params.slice_gemm);
     let up = (-(p as f64)).exp2();
     let rho = ozaki1_rho(params, k);
@@ -147,15 +154,15 @@ impl VecStats {
 }
 
 /// A lower bound of scheme II's scaling exponent `e` of a vector with statistics `st`, for
-/// inner dimension `k`. Accurate mode: `e ≥ q − ⌈log2 μ⌉` ([`super::ozaki2::fast_q`]). Fast
-/// mode: `e = x + 16 − ⌈log2 μ⌉ − ⌈log2 R⌉` ([`super::ozaki2::fast_exponent`]) with
+/// inner dimension `k`. Accurate mode: `e ≥ q − ⌈log2 μ⌉` (`super::ozaki2::fast_q`). Fast
+/// mode: `e = x + 16 − ⌈log2 μ⌉ − ⌈log2 R⌉` (`super::ozaki2::fast_exponent`) with
 /// `R ≤ √S(1 + 2^-49)` and `√S ≤ 2^(16−⌈log2 μ⌉)·‖x‖₂ + √k + √c`, `c` the number of chunks
-/// ([`super::ozaki2::norm_squares`]: each rescaled `g_l` exceeds `|x_l|·2^(16−⌈log2 μ⌉)` by
+/// (`super::ozaki2::norm_squares`: each rescaled `g_l` exceeds `|x_l|·2^(16−⌈log2 μ⌉)` by
 /// less than 1, and each chunk's rounding up adds less than 1 to `S`); `‖x‖₂` is inflated by
 /// `1 + γ_k(u)` for its own rounding and the whole by `1 + 2^-48`.
 ///
 /// # Errors
-/// Those of [`super::ozaki2::fast_q`] and [`super::ozaki2::fast_x`].
+/// Those of `super::ozaki2::fast_q` and `super::ozaki2::fast_x`.
 pub fn ozaki2_exponent_lower(params: &Ozaki2Params, k: usize, st: &VecStats) -> Result<i32> {
     use super::ozaki2::{Crt, NORM_BITS, fast_q, fast_x, norm_chunks};
     let e_mu = ceil_log2(st.max_abs);

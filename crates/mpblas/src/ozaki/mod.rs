@@ -4,11 +4,11 @@
 //! - [`ozaki1_gemm`], **scheme I** (Ozaki, Ogita, Oishi, Rump 2012; with `f32` slices as in
 //!   the seed paper of Nanai and Fujimoto 2021): A and B are split into `s` slices whose
 //!   pairwise products are exact in the slice arithmetic; the slice products are summed in
-//!   `f64` or double-double. See [`split`] and [`ozaki1`].
+//!   `f64` or double-double.
 //! - [`ozaki2_gemm`], **scheme II** (Ozaki, Uchino, Imamura 2025): rows of A and columns of B
 //!   are scaled by powers of two and rounded to integers, the integer product is computed
 //!   exactly as `N` INT8 GEMMs modulo small coprime moduli and rebuilt by the Chinese remainder
-//!   theorem. See [`ozaki2`].
+//!   theorem.
 //!
 //! Both return `Err` on every invalid argument ([`Error::LeadingDim`](crate::Error::LeadingDim), [`Error::ArrayTooShort`](crate::Error::ArrayTooShort),
 //! [`Error::OutOfRange`](crate::Error::OutOfRange)) and never panic. Their error bounds are functions in [`bounds`], the
@@ -26,10 +26,11 @@
 //! `k`*: `op(A)` is packed as `m` rows, row-major (`m × k`, stride `k`), and `op(B)` as `n`
 //! columns, column-major (`k × n`, stride `k`); products are `m × n` column-major with
 //! leading dimension `m`. This is the "TN" layout cuBLAS wants for INT8. The stages are
-//! separate public functions over plain slices ([`split::vec_max_abs`], [`split::split`],
-//! [`ozaki2::scaling`], [`ozaki2::to_integers`], [`ozaki2::residues`],
-//! [`ozaki2::products_mod`], [`ozaki2::reconstruct`], [`gemm_cpu`]), so a GPU kernel can be
-//! checked against each stage bit for bit.
+//! separate functions over plain slices (`split::vec_max_abs`, `split::split`,
+//! `ozaki2::scaling`, `ozaki2::to_integers`, `ozaki2::residues`, `ozaki2::products_mod`,
+//! `ozaki2::reconstruct`, [`gemm_cpu`]), so a GPU kernel can be checked against each stage bit
+//! for bit. They trust their arguments (the GEMMs check them once), so outside the crate they
+//! exist only with the `unstable-internals` feature, for such tests; no stability promise.
 //!
 //! # NaN and infinity
 //!
@@ -40,12 +41,25 @@
 
 pub mod bounds;
 pub mod gemm_cpu;
-pub mod ozaki1;
 mod ozaki1_gpu;
-pub mod ozaki2;
 mod ozaki2_gpu;
 pub(crate) mod ozaki_gpu;
+
+// The stages over raw slices: crate-private, public only with the `unstable-internals`
+// feature (the tests that check each stage, and the GPU's against it, use them). They trust
+// their callers' lengths and ranges, which the GEMM entry points check once.
+#[cfg(feature = "unstable-internals")]
+pub mod ozaki1;
+#[cfg(not(feature = "unstable-internals"))]
+pub(crate) mod ozaki1;
+#[cfg(feature = "unstable-internals")]
+pub mod ozaki2;
+#[cfg(not(feature = "unstable-internals"))]
+pub(crate) mod ozaki2;
+#[cfg(feature = "unstable-internals")]
 pub mod split;
+#[cfg(not(feature = "unstable-internals"))]
+pub(crate) mod split;
 
 use crate::error::Result;
 use crate::view::{MatMut, MatRef, Trans, check_product_shapes};
@@ -54,12 +68,16 @@ use crate::view::{MatMut, MatRef, Trans, check_product_shapes};
 /// `ozaki_gpu.cu`, whose shared launch code is `ozaki_gpu.rs`; INT8 GEMMs by cuBLAS): scheme II
 /// returns the CPU's bits.
 pub mod gpu {
-    pub use super::ozaki1_gpu::{ozaki1_gemm, ozaki1_gemm_blas, ozaki1_split};
+    /// The split stage on the GPU (its result is the `split` stage's type): with the
+    /// `unstable-internals` feature only.
+    #[cfg(feature = "unstable-internals")]
+    pub use super::ozaki1_gpu::stage::ozaki1_split;
+    pub use super::ozaki1_gpu::{ozaki1_gemm, ozaki1_gemm_blas};
     pub use super::ozaki2_gpu::{ozaki2_gemm, ozaki2_gemm_blas, ozaki2_product};
 }
 
-pub use ozaki1::{ozaki1_gemm, ozaki1_gemm_blas};
-pub use ozaki2::{ozaki2_gemm, ozaki2_gemm_blas};
+pub use ozaki1::{check_params as ozaki1_check_params, ozaki1_gemm, ozaki1_gemm_blas};
+pub use ozaki2::{check_params as ozaki2_check_params, ozaki2_gemm, ozaki2_gemm_blas};
 
 /// Which slice products scheme I forms (with `s` slices of A and of B, the last being the
 /// remainder).
@@ -122,7 +140,7 @@ pub const OZAKI1_SLICES: (usize, usize) = (2, 8);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ozaki2Mode {
     /// From the row maxima and a 16-bit-quantised 2-norm bound of each row of `A` and column
-    /// of `B` (Cauchy–Schwarz: `|A'||B'| ≤ ‖A'_i‖₂‖B'_j‖₂`; [`ozaki2::fast_x`]). One extra
+    /// of `B` (Cauchy–Schwarz: `|A'||B'| ≤ ‖A'_i‖₂‖B'_j‖₂`; `ozaki2::fast_x`). One extra
     /// read of A and B, no extra GEMM.
     Fast,
     /// From an extra INT8 GEMM of 6-bit upper bounds of `|A|` and `|B|`, which bounds each entry
@@ -133,7 +151,7 @@ pub enum Ozaki2Mode {
 /// Parameters of [`ozaki2_gemm`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ozaki2Params {
-    /// Number of moduli `N`, `8..=20` (see [`ozaki2::moduli`]).
+    /// Number of moduli `N`, `8..=20` (see `ozaki2::moduli`).
     pub moduli: usize,
     /// Scaling mode.
     pub mode: Ozaki2Mode,

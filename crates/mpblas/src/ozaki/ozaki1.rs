@@ -193,7 +193,7 @@ pub fn slice_products(
 ///
 /// # Errors
 /// [`Error::OutOfRange`] for a slice count outside `2..=8` or a `k` so large that a slice
-/// would carry no bit ([`max_k`]).
+/// would carry no bit (`max_k`).
 pub fn check_params(k: usize, params: &Ozaki1Params) -> Result<()> {
     let (lo, hi) = OZAKI1_SLICES;
     if !(lo..=hi).contains(&params.slices) {

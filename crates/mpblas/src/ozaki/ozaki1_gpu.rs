@@ -5,10 +5,9 @@
 use super::ozaki_gpu::*;
 use crate::cuda::{
     Device, DeviceMatMut, DeviceMatRef, DeviceVec, GemmType, ScratchBuffer, args, blocks,
-    check_len, download_raw,
 };
 use crate::error::{Error, Result};
-use crate::ozaki::split::{self, Scaled, Split};
+use crate::ozaki::split;
 use crate::ozaki::{self as cpu, Accumulate, Ozaki1Params, Products, SliceGemm};
 use crate::view::Trans;
 
@@ -135,114 +134,10 @@ fn pack(dev: &Device, x: Vecs, len: usize, mubits: u64, out: u64) -> Result<()> 
     }
 }
 
-/// Downloads `count·len` slice values and `count` exponents.
-fn download_scaled(
-    dev: &Device,
-    vals: u64,
-    exps: u64,
-    count: usize,
-    len: usize,
-    prec: SliceGemm,
-) -> Result<Scaled> {
-    let total = count * len;
-    let mut values = vec![0.0f64; total];
-    // SAFETY: `vals` addresses `total` elements of the slice precision and `exps` `count`
-    // ints in workspace buffers of this device, written by the kernels enqueued before.
-    unsafe {
-        match prec {
-            SliceGemm::F32 => {
-                let mut v32 = vec![0.0f32; total];
-                download_raw(dev, vals, &mut v32)?;
-                for (d, s) in values.iter_mut().zip(&v32) {
-                    *d = f64::from(*s);
-                }
-            }
-            SliceGemm::F64 => download_raw(dev, vals, &mut values)?,
-        }
-        let mut ex = vec![0i32; count];
-        download_raw(dev, exps, &mut ex)?;
-        Ok(Scaled { values, exps: ex })
-    }
-}
-
-/// The device split of `count` packed vectors of length `len` (finite values), downloaded:
-/// the GPU twin of [`split::split`], for stage-by-stage checks.
-///
-/// # Errors
-/// [`Error::LengthMismatch`] if `x` does not hold `count·len` values; driver, compile and
-/// launch errors.
-pub fn ozaki1_split(
-    dev: &Device,
-    x: &[f64],
-    len: usize,
-    count: usize,
-    slices: usize,
-    prec: SliceGemm,
-    keep_remainders: bool,
-) -> Result<Split> {
-    check_len("x", count * len, x.len())?;
-    let (lo, hi) = cpu::OZAKI1_SLICES;
-    if !(lo..=hi).contains(&slices) {
-        return Err(Error::OutOfRange {
-            what: "ozaki1 slices",
-            got: slices,
-            min: lo,
-            max: hi,
-        });
-    }
-    if count * len == 0 {
-        return Ok(split::split(x, len, count, slices, prec, keep_remainders));
-    }
-    let xd = dev.upload_f64(x)?;
-    with_workspace(dev, |ws| {
-        let rem = ws.pack_a.get(dev, 8 * count * len)?;
-        let mu = ws.mu_tmp.get(dev, 8 * count)?;
-        let src = xd.word_addr(0);
-        let v = Vecs {
-            ptr: src,
-            sv: len as u64,
-            st: 1,
-            count,
-        };
-        vecmax(dev, v, len, mu)?;
-        pack(dev, v, len, mu, rem)?;
-        grow(&mut ws.slices_a, slices);
-        grow(&mut ws.exps_a, slices);
-        grow(&mut ws.rems_b, slices);
-        grow(&mut ws.exps_rb, slices);
-        let rems = if keep_remainders {
-            Some((&mut ws.rems_b[..], &mut ws.exps_rb[..]))
-        } else {
-            None
-        };
-        let sp = split_device(
-            dev,
-            mu,
-            rem,
-            len,
-            count,
-            slices,
-            prec,
-            &mut ws.slices_a,
-            &mut ws.exps_a,
-            rems,
-        )?;
-        let get = |v: &[u64], e: &[u64]| -> Result<Vec<Scaled>> {
-            v.iter()
-                .zip(e)
-                .map(|(&p, &q)| download_scaled(dev, p, q, count, len, prec))
-                .collect()
-        };
-        Ok(Split {
-            slices: get(&sp.slices, &sp.exps)?,
-            remainders: get(&sp.rems, &sp.rem_exps)?,
-        })
-    })
-}
 
 /// `C ← α·A·B + β·C` by Ozaki scheme I on the GPU: the splits of
 /// [`crate::ozaki::ozaki1_gemm`] (identical to the CPU's), slice products by cuBLAS SGEMM or
-/// DGEMM (default math mode, no TF32), summed in the order of [`crate::ozaki::ozaki1::terms`];
+/// DGEMM (default math mode, no TF32), summed in the order of `crate::ozaki::ozaki1::terms`;
 /// views as [`ozaki2_gemm`](super::gpu::ozaki2_gemm).
 ///
 /// # Errors
@@ -443,4 +338,117 @@ pub fn ozaki1_gemm_blas(
 ) -> Result<()> {
     let (a, b, c) = blas_views(transa, transb, (m, n, k), (a, lda), (b, ldb), (c, ldc))?;
     ozaki1_gemm(dev, alpha, a, b, beta, c, params)
+}
+
+/// The split stage alone, downloaded (the `unstable-internals` feature: stage-by-stage tests).
+#[cfg(feature = "unstable-internals")]
+pub(super) mod stage {
+    use super::*;
+    use crate::cuda::{check_len, download_raw};
+    use crate::ozaki::split::{Scaled, Split};
+
+    /// Downloads `count·len` slice values and `count` exponents.
+    fn download_scaled(
+        dev: &Device,
+        vals: u64,
+        exps: u64,
+        count: usize,
+        len: usize,
+        prec: SliceGemm,
+    ) -> Result<Scaled> {
+        let total = count * len;
+        let mut values = vec![0.0f64; total];
+        // SAFETY: `vals` addresses `total` elements of the slice precision and `exps` `count`
+        // ints in workspace buffers of this device, written by the kernels enqueued before.
+        unsafe {
+            match prec {
+                SliceGemm::F32 => {
+                    let mut v32 = vec![0.0f32; total];
+                    download_raw(dev, vals, &mut v32)?;
+                    for (d, s) in values.iter_mut().zip(&v32) {
+                        *d = f64::from(*s);
+                    }
+                }
+                SliceGemm::F64 => download_raw(dev, vals, &mut values)?,
+            }
+            let mut ex = vec![0i32; count];
+            download_raw(dev, exps, &mut ex)?;
+            Ok(Scaled { values, exps: ex })
+        }
+    }
+
+    /// The device split of `count` packed vectors of length `len` (finite values), downloaded:
+    /// the GPU twin of [`split::split`], for stage-by-stage checks (`unstable-internals` only).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] if `x` does not hold `count·len` values; driver, compile and
+    /// launch errors.
+    pub fn ozaki1_split(
+        dev: &Device,
+        x: &[f64],
+        len: usize,
+        count: usize,
+        slices: usize,
+        prec: SliceGemm,
+        keep_remainders: bool,
+    ) -> Result<Split> {
+        check_len("x", count * len, x.len())?;
+        let (lo, hi) = cpu::OZAKI1_SLICES;
+        if !(lo..=hi).contains(&slices) {
+            return Err(Error::OutOfRange {
+                what: "ozaki1 slices",
+                got: slices,
+                min: lo,
+                max: hi,
+            });
+        }
+        if count * len == 0 {
+            return Ok(split::split(x, len, count, slices, prec, keep_remainders));
+        }
+        let xd = dev.upload_f64(x)?;
+        with_workspace(dev, |ws| {
+            let rem = ws.pack_a.get(dev, 8 * count * len)?;
+            let mu = ws.mu_tmp.get(dev, 8 * count)?;
+            let src = xd.word_addr(0);
+            let v = Vecs {
+                ptr: src,
+                sv: len as u64,
+                st: 1,
+                count,
+            };
+            vecmax(dev, v, len, mu)?;
+            pack(dev, v, len, mu, rem)?;
+            grow(&mut ws.slices_a, slices);
+            grow(&mut ws.exps_a, slices);
+            grow(&mut ws.rems_b, slices);
+            grow(&mut ws.exps_rb, slices);
+            let rems = if keep_remainders {
+                Some((&mut ws.rems_b[..], &mut ws.exps_rb[..]))
+            } else {
+                None
+            };
+            let sp = split_device(
+                dev,
+                mu,
+                rem,
+                len,
+                count,
+                slices,
+                prec,
+                &mut ws.slices_a,
+                &mut ws.exps_a,
+                rems,
+            )?;
+            let get = |v: &[u64], e: &[u64]| -> Result<Vec<Scaled>> {
+                v.iter()
+                    .zip(e)
+                    .map(|(&p, &q)| download_scaled(dev, p, q, count, len, prec))
+                    .collect()
+            };
+            Ok(Split {
+                slices: get(&sp.slices, &sp.exps)?,
+                remainders: get(&sp.rems, &sp.rem_exps)?,
+            })
+        })
+    }
 }

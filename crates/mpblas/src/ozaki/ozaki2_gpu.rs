@@ -662,7 +662,7 @@ pub fn ozaki2_gemm_blas(
 }
 
 /// `A·B` by scheme II as an `m × n` column-major double-double array: the GPU twin of
-/// [`crate::ozaki::ozaki2::product`] (bit for bit, after the CPU's packing and zeroing of
+/// `crate::ozaki::ozaki2::product` (bit for bit, after the CPU's packing and zeroing of
 /// non-finite rows and columns). With 20 moduli in fast mode this is the reference the
 /// benchmark and the GPU reproduction use (fast rather than accurate: at φ = 2 the fast mode's
 /// 2-norm scaling keeps more bits, see `bench/results/h100-sxm-80gb/ozaki-notes.md`).
