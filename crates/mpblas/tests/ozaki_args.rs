@@ -598,7 +598,16 @@ fn extreme_scales() {
 #[test]
 fn what_stays_public_never_panics() {
     use mpblas::ozaki::{gemm_cpu, ozaki1_check_params, ozaki2_check_params};
-    let odd = [0.0, -0.0, 1.0, f64::NAN, f64::INFINITY, -f64::INFINITY, f64::MAX, 5e-324];
+    let odd = [
+        0.0,
+        -0.0,
+        1.0,
+        f64::NAN,
+        f64::INFINITY,
+        -f64::INFINITY,
+        f64::MAX,
+        5e-324,
+    ];
     let ks = [0, 1, 7, usize::MAX / 2, usize::MAX];
     for slices in [0, 1, 3, 9, 1000, usize::MAX] {
         for slice_gemm in [SliceGemm::F32, SliceGemm::F64] {
@@ -616,7 +625,10 @@ fn what_stays_public_never_panics() {
                         // No bound for parameters the GEMM refuses.
                         assert_eq!(bounds::ozaki1_rho(&p, k), f64::INFINITY);
                         assert_eq!(bounds::ozaki1_ab_bound(&p, k, 1.0, 1.0, 1.0), f64::INFINITY);
-                        assert_eq!(bounds::ozaki1_entry_bound(&p, k, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0), f64::INFINITY);
+                        assert_eq!(
+                            bounds::ozaki1_entry_bound(&p, k, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0),
+                            f64::INFINITY
+                        );
                     }
                     for &v in &odd {
                         let _ = bounds::ozaki1_rho(&p, k);
@@ -654,13 +666,29 @@ fn what_stays_public_never_panics() {
     // The plain GEMMs of the stages: short buffers and overflowing dimensions are errors.
     let (a, b) = ([1.0f64; 4], [1.0f64; 4]);
     let mut c = [0.0f64; 4];
-    for (m, n, k) in [(2, 2, 2), (3, 2, 2), (usize::MAX, 2, 2), (2, 2, usize::MAX), (1 << 40, 1 << 40, 1)] {
+    for (m, n, k) in [
+        (2, 2, 2),
+        (3, 2, 2),
+        (usize::MAX, 2, 2),
+        (2, 2, usize::MAX),
+        (1 << 40, 1 << 40, 1),
+    ] {
         let fits = m * n <= 4 && m.saturating_mul(k) <= 4 && n.saturating_mul(k) <= 4;
-        assert_eq!(gemm_cpu::gemm_f64(m, n, k, &a, &b, &mut c).is_ok(), fits, "{m} {n} {k}");
+        assert_eq!(
+            gemm_cpu::gemm_f64(m, n, k, &a, &b, &mut c).is_ok(),
+            fits,
+            "{m} {n} {k}"
+        );
         let (a32, b32, mut c32) = ([1.0f32; 4], [1.0f32; 4], [0.0f32; 4]);
-        assert_eq!(gemm_cpu::gemm_f32(m, n, k, &a32, &b32, &mut c32).is_ok(), fits);
+        assert_eq!(
+            gemm_cpu::gemm_f32(m, n, k, &a32, &b32, &mut c32).is_ok(),
+            fits
+        );
         let (a8, b8, mut c8) = ([1i8; 4], [1i8; 4], [0i32; 4]);
-        assert_eq!(gemm_cpu::gemm_i8_i32(m, n, k, &a8, &b8, &mut c8).is_ok(), fits);
+        assert_eq!(
+            gemm_cpu::gemm_i8_i32(m, n, k, &a8, &b8, &mut c8).is_ok(),
+            fits
+        );
         assert!(gemm_cpu::gemm_i8_i32_part(m, n, k, 3, 1, &a8, &b8, &mut c8).is_err());
     }
 }

@@ -347,8 +347,16 @@ fn display_of_far_numbers_is_short_and_round_trips() {
         assert!(y.identical(x), "{text}");
     };
     for (input, plain, fixed3) in [
-        ("1e300000000000000000", "1e300000000000000000", "1e300000000000000000"),
-        ("-1.5e-300000000000000000", "-1.5e-300000000000000000", "-0.000"),
+        (
+            "1e300000000000000000",
+            "1e300000000000000000",
+            "1e300000000000000000",
+        ),
+        (
+            "-1.5e-300000000000000000",
+            "-1.5e-300000000000000000",
+            "-0.000",
+        ),
         ("2.5e100000000", "2.5e100000000", "2.5e100000000"),
         ("1e5000", "1e5000", "1e5000"),
         ("7e-5000", "7e-5000", "0.000"),
@@ -372,7 +380,10 @@ fn display_of_far_numbers_is_short_and_round_trips() {
         assert!(t.len() < 80, "{t}");
         let tiny = MpFloat::from_u64_exp(&b, true, 3, -(1i64 << k));
         let s = tiny.to_string();
-        assert!(s.len() < 80 && s.starts_with('-') && s.contains("e-"), "{s}");
+        assert!(
+            s.len() < 80 && s.starts_with('-') && s.contains("e-"),
+            "{s}"
+        );
         round_trips(&tiny, &s);
         assert_eq!(format!("{tiny:.5}"), "-0.00000");
     }

@@ -49,8 +49,49 @@ pub(crate) fn parse_words<const N: usize>(
     Ok(match scan(s, format, MAX_DIGITS, 1_000_000_000_000_000)? {
         Scanned::Inf(neg) => leading::<N>(if neg { -f64::INFINITY } else { f64::INFINITY }),
         Scanned::Nan(neg) => leading::<N>(if neg { -f64::NAN } else { f64::NAN }),
-        Scanned::Number(neg, digits, exp) => digits.into_words::<N>(neg, exp),
+        Scanned::Number(neg, digits, exp) => normalise(digits.into_words::<N>(neg, exp)),
     })
+}
+
+/// Whether `b` is exactly half the spacing from `a` to its neighbouring double on `b`'s side:
+/// a tie of `a + b`, where round to nearest even may leave `a`.
+pub(super) fn is_tie(a: f64, b: f64) -> bool {
+    if b == 0.0 || !a.is_finite() {
+        return false;
+    }
+    let neighbour = if b > 0.0 { a.next_up() } else { a.next_down() };
+    // Adjacent doubles: the difference is exact, and so is 2b.
+    neighbour.is_finite() && neighbour - a == 2.0 * b
+}
+
+/// The greedy words rewritten so that every pair is normalised, `RN(w_k + w_k+1) = w_k`, as
+/// the formats' own renormalisations leave them (`x + 0 == x` relies on it). The greedy words
+/// of a decimal are that already except at a tie: the decimal just beyond the midpoint of two
+/// doubles gives `w_k` odd and `w_k+1` exactly half its spacing back toward the even neighbour
+/// (issue 11: `1.000000000000000333066907387546962127089500427246093749999999` gave
+/// `lo = ulp(hi)/2` with an odd `hi`), and FastTwoSum moves the tie to the even word, exactly
+/// (the same value). Passes from the bottom until nothing moves.
+pub(crate) fn normalise<const N: usize>(mut w: [f64; N]) -> [f64; N] {
+    if !w.iter().all(|x| x.is_finite()) {
+        return w;
+    }
+    loop {
+        let mut moved = false;
+        for k in (1..N).rev() {
+            if !is_tie(w[k - 1], w[k]) {
+                continue;
+            }
+            let (s, e) = crate::eft::fast_two_sum(w[k - 1], w[k]);
+            if s != w[k - 1] {
+                w[k - 1] = s;
+                w[k] = e;
+                moved = true;
+            }
+        }
+        if !moved {
+            return w;
+        }
+    }
 }
 
 /// What [`scan`] read: `±inf`, `±nan`, or a sign, the significand's digits and the exponent.

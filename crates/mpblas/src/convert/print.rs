@@ -190,11 +190,25 @@ fn rounding_interval(w: f64) -> (SInt, SInt, bool) {
     }
 }
 
-/// The shortest decimal that parses back to `words` (the nearest to their sum among those), or
-/// `None` if no decimal does (see the module docs). `total` is the exact non-zero sum of `words`.
-fn shortest(words: &[f64], total: &SInt) -> Option<Decimal> {
-    // Work with a positive value: rounding is symmetric, so J mirrors with the words.
-    let flip = total.neg;
+/// The words that the greedy parse gives just across a tie at level `k`: when `w_k+1` is exactly
+/// half the spacing from `w_k` to its neighbour `w'` on `w_k+1`'s side, decimals just beyond that
+/// midpoint give `(w', −w_k+1)` and the same words below, which the parser normalises back to
+/// `words` (parse.rs `normalise`). `None` when level `k` is not a tie.
+fn twin_at(words: &[f64], k: usize) -> Option<Vec<f64>> {
+    let (a, b) = (words[k], *words.get(k + 1)?);
+    if !super::parse::is_tie(a, b) {
+        return None;
+    }
+    let mut twin = words.to_vec();
+    twin[k] = a + 2.0 * b;
+    twin[k + 1] = -b;
+    Some(twin)
+}
+
+/// J: the reals whose greedy expansion is `words` (intersection of each word's rounding
+/// interval, shifted by the words above it), for positive words (`flip`: negate them first);
+/// `None` if it is empty or the words are not normalised.
+fn greedy_interval(words: &[f64], flip: bool) -> Option<Interval> {
     let mut sum = SInt::zero();
     let mut lo: Option<(SInt, bool)> = None;
     let mut hi: Option<(SInt, bool)> = None;
@@ -225,12 +239,40 @@ fn shortest(words: &[f64], total: &SInt) -> Option<Decimal> {
         // Only for words whose leading one disagrees in sign with their sum (not normalised).
         return None;
     }
-    let j = Interval {
+    let empty = match lo.cmp(&hi) {
+        Ordering::Greater => true,
+        Ordering::Equal => !(lo_closed && hi_closed),
+        Ordering::Less => false,
+    };
+    (!empty).then_some(Interval {
         lo: lo.mag,
         lo_closed,
         hi: hi.mag,
         hi_closed,
-    };
+    })
+}
+
+/// The shortest decimal that parses back to `words` (the nearest to their sum among those), or
+/// `None` if no decimal does (see the module docs). `total` is the exact non-zero sum of `words`.
+/// The decimals that parse back are those of J(`words`) and, at a tie, of the twin's J on the
+/// other side of the midpoint (the parser normalises the twin to `words`): adjacent intervals,
+/// joined (either may be empty). (Ties at two levels at once, whose twins would combine, only ever widen the set
+/// further: the decimal found still parses back, though a shorter one could exist.)
+fn shortest(words: &[f64], total: &SInt) -> Option<Decimal> {
+    // Work with a positive value: rounding is symmetric, so J mirrors with the words.
+    let flip = total.neg;
+    // J(`words`) is empty for the normalised form of a tie whose decimals' greedy words are
+    // the twin (1, 2^-53, 2^-110, 0 for quad-double): then the twin's J is the whole set.
+    let mut j = greedy_interval(words, flip);
+    for k in 0..words.len().saturating_sub(1) {
+        if let Some(t) = twin_at(words, k).and_then(|w| greedy_interval(&w, flip)) {
+            j = Some(match j {
+                Some(j) => j.join(t),
+                None => t,
+            });
+        }
+    }
+    let j = j?;
 
     // Bracket the answer from the sizes of J's width and of its top, then check the bracket
     // (the estimates use floating-point logarithms) and bisect.
@@ -283,6 +325,29 @@ struct Interval {
 }
 
 impl Interval {
+    /// The union with `other` when the two touch or overlap (else `self`).
+    fn join(self, other: Interval) -> Interval {
+        if other.lo > self.hi || self.lo > other.hi {
+            return self;
+        }
+        let (lo, lo_closed) = match other.lo.cmp(&self.lo) {
+            Ordering::Less => (other.lo, other.lo_closed),
+            Ordering::Equal => (self.lo, self.lo_closed || other.lo_closed),
+            Ordering::Greater => (self.lo, self.lo_closed),
+        };
+        let (hi, hi_closed) = match other.hi.cmp(&self.hi) {
+            Ordering::Greater => (other.hi, other.hi_closed),
+            Ordering::Equal => (self.hi, self.hi_closed || other.hi_closed),
+            Ordering::Less => (self.hi, self.hi_closed),
+        };
+        Interval {
+            lo,
+            lo_closed,
+            hi,
+            hi_closed,
+        }
+    }
+
     /// The least and greatest `m` with `m·10^p` in the interval, if there is one.
     fn multiples(&self, p: i64) -> Option<(BigUint, BigUint)> {
         let (num, den) = over_pow10(&self.lo, p);

@@ -134,7 +134,6 @@ fn pack(dev: &Device, x: Vecs, len: usize, mubits: u64, out: u64) -> Result<()> 
     }
 }
 
-
 /// `C ← α·A·B + β·C` by Ozaki scheme I on the GPU: the splits of
 /// [`crate::ozaki::ozaki1_gemm`] (identical to the CPU's), slice products by cuBLAS SGEMM or
 /// DGEMM (default math mode, no TF32), summed in the order of `crate::ozaki::ozaki1::terms`;

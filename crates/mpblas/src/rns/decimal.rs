@@ -479,11 +479,17 @@ fn fmt_mp(x: &MpFloat, f: &mut fmt::Formatter<'_>, style: Style) -> fmt::Result 
             // Scientific notation with the digits plain notation would have shown: the
             // shortest round trip (a fixed number of decimals would all be zeros of the
             // integer part).
-            return fmt_body(x, f, Style::Exp('e'), None, if exact_ok(p, e) {
-                shortest(p, &xs, e)
-            } else {
-                shortest_far(x, &xs, e)
-            });
+            return fmt_body(
+                x,
+                f,
+                Style::Exp('e'),
+                None,
+                if exact_ok(p, e) {
+                    shortest(p, &xs, e)
+                } else {
+                    shortest_far(x, &xs, e)
+                },
+            );
         }
         match (style, f.precision()) {
             (_, None) => {
