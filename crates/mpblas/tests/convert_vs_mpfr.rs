@@ -903,6 +903,9 @@ fn arbitrary_words_never_panic() {
         .unwrap();
 }
 
+/// Whether a string parses back to the value printed.
+type ParsesBack<'a> = dyn Fn(&str) -> bool + 'a;
+
 /// Issue 11: a decimal just beyond the midpoint of two doubles parsed to greedy words whose sum
 /// rounds back to the other double (`lo = ulp(hi)/2` with `hi` odd), so `d + 0 != d` and
 /// `d × 1 != d`. Every parse is canonical now, at ties too, and printing still round trips in
@@ -959,7 +962,7 @@ fn parses_at_ties_are_canonical_and_print_shortest() {
                         .is_ok_and(|b| bits(dd_words(b)) == bits(dd_words(dd)))
                 };
                 let qd_back = |t: &str| t.parse::<Qd>().is_ok_and(|b| bits(b.c) == bits(qd.c));
-                let checks: [(String, &dyn Fn(&str) -> bool); 2] =
+                let checks: [(String, &ParsesBack); 2] =
                     [(format!("{dd:e}"), &dd_back), (format!("{qd:e}"), &qd_back)];
                 for (printed, back_ok) in checks {
                     assert!(back_ok(&printed), "{text} printed as {printed}");
