@@ -438,6 +438,37 @@ impl<'a, T> MatRef<'a, T> {
         }
     }
 
+    /// Row `i` as a vector (no copy), or `None` beyond the last row.
+    pub fn row(&self, i: usize) -> Option<VecRef<'a, T>> {
+        (i < self.rows()).then(|| VecRef {
+            // (i, 0) is in the view, or the row is empty and the pointer is never read.
+            ptr: if self.cols() == 0 {
+                self.ptr
+            } else {
+                self.at(i, 0) as *const T
+            },
+            len: self.cols(),
+            // A view's strides fit `isize` (its storage is a slice); 1 for a one-column view
+            // of stride 0, where the increment is never used.
+            inc: (self.col_stride() as isize).max(1),
+            _borrow: PhantomData,
+        })
+    }
+
+    /// Column `j` as a vector (no copy), or `None` beyond the last column.
+    pub fn col(&self, j: usize) -> Option<VecRef<'a, T>> {
+        (j < self.cols()).then(|| VecRef {
+            ptr: if self.rows() == 0 {
+                self.ptr
+            } else {
+                self.at(0, j) as *const T
+            },
+            len: self.rows(),
+            inc: (self.row_stride() as isize).max(1),
+            _borrow: PhantomData,
+        })
+    }
+
     /// Element `(i, j)`, or `None` outside the matrix.
     pub fn get(&self, i: usize, j: usize) -> Option<&'a T> {
         (i < self.rows() && j < self.cols()).then(|| self.at(i, j))

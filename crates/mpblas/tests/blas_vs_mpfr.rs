@@ -1743,3 +1743,339 @@ fn correctly_rounded_at_the_extremes() {
     assert_eq!(cr(&[f64::INFINITY, 1.0], &[-1.0, 1.0]), f64::NEG_INFINITY);
     report("extremes");
 }
+
+// ---- level 2: gemv and ger ---------------------------------------------------------------------
+
+/// `y ← α·op(A)·x + β·y` against MPFR within the returned componentwise bounds, both
+/// transposes, strided `y`, rows of every kind (cancellation inside a row, exponents across
+/// `2^±1000` inside a row, subnormals), `β = 0` (`y` not read: NaN there stays out) and
+/// `α = 0` (`A` not read).
+fn gemv_for<T: Fmt>(ctx: &T::Ctx, seeds: u64) {
+    use mpblas::blas::level2::{gemv_blas, gemv_bounded};
+    use mpblas::view::{MatRef, Trans};
+    for seed in 0..seeds {
+        let mut g = SplitMix64::new(0x9e37 + seed);
+        for &(m, n) in &[(1, 1), (3, 7), (9, 4), (17, 300)] {
+            for kind in KINDS {
+                // Row i of A (m × n, column-major, lda = m + 2) of `kind`, x its partner.
+                let lda = m + 2;
+                let mut a = vec![value::<T>(ctx, 0.0); lda * n];
+                let x0 = vector::<T>(ctx, Kind::Random, n, &mut g);
+                let x;
+                // Row 0 of `kind`, x its partner (products in range, cancelling for `Cancel`);
+                // row i a multiple ±2^k of row 0 (the same spread and cancellation).
+                let row0 = vector::<T>(ctx, kind, n, &mut g);
+                x = partner::<T>(ctx, kind, &row0, &mut g);
+                for i in 0..m {
+                    let k = g.int(-8, 8) as i32;
+                    let s = value::<T>(
+                        ctx,
+                        if g.next_u64() & 1 == 0 { 1.0 } else { -1.0 } * 2f64.powi(k),
+                    );
+                    for (j, v) in row0.iter().enumerate() {
+                        a[i + j * lda] = if i == 0 { v.clone() } else { v.mul_ref(&s) };
+                    }
+                }
+                let alpha = full_at::<T>(ctx, &mut g, 1);
+                for beta_zero in [false, true] {
+                    let beta = if beta_zero {
+                        value(ctx, 0.0)
+                    } else {
+                        full_at::<T>(ctx, &mut g, -2)
+                    };
+                    let y0: Vec<T> = (0..2 * m)
+                        .map(|k| {
+                            if beta_zero && k % 2 == 0 {
+                                value(ctx, f64::NAN)
+                            } else {
+                                full_at::<T>(ctx, &mut g, 3)
+                            }
+                        })
+                        .collect();
+                    let mut y = y0.clone();
+                    let av = MatRef::col_major(&a, m, n, lda).unwrap();
+                    let bounds = gemv_bounded(
+                        &alpha,
+                        av,
+                        VecRef::contiguous(&x),
+                        &beta,
+                        VecMut::from_blas("y", m, &mut y, 2).unwrap(),
+                    )
+                    .unwrap();
+                    let (ae, be) = (alpha.exact(), beta.exact());
+                    for i in 0..m {
+                        let mut terms: Vec<Float> = (0..n)
+                            .map(|j| {
+                                exact_product(
+                                    &ae,
+                                    &exact_product(&a[i + j * lda].exact(), &x[j].exact()),
+                                )
+                            })
+                            .collect();
+                        if !beta_zero {
+                            terms.push(exact_product(&be, &y0[2 * i].exact()));
+                        }
+                        let want = exact_sum(&terms);
+                        let r = Bounded {
+                            value: y[2 * i].clone(),
+                            error_bound: bounds[i],
+                        };
+                        assert_within(
+                            "gemv",
+                            &r,
+                            &want,
+                            &format!("{} {kind:?} {m}x{n} beta0={beta_zero} row {i}", T::FORMAT),
+                        );
+                        // y's other elements are untouched.
+                        assert_eq!(y[2 * i + 1].words(), y0[2 * i + 1].words());
+                    }
+                    // The BLAS entry, transposed, on the same array: y = Aᵀ·z, z of m elements.
+                    // z_i = ±2^k, |k| ≤ 8: the column sums stay in range for every kind.
+                    let z: Vec<T> = (0..m)
+                        .map(|_| {
+                            let k = g.int(-8, 8) as i32;
+                            value(
+                                ctx,
+                                if g.next_u64() & 1 == 0 { 1.0 } else { -1.0 } * 2f64.powi(k),
+                            )
+                        })
+                        .collect();
+                    let mut w = vec![value::<T>(ctx, 0.0); n];
+                    gemv_blas(
+                        Trans::Yes,
+                        m,
+                        n,
+                        &alpha,
+                        &a,
+                        lda,
+                        &z,
+                        1,
+                        &value(ctx, 0.0),
+                        &mut w,
+                        -1,
+                    )
+                    .unwrap();
+                    let mut w2 = vec![value::<T>(ctx, 0.0); n];
+                    let bounds = gemv_bounded(
+                        &alpha,
+                        av.t(),
+                        VecRef::contiguous(&z),
+                        &value(ctx, 0.0),
+                        VecMut::contiguous(&mut w2),
+                    )
+                    .unwrap();
+                    for j in 0..n {
+                        // incy = −1: element j of y is w[n − 1 − j].
+                        assert_eq!(
+                            w[n - 1 - j].words(),
+                            w2[j].words(),
+                            "the BLAS entry is the view call"
+                        );
+                        let terms: Vec<Float> = (0..m)
+                            .map(|i| {
+                                exact_product(
+                                    &ae,
+                                    &exact_product(&a[i + j * lda].exact(), &z[i].exact()),
+                                )
+                            })
+                            .collect();
+                        let r = Bounded {
+                            value: w2[j].clone(),
+                            error_bound: bounds[j],
+                        };
+                        assert_within(
+                            "gemv T",
+                            &r,
+                            &exact_sum(&terms),
+                            &format!("{} {kind:?} {m}x{n} col {j}", T::FORMAT),
+                        );
+                    }
+                }
+                // α = 0 reads neither A nor x (NaN there does not propagate): y = β·y.
+                let nan_a = vec![value::<T>(ctx, f64::NAN); m * n];
+                let beta = full_at::<T>(ctx, &mut g, 0);
+                let y0 = vector::<T>(ctx, Kind::Random, m, &mut g);
+                let mut y = y0.clone();
+                let bounds = gemv_bounded(
+                    &value(ctx, 0.0),
+                    MatRef::col_major(&nan_a, m, n, m).unwrap(),
+                    VecRef::contiguous(&x0),
+                    &beta,
+                    VecMut::contiguous(&mut y),
+                )
+                .unwrap();
+                for i in 0..m {
+                    let r = Bounded {
+                        value: y[i].clone(),
+                        error_bound: bounds[i],
+                    };
+                    assert_within(
+                        "gemv alpha=0",
+                        &r,
+                        &exact_product(&beta.exact(), &y0[i].exact()),
+                        T::FORMAT,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `A ← α·x·yᵀ + A` against MPFR within [`ger_error_bound`], and the BLAS entry.
+fn ger_for<T: Fmt>(ctx: &T::Ctx) {
+    use mpblas::blas::level2::{ger, ger_blas, ger_error_bound};
+    use mpblas::view::MatMut;
+    let mut g = SplitMix64::new(77);
+    let (m, n) = (5, 6);
+    for kind in KINDS {
+        let x = vector::<T>(ctx, kind, m, &mut g);
+        let y = vector::<T>(ctx, kind, n, &mut g);
+        let a0 = vector::<T>(ctx, kind, m * n, &mut g);
+        let alpha = full_at::<T>(ctx, &mut g, 0);
+        let mut a = a0.clone();
+        ger(
+            &alpha,
+            VecRef::contiguous(&x),
+            VecRef::contiguous(&y),
+            MatMut::col_major(&mut a, m, n, m).unwrap(),
+        )
+        .unwrap();
+        let mut b = a0.clone();
+        ger_blas(m, n, &alpha, &x, 1, &y, 1, &mut b, m).unwrap();
+        assert_eq!(bits_of(&a), bits_of(&b));
+        let (eps, eta) = (T::op_error_bound_in(ctx), T::underflow_error_in(ctx));
+        for j in 0..n {
+            for i in 0..m {
+                let axy =
+                    exact_product(&alpha.exact(), &exact_product(&x[i].exact(), &y[j].exact()));
+                let want = exact_sum(&[a0[i + j * m].exact(), axy.clone()]);
+                let up = |f: &Float| f.to_f64().abs() * (1.0 + 1e-15) + f64::from_bits(1);
+                let bound = ger_error_bound(
+                    eps,
+                    eta,
+                    up(&a0[i + j * m].exact()),
+                    up(&axy),
+                    up(&x[i].exact()),
+                );
+                let r = Bounded {
+                    value: a[i + j * m].clone(),
+                    error_bound: bound,
+                };
+                if a0[i + j * m].nearest_f64().abs() < 1e300 && axy.to_f64().abs() < 1e300 {
+                    assert_within(
+                        "ger",
+                        &r,
+                        &want,
+                        &format!("{} {kind:?} ({i}, {j})", T::FORMAT),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn gemv_and_ger_within_their_bounds() {
+    gemv_for::<f64>(&(), 2);
+    gemv_for::<Dd>(&(), 2);
+    gemv_for::<Qd>(&(), 1);
+    gemv_for::<MpFloat>(&Basis::new(106).unwrap(), 1);
+    ger_for::<f64>(&());
+    ger_for::<Dd>(&());
+    ger_for::<Qd>(&());
+    ger_for::<MpFloat>(&Basis::new(106).unwrap());
+    report("gemv/ger");
+}
+
+/// Bad arguments are errors: lengths, leading dimensions, zero increments, short arrays, RNS
+/// bases; and the same bits for any thread count.
+#[test]
+fn gemv_bad_arguments_and_thread_counts() {
+    use mpblas::blas::level2::{gemv, gemv_blas, ger_blas};
+    use mpblas::view::{MatRef, Trans};
+    let a = vec![1.0f64; 12];
+    let x = [1.0f64; 4];
+    let mut y = [0.0f64; 4];
+    assert!(matches!(
+        gemv(
+            &1.0,
+            MatRef::col_major(&a, 3, 4, 3).unwrap(),
+            VecRef::contiguous(&x[..3]),
+            &0.0,
+            VecMut::contiguous(&mut y[..3])
+        ),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        gemv_blas(Trans::No, 3, 4, &1.0, &a, 2, &x, 1, &0.0, &mut y, 1),
+        Err(Error::LeadingDim { .. })
+    ));
+    assert!(matches!(
+        gemv_blas(Trans::No, 3, 4, &1.0, &a, 3, &x, 0, &0.0, &mut y, 1),
+        Err(Error::InvalidView { .. })
+    ));
+    assert!(matches!(
+        gemv_blas(Trans::No, 4, 4, &1.0, &a, 4, &x, 1, &0.0, &mut y, 1),
+        Err(Error::ArrayTooShort { .. })
+    ));
+    assert!(
+        gemv_blas(
+            Trans::No,
+            usize::MAX,
+            2,
+            &1.0,
+            &a,
+            usize::MAX,
+            &x,
+            1,
+            &0.0,
+            &mut y,
+            1
+        )
+        .is_err()
+    );
+    let mut a2 = a.clone();
+    assert!(ger_blas(3, 4, &1.0, &x, 1, &x, -1, &mut a2, 2).is_err());
+    // RNS operands of two bases.
+    let (b1, b2) = (Basis::new(106).unwrap(), Basis::new(212).unwrap());
+    let ar: Vec<MpFloat> = (0..4).map(|_| MpFloat::from_f64(&b1, 1.0)).collect();
+    let xr = vec![MpFloat::from_f64(&b2, 1.0); 2];
+    let mut yr = vec![MpFloat::from_f64(&b1, 1.0); 2];
+    let one = MpFloat::from_f64(&b1, 1.0);
+    assert!(matches!(
+        gemv(
+            &one,
+            MatRef::col_major(&ar, 2, 2, 2).unwrap(),
+            VecRef::contiguous(&xr),
+            &one,
+            VecMut::contiguous(&mut yr)
+        ),
+        Err(Error::BasisMismatch { .. })
+    ));
+    // Same bits with 1, 2 and 3 threads (rows in parallel, each in a fixed order).
+    let mut g = SplitMix64::new(5);
+    let (m, n) = (37, 5000);
+    let a: Vec<Dd> = (0..m * n).map(|_| full_at::<Dd>(&(), &mut g, 0)).collect();
+    let x: Vec<Dd> = (0..n).map(|_| full_at::<Dd>(&(), &mut g, 0)).collect();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut y = vec![Dd::ZERO; m];
+        pool.install(|| {
+            gemv(
+                &Dd::ONE,
+                MatRef::col_major(&a, m, n, m).unwrap(),
+                VecRef::contiguous(&x),
+                &Dd::ZERO,
+                VecMut::contiguous(&mut y),
+            )
+            .unwrap()
+        });
+        bits_of(&y)
+    };
+    let one_thread = run(1);
+    assert_eq!(run(2), one_thread);
+    assert_eq!(run(3), one_thread);
+}

@@ -61,14 +61,20 @@ fn common_ctx2<T: Scalar>(x: &VecRef<'_, T>, y: &VecRef<'_, T>) -> Result<Option
 }
 
 /// `−0` in `ctx`: the identity every accumulator starts from.
-fn neg_zero<T: Scalar>(ctx: &T::Ctx) -> T {
+pub(crate) fn neg_zero<T: Scalar>(ctx: &T::Ctx) -> T {
     T::zero_in(ctx).neg_ref()
 }
 
 /// An upper bound, as an `f64`, of a nonnegative value `s` of the format computed as a sum of
 /// `n` terms in `order` (products if `products`): `s` rounded up, divided by `1 − γ`, plus the
 /// underflow allowance. `+∞` beyond the `f64` range.
-fn upper_f64<T: Scalar>(s: &T, ctx: &T::Ctx, order: Summation, n: usize, products: bool) -> f64 {
+pub(crate) fn upper_f64<T: Scalar>(
+    s: &T,
+    ctx: &T::Ctx,
+    order: Summation,
+    n: usize,
+    products: bool,
+) -> f64 {
     let g = gamma(
         super::bounds::summation_depth(order, n) + usize::from(products),
         T::op_error_bound_in(ctx),
@@ -196,7 +202,11 @@ pub fn asum_bounded<T: Scalar>(x: VecRef<'_, T>) -> Result<Bounded<T>> {
 
 // ---- dot ---------------------------------------------------------------------------------------
 
-struct DotOf<'a, T>(VecRef<'a, T>, VecRef<'a, T>, T);
+pub(crate) struct DotOf<'a, T>(
+    pub(crate) VecRef<'a, T>,
+    pub(crate) VecRef<'a, T>,
+    pub(crate) T,
+);
 
 impl<T: Scalar> Reduction for DotOf<'_, T> {
     type Acc = T;
@@ -232,7 +242,11 @@ impl<T: Scalar> Reduction for DotOf<'_, T> {
     }
 }
 
-struct AbsDotOf<'a, T>(VecRef<'a, T>, VecRef<'a, T>, T);
+pub(crate) struct AbsDotOf<'a, T>(
+    pub(crate) VecRef<'a, T>,
+    pub(crate) VecRef<'a, T>,
+    pub(crate) T,
+);
 
 impl<T: Scalar> Reduction for AbsDotOf<'_, T> {
     type Acc = T;

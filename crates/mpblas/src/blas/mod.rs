@@ -31,6 +31,7 @@ pub(crate) mod blas_exact_gpu;
 pub(crate) mod blas_level1_gpu;
 pub mod bounds;
 pub mod level1;
+pub mod level2;
 pub mod sum;
 
 /// BLAS level 1 on the GPU for `f64`, [`Dd`](crate::Dd) and [`Qd`](crate::Qd): the same
@@ -79,4 +80,5 @@ pub use level1::{
     asum, axpy, dot, dot_bounded, dot_ordered, iamax, nrm2, nrm2_bounded, rot, scal, sum,
     sum_bounded, sum_ordered,
 };
+pub use level2::{gemv, gemv_bounded, ger};
 pub use sum::Summation;

@@ -1,0 +1,309 @@
+//! BLAS level 2 on the CPU, for every [`Scalar`] format: `gemv` (`y ← α·op(A)·x + β·y`) and
+//! `ger` (`A ← α·x·yᵀ + A`), over matrix and vector views (a transpose is a view,
+//! [`MatRef::t`]), with BLAS-style entries for code ported from Fortran or C.
+//!
+//! **Order and reproducibility.** Entry `i` of `gemv` is `α·s_i + β·y_i` with
+//! `s_i = Σ_j a_ij·x_j` in the level-1 [`Summation::Blocked`] order (the order of
+//! [`dot`](super::dot), fixed by the indices), rows in parallel: the same bits for any number of
+//! threads. `ger` forms `a_ij + x_i·(α·y_j)` as reference BLAS does.
+//!
+//! **Error bounds** ([`gemv_bounded`]): componentwise, per entry of `y`, from the level-1
+//! bound of `s_i` (`γ_D·Σ_j|a_ij||x_j|`, [`bounds::sum_error_bound`](super::bounds::sum_error_bound))
+//! and the two products and the sum that follow (Higham §3.5 has the same form,
+//! `|ŷ − y| ≤ γ_(n+2)·(|α||A||x| + |β||y|)`, for recursive summation):
+//!
+//! `|ŷ_i − y_i| ≤ |α|·B_i + γ_2·(|α|·(S_i + B_i) + |β||y_i|) + 3η`
+//!
+//! with `B_i` the bound on `|ŝ_i − s_i|`, `S_i ≥ Σ_j|a_ij||x_j|` and `η` the format's
+//! underflow term. `ger`'s entries have `|â_ij − a_ij| ≤ γ_3·(|a_ij| + |α||x_i||y_j|)` plus
+//! underflow terms ([`ger_error_bound`]).
+//!
+//! **BLAS conventions.** `α = 0` does not read `A` or `x` (NaN there does not propagate);
+//! `β = 0` does not read `y`; `m = 0` or `n = 0` returns at once. RNS operands must share one
+//! basis ([`Error::BasisMismatch`](crate::Error::BasisMismatch)), checked once per call.
+
+use super::bounds::{gamma, up};
+use super::level1::{AbsDotOf, DotOf, bound_from_abs_sum, check_same_len, neg_zero, upper_f64};
+use super::sum::{Summation, reduce};
+use crate::error::Result;
+use crate::scalar::Scalar;
+use crate::view::{MatMut, MatRef, Trans, VecMut, VecRef};
+use rayon::prelude::*;
+use std::num::FpCategory;
+
+/// `|v|` as an `f64` rounded up (`+∞` beyond the `f64` range), for the bound formulas.
+fn mag_up<T: Scalar>(v: &T) -> f64 {
+    up(v.nearest_f64().abs() * (1.0 + f64::EPSILON))
+}
+
+fn is_zero<T: Scalar>(v: &T) -> bool {
+    v.class() == FpCategory::Zero
+}
+
+/// Every element of the operands against `alpha`'s context (the RNS basis).
+fn check_ctx<T: Scalar>(
+    ctx: &T::Ctx,
+    scalars: &[&T],
+    vectors: &[VecRef<'_, T>],
+    matrix: Option<MatRef<'_, T>>,
+) -> Result<()> {
+    for s in scalars {
+        s.check_ctx(ctx)?;
+    }
+    for v in vectors {
+        for e in v.iter() {
+            e.check_ctx(ctx)?;
+        }
+    }
+    if let Some(a) = matrix {
+        for r in (0..a.rows()).filter_map(|i| a.row(i)) {
+            for e in r.iter() {
+                e.check_ctx(ctx)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `y ← α·A·x + β·y` for an `m × n` view `A` (pass `a.t()` for `Aᵀ`), `x` of length `n`, `y`
+/// of length `m`. See the [module docs](self) for the order and conventions.
+///
+/// # Errors
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) (`x`, `y`),
+/// [`Error::BasisMismatch`](crate::Error::BasisMismatch).
+///
+/// ```
+/// use mpblas::blas::level2::gemv;
+/// use mpblas::view::{MatRef, VecMut, VecRef};
+/// use mpblas::Dd;
+/// let a = [Dd::from(1.0), Dd::from(3.0), Dd::from(2.0), Dd::from(4.0)]; // [[1, 2], [3, 4]]
+/// let x = [Dd::from(1.0), Dd::from(1e-20)];
+/// let mut y = [Dd::from(0.0); 2];
+/// let a = MatRef::col_major(&a, 2, 2, 2).unwrap();
+/// gemv(&Dd::ONE, a, VecRef::contiguous(&x), &Dd::ZERO, VecMut::contiguous(&mut y)).unwrap();
+/// assert_eq!(y[0], Dd::from(1.0) + Dd::from(2e-20));
+/// ```
+pub fn gemv<T: Scalar>(
+    alpha: &T,
+    a: MatRef<'_, T>,
+    x: VecRef<'_, T>,
+    beta: &T,
+    y: VecMut<'_, T>,
+) -> Result<()> {
+    gemv_impl(alpha, a, x, beta, y, false).map(drop)
+}
+
+/// [`gemv`], returning beside the result the componentwise bound of each entry of `y` (see
+/// the [module docs](self)): `|ŷ_i − y_i| ≤ bound[i]`, `+∞` where an input is not finite.
+/// It costs a second pass over `A` (for `Σ_j|a_ij||x_j|`).
+///
+/// # Errors
+/// As [`gemv`].
+pub fn gemv_bounded<T: Scalar>(
+    alpha: &T,
+    a: MatRef<'_, T>,
+    x: VecRef<'_, T>,
+    beta: &T,
+    y: VecMut<'_, T>,
+) -> Result<Vec<f64>> {
+    gemv_impl(alpha, a, x, beta, y, true)
+}
+
+fn gemv_impl<T: Scalar>(
+    alpha: &T,
+    a: MatRef<'_, T>,
+    x: VecRef<'_, T>,
+    beta: &T,
+    mut y: VecMut<'_, T>,
+    with_bounds: bool,
+) -> Result<Vec<f64>> {
+    check_same_len("x", a.cols(), x.len())?;
+    check_same_len("y", a.rows(), y.len())?;
+    let (m, n) = (a.rows(), a.cols());
+    let ctx = alpha.ctx();
+    let alpha_zero = is_zero(alpha);
+    let beta_zero = is_zero(beta);
+    let none = VecRef::contiguous(&[]);
+    check_ctx(
+        &ctx,
+        &[beta],
+        &[
+            if alpha_zero { none } else { x },
+            if beta_zero { none } else { y.rb() },
+        ],
+        (!alpha_zero).then_some(a),
+    )?;
+    let eps = T::op_error_bound_in(&ctx);
+    let eta = T::underflow_error_in(&ctx);
+    let yr = y.rb();
+    let rows: Vec<(T, f64)> = (0..m)
+        .into_par_iter()
+        .map(|i| {
+            let yi = (!beta_zero).then(|| yr.get(i).cloned()).flatten();
+            let by = yi.as_ref().map(|v| beta.mul_ref(v));
+            let by_mag = yi.as_ref().map_or(0.0, |v| mag_up(beta) * mag_up(v));
+            if alpha_zero {
+                let value = by.unwrap_or_else(|| T::zero_in(&ctx));
+                let bound = if beta_zero {
+                    0.0
+                } else {
+                    up(eps * by_mag + eta)
+                };
+                return (value, bound);
+            }
+            let row = a.row(i).unwrap_or_else(|| VecRef::contiguous(&[]));
+            let s = reduce(&DotOf(row, x, neg_zero(&ctx)), n, Summation::Blocked);
+            let value = match by {
+                None => alpha.mul_ref(&s),
+                Some(by) => alpha.mul_ref(&s).add_ref(&by),
+            };
+            if !with_bounds {
+                return (value, 0.0);
+            }
+            let abs = reduce(&AbsDotOf(row, x, neg_zero(&ctx)), n, Summation::Blocked);
+            let b_dot = bound_from_abs_sum(&abs, &ctx, Summation::Blocked, n, true);
+            let s_up = upper_f64(&abs, &ctx, Summation::Blocked, n, true);
+            let ma = mag_up(alpha);
+            let tiny = tiny_if(ma * s_up + by_mag > 0.0);
+            let bound = if beta_zero {
+                up(ma * b_dot + eps * ma * (s_up + b_dot) + eta + tiny)
+            } else {
+                up(ma * b_dot + gamma(2, eps) * (ma * (s_up + b_dot) + by_mag) + 3.0 * eta + tiny)
+            };
+            let finite = matches!(
+                value.class(),
+                FpCategory::Normal | FpCategory::Subnormal | FpCategory::Zero
+            );
+            (
+                value,
+                if bound.is_nan() || !finite {
+                    f64::INFINITY
+                } else {
+                    bound
+                },
+            )
+        })
+        .collect();
+    let mut bounds = Vec::with_capacity(if with_bounds { m } else { 0 });
+    for (i, (v, b)) in rows.into_iter().enumerate() {
+        if let Some(slot) = y.get_mut(i) {
+            *slot = v;
+        }
+        if with_bounds {
+            bounds.push(b);
+        }
+    }
+    Ok(bounds)
+}
+
+/// BLAS `?gemv`: `y ← α·op(A)·x + β·y` with `A` an `m × n` column-major array of leading
+/// dimension `lda`, `op(A) = A` (`x` of `n` elements, `y` of `m`) or `Aᵀ` (`x` of `m`, `y` of
+/// `n`), increments as level 1 (negative ones walk down from the last element).
+///
+/// # Errors
+/// [`Error::LeadingDim`](crate::Error::LeadingDim) (`lda`),
+/// [`Error::ArrayTooShort`](crate::Error::ArrayTooShort) (`a`, `x`, `y`),
+/// [`Error::InvalidView`](crate::Error::InvalidView) (`incx` or `incy` = 0), then those of
+/// [`gemv`].
+#[allow(clippy::too_many_arguments)]
+pub fn gemv_blas<T: Scalar>(
+    trans: Trans,
+    m: usize,
+    n: usize,
+    alpha: &T,
+    a: &[T],
+    lda: usize,
+    x: &[T],
+    incx: isize,
+    beta: &T,
+    y: &mut [T],
+    incy: isize,
+) -> Result<()> {
+    let a = MatRef::from_blas(("a", "lda"), Trans::No, m, n, a, lda)?;
+    let (a, lx, ly) = match trans {
+        Trans::No => (a, n, m),
+        Trans::Yes => (a.t(), m, n),
+    };
+    gemv(
+        alpha,
+        a,
+        VecRef::from_blas("x", lx, x, incx)?,
+        beta,
+        VecMut::from_blas("y", ly, y, incy)?,
+    )
+}
+
+/// `A ← α·x·yᵀ + A` for an `m × n` view `A`, `x` of length `m`, `y` of length `n`: entry
+/// `a_ij + x_i·(α·y_j)`, as reference BLAS. `α = 0` returns at once.
+///
+/// # Errors
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) (`x`, `y`),
+/// [`Error::BasisMismatch`](crate::Error::BasisMismatch).
+pub fn ger<T: Scalar>(
+    alpha: &T,
+    x: VecRef<'_, T>,
+    y: VecRef<'_, T>,
+    mut a: MatMut<'_, T>,
+) -> Result<()> {
+    check_same_len("x", a.rows(), x.len())?;
+    check_same_len("y", a.cols(), y.len())?;
+    if is_zero(alpha) {
+        return Ok(());
+    }
+    let ctx = alpha.ctx();
+    check_ctx(&ctx, &[], &[x, y], Some(a.rb()))?;
+    for j in 0..a.cols() {
+        let Some(yj) = y.get(j) else { break };
+        let t = alpha.mul_ref(yj);
+        for (i, xi) in x.iter().enumerate() {
+            if let Some(aij) = a.get_mut(i, j) {
+                *aij = aij.add_ref(&xi.mul_ref(&t));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The bound on `|â_ij − a_ij|` of one entry of [`ger`] in a format of operation bound `eps`
+/// (its [`op_error_bound_in`](Scalar::op_error_bound_in)) and underflow term `eta`
+/// ([`underflow_error_in`](Scalar::underflow_error_in)), given upper bounds of `|a_ij|`,
+/// `|α·x_i·y_j|` and `|x_i|`: `γ_3·(|a_ij| + |α x_i y_j|) + (2|x_i| + 2)·η`. The `|x_i|·η`
+/// term is the underflow of `t = α·y_j` (a lower word lost to the subnormal range) magnified by
+/// the product `x_i·t`.
+pub fn ger_error_bound(eps: f64, eta: f64, a_abs: f64, axy_abs: f64, x_abs: f64) -> f64 {
+    let b = gamma(3, eps) * (a_abs + axy_abs) + (2.0 * x_abs + 2.0) * eta;
+    up(b + tiny_if(a_abs + axy_abs > 0.0))
+}
+
+/// The smallest subnormal where an error is possible: `γ·|v|` rounds to 0 in `f64` for values
+/// below its range (an RNS number under `2^-1074`), and one subnormal covers that (as
+/// [`sum_error_bound`](super::bounds::sum_error_bound) does).
+fn tiny_if(possible: bool) -> f64 {
+    if possible { f64::from_bits(1) } else { 0.0 }
+}
+
+/// BLAS `?ger`: `A ← α·x·yᵀ + A`, `A` an `m × n` column-major array of leading dimension
+/// `lda`, `x` of `m` elements, `y` of `n`.
+///
+/// # Errors
+/// [`Error::LeadingDim`](crate::Error::LeadingDim) (`lda`),
+/// [`Error::ArrayTooShort`](crate::Error::ArrayTooShort) (`a`, `x`, `y`),
+/// [`Error::InvalidView`](crate::Error::InvalidView) (`incx` or `incy` = 0), then those of
+/// [`ger`].
+#[allow(clippy::too_many_arguments)]
+pub fn ger_blas<T: Scalar>(
+    m: usize,
+    n: usize,
+    alpha: &T,
+    x: &[T],
+    incx: isize,
+    y: &[T],
+    incy: isize,
+    a: &mut [T],
+    lda: usize,
+) -> Result<()> {
+    let x = VecRef::from_blas("x", m, x, incx)?;
+    let y = VecRef::from_blas("y", n, y, incy)?;
+    let a = MatMut::from_blas(("a", "lda"), m, n, a, lda)?;
+    ger(alpha, x, y, a)
+}
