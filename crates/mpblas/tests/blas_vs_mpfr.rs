@@ -2079,3 +2079,55 @@ fn gemv_bad_arguments_and_thread_counts() {
     assert_eq!(run(2), one_thread);
     assert_eq!(run(3), one_thread);
 }
+
+/// NaN and ±∞ in A, x or y propagate as IEEE arithmetic does, row by row: a NaN in row i of A
+/// or anywhere in x makes y_i NaN (x: every row), `+∞` meeting `−∞` in a row gives NaN, an
+/// infinite term alone gives ±∞; the other rows keep finite values with finite bounds.
+fn gemv_specials_for<T: Fmt>(ctx: &T::Ctx) {
+    use mpblas::blas::level2::gemv_bounded;
+    use mpblas::view::MatRef;
+    let (m, n) = (4, 3);
+    let one = value::<T>(ctx, 1.0);
+    let mut a = vec![one.clone(); m * n];
+    a[1] = value(ctx, f64::NAN); // row 1
+    a[2] = value(ctx, f64::INFINITY); // row 2: +inf and -inf
+    a[2 + m] = value(ctx, f64::NEG_INFINITY);
+    a[3] = value(ctx, f64::INFINITY); // row 3: +inf alone
+    let x = vec![one.clone(); n];
+    let mut y = vec![one.clone(); m];
+    let b = gemv_bounded(
+        &one,
+        MatRef::col_major(&a, m, n, m).unwrap(),
+        VecRef::contiguous(&x),
+        &one,
+        VecMut::contiguous(&mut y),
+    )
+    .unwrap();
+    assert_eq!(y[0].nearest_f64(), 4.0, "{}", T::FORMAT);
+    assert!(b[0].is_finite());
+    assert!(is_nan(&y[1]) && is_nan(&y[2]), "{}", T::FORMAT);
+    assert!(is_inf(&y[3], false), "{}", T::FORMAT);
+    assert!(b[1..].iter().all(|v| v.is_infinite()));
+    // A NaN in x reaches every row.
+    let mut xn = x.clone();
+    xn[1] = value(ctx, f64::NAN);
+    let clean = vec![one.clone(); m * n];
+    let mut y = vec![one.clone(); m];
+    gemv_bounded(
+        &one,
+        MatRef::col_major(&clean, m, n, m).unwrap(),
+        VecRef::contiguous(&xn),
+        &one,
+        VecMut::contiguous(&mut y),
+    )
+    .unwrap();
+    assert!(y.iter().all(is_nan), "{}", T::FORMAT);
+}
+
+#[test]
+fn gemv_specials_propagate() {
+    gemv_specials_for::<f64>(&());
+    gemv_specials_for::<Dd>(&());
+    gemv_specials_for::<Qd>(&());
+    gemv_specials_for::<MpFloat>(&Basis::new(106).unwrap());
+}

@@ -306,6 +306,44 @@ fn ozaki_gemm_argument_space() {
         .unwrap();
 }
 
+/// The BLAS level-2 entries (`gemv_blas`, `ger_blas`): `Err` exactly for invalid arguments
+/// (leading dimension below `max(1, m)`, short arrays, zero increments), on any values.
+#[test]
+fn level2_blas_entries_answer_every_argument() {
+    use mpblas::blas::level2::{gemv_blas, ger_blas};
+    let dim = prop_oneof![6 => 0usize..5, 1 => Just(1usize << 40), 1 => Just(usize::MAX)];
+    let ld = prop_oneof![6 => 0usize..7, 1 => Just(usize::MAX)];
+    let inc = prop_oneof![4 => -3isize..4, 1 => Just(isize::MIN)];
+    let trans = prop::sample::select(vec![Trans::No, Trans::Yes]);
+    let vals = prop::collection::vec(any_f64(), 0..30);
+    let args = (
+        (trans, dim.clone(), dim, ld),
+        (inc.clone(), inc),
+        (vals.clone(), vals.clone(), vals),
+    );
+    runner()
+        .run(&args, |((t, m, n, lda), (incx, incy), (a, x, y))| {
+            let mat_ok = lda >= m.max(1)
+                && (m == 0
+                    || n == 0
+                    || (n - 1)
+                        .checked_mul(lda)
+                        .and_then(|s| s.checked_add(m))
+                        .is_some_and(|need| need <= a.len()));
+            let (lx, ly) = if t == Trans::No { (n, m) } else { (m, n) };
+            let ok = mat_ok && blas_vec_ok(lx, x.len(), incx) && blas_vec_ok(ly, y.len(), incy);
+            let mut yy = y.clone();
+            let r = gemv_blas(t, m, n, &1.5, &a, lda, &x, incx, &0.5, &mut yy, incy);
+            prop_assert_eq!(r.is_ok(), ok, "gemv {:?}", r);
+            let ok = mat_ok && blas_vec_ok(m, x.len(), incx) && blas_vec_ok(n, y.len(), incy);
+            let mut aa = a.clone();
+            let r = ger_blas(m, n, &1.5, &x, incx, &y, incy, &mut aa, lda);
+            prop_assert_eq!(r.is_ok(), ok, "ger {:?}", r);
+            Ok(())
+        })
+        .unwrap();
+}
+
 /// RNS bases at any requested precision: `Ok` exactly in the documented range, and the
 /// arithmetic and conversions of the numbers built on them never panic.
 #[test]
