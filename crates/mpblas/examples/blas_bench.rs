@@ -195,4 +195,102 @@ fn main() {
     ] {
         println!("| {what} | {:.2} | {:.2} |", s * 1e3, m as f64 / s / 1e6);
     }
+    gemv_rows();
+}
+
+/// GEMV (`y ← A·x`, 1000 × 1000, the MPRES-BLAS paper's size) in every format on all threads,
+/// and RNS beside a loop of MPFR fused multiply-adds at the same precision (one thread, as
+/// the MPFR loop): the CPU rows issue 13 asks for.
+fn gemv_rows() {
+    use mpblas::blas::level2::gemv;
+    use mpblas::view::{MatRef, VecMut};
+    let (m, n) = (1000usize, 1000usize);
+    let mut rng = mpblas_testdata::SplitMix64::new(13);
+    let af: Vec<f64> = (0..m * n).map(|_| word(&mut rng, -1)).collect();
+    let xf: Vec<f64> = (0..n).map(|_| word(&mut rng, -1)).collect();
+    println!("\nGEMV y = A·x, {m} × {n}, inputs uniform in (−1, 1) with full 53-bit significands:");
+    println!("| format | threads | ms | M entries/s |");
+    println!("|---|---|---|---|");
+    fn time<T: mpblas::Scalar + Clone>(
+        what: &str,
+        a: &[T],
+        x: &[T],
+        m: usize,
+        n: usize,
+        one: T,
+        zero: T,
+    ) {
+        let mut y = vec![zero.clone(); m];
+        let a = MatRef::col_major(a, m, n, m).expect("view");
+        let s = median_s(|| {
+            gemv(
+                &one,
+                a,
+                VecRef::contiguous(x),
+                &zero,
+                VecMut::contiguous(&mut y),
+            )
+            .expect("gemv")
+        });
+        println!(
+            "| {what} | all | {:.2} | {:.1} |",
+            s * 1e3,
+            (m * n) as f64 / s / 1e6
+        );
+    }
+    time("f64", &af, &xf, m, n, 1.0, 0.0);
+    let ad: Vec<Dd> = af.iter().map(|&v| Dd::from(v)).collect();
+    let xd: Vec<Dd> = xf.iter().map(|&v| Dd::from(v)).collect();
+    time("dd", &ad, &xd, m, n, Dd::ONE, Dd::ZERO);
+    let aq: Vec<Qd> = af.iter().map(|&v| Qd::from(v)).collect();
+    let xq: Vec<Qd> = xf.iter().map(|&v| Qd::from(v)).collect();
+    time("qd", &aq, &xq, m, n, Qd::ONE, Qd::ZERO);
+    for p in [106u32, 424] {
+        let b = Basis::new(p).expect("basis");
+        // RNS: 100 rows (one run each), scaled to the full matrix in the table.
+        let rows = 100;
+        let ar: Vec<MpFloat> = af[..rows * n]
+            .iter()
+            .map(|&v| MpFloat::from_f64(&b, v))
+            .collect();
+        let xr: Vec<MpFloat> = xf.iter().map(|&v| MpFloat::from_f64(&b, v)).collect();
+        let mut y = vec![MpFloat::from_f64(&b, 0.0); rows];
+        let one = MpFloat::from_f64(&b, 1.0);
+        let zero = MpFloat::from_f64(&b, 0.0);
+        let av = MatRef::row_major(&ar, rows, n, n).expect("view");
+        let t = Instant::now();
+        gemv(
+            &one,
+            av,
+            VecRef::contiguous(&xr),
+            &zero,
+            VecMut::contiguous(&mut y),
+        )
+        .expect("gemv");
+        let s = t.elapsed().as_secs_f64() * (m / rows) as f64;
+        println!(
+            "| rns {p} bits (from {rows} rows) | all | {:.0} | {:.2} |",
+            s * 1e3,
+            (m * n) as f64 / s / 1e6
+        );
+        let am: Vec<rug::Float> = af[..rows * n]
+            .iter()
+            .map(|&v| rug::Float::with_val(p, v))
+            .collect();
+        let xm: Vec<rug::Float> = xf.iter().map(|&v| rug::Float::with_val(p, v)).collect();
+        let t = Instant::now();
+        for i in 0..rows {
+            let mut acc = rug::Float::new(p);
+            for (aij, xj) in am[i * n..(i + 1) * n].iter().zip(&xm) {
+                acc += aij * xj;
+            }
+            drop(acc);
+        }
+        let s = t.elapsed().as_secs_f64() * (m / rows) as f64;
+        println!(
+            "| MPFR mul_add loop, {p} bits (from {rows} rows) | 1 | {:.0} | {:.2} |",
+            s * 1e3,
+            (m * n) as f64 / s / 1e6
+        );
+    }
 }

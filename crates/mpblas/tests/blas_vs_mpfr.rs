@@ -2078,6 +2078,34 @@ fn gemv_bad_arguments_and_thread_counts() {
     let one_thread = run(1);
     assert_eq!(run(2), one_thread);
     assert_eq!(run(3), one_thread);
+    // Column-major A (blocks of rows stepping through columns) and the same matrix stored by
+    // rows (one row at a time): the same bits and bounds, for 1 to 70 rows (partial blocks)
+    // and lengths across the chunk size (two passes).
+    for &(m, n) in &[(1, 3), (33, 4097), (70, 300), (5, 9000)] {
+        let a: Vec<Dd> = (0..m * n).map(|_| full_at::<Dd>(&(), &mut g, 0)).collect();
+        let x: Vec<Dd> = (0..n).map(|_| full_at::<Dd>(&(), &mut g, 0)).collect();
+        let at: Vec<Dd> = (0..n * m).map(|k| a[(k % n) * m + k / n]).collect(); // row-major copy
+        let (mut y1, mut y2) = (vec![Dd::ONE; m], vec![Dd::ONE; m]);
+        let alpha = full_at::<Dd>(&(), &mut g, 0);
+        let b1 = mpblas::blas::gemv_bounded(
+            &alpha,
+            MatRef::col_major(&a, m, n, m).unwrap(),
+            VecRef::contiguous(&x),
+            &Dd::ONE,
+            VecMut::contiguous(&mut y1),
+        )
+        .unwrap();
+        let b2 = mpblas::blas::gemv_bounded(
+            &alpha,
+            MatRef::row_major(&at, m, n, n).unwrap(),
+            VecRef::contiguous(&x),
+            &Dd::ONE,
+            VecMut::contiguous(&mut y2),
+        )
+        .unwrap();
+        assert_eq!(bits_of(&y1), bits_of(&y2), "{m} x {n}");
+        assert_eq!(b1, b2, "{m} x {n}");
+    }
 }
 
 /// NaN and ±∞ in A, x or y propagate as IEEE arithmetic does, row by row: a NaN in row i of A

@@ -5,7 +5,10 @@
 //! **Order and reproducibility.** Entry `i` of `gemv` is `α·s_i + β·y_i` with
 //! `s_i = Σ_j a_ij·x_j` in the level-1 [`Summation::Blocked`] order (the order of
 //! [`dot`](super::dot), fixed by the indices), rows in parallel: the same bits for any number of
-//! threads. `ger` forms `a_ij + x_i·(α·y_j)` as reference BLAS does.
+//! threads. When `A` is stored by columns, blocks of 32 rows advance through the columns
+//! together (each step reads a piece of a column, not one cache line per element), every row
+//! still in its own order, so the bits do not depend on the storage either. `ger` forms
+//! `a_ij + x_i·(α·y_j)` as reference BLAS does.
 //!
 //! **Error bounds** ([`gemv_bounded`]): componentwise, per entry of `y`, from the level-1
 //! bound of `s_i` (`γ_D·Σ_j|a_ij||x_j|`, [`bounds::sum_error_bound`](super::bounds::sum_error_bound))
@@ -24,7 +27,7 @@
 
 use super::bounds::{gamma, up};
 use super::level1::{AbsDotOf, DotOf, bound_from_abs_sum, check_same_len, neg_zero, upper_f64};
-use super::sum::{Summation, reduce};
+use super::sum::{Reduction, Summation, reduce};
 use crate::error::Result;
 use crate::scalar::Scalar;
 use crate::view::{MatMut, MatRef, Trans, VecMut, VecRef};
@@ -34,6 +37,51 @@ use std::num::FpCategory;
 /// `|v|` as an `f64` rounded up (`+∞` beyond the `f64` range), for the bound formulas.
 fn mag_up<T: Scalar>(v: &T) -> f64 {
     up(v.nearest_f64().abs() * (1.0 + f64::EPSILON))
+}
+
+/// Rows per task when `A` is stored by columns: their dot products advance together, each
+/// step reading a contiguous piece of a column (a row of a column-major matrix is strided,
+/// one cache line per element).
+const ROW_BLOCK: usize = 32;
+
+/// The dot products of rows `rows` of `A` with `x` (or of `|A|` with `|x|`) as one reduction
+/// whose accumulator holds one value per row: every row meets exactly the steps and joins of
+/// its own [`DotOf`] reduction in the same order, so the bits are the same, but a step reads
+/// `A[rows, j]`, contiguous in a column-major `A`.
+struct RowsDot<'a, T> {
+    a: MatRef<'a, T>,
+    first: usize,
+    count: usize,
+    x: VecRef<'a, T>,
+    zero: T,
+    abs: bool,
+}
+
+impl<T: Scalar> Reduction for RowsDot<'_, T> {
+    type Acc = Vec<T>;
+    fn identity(&self) -> Vec<T> {
+        vec![self.zero.clone(); self.count]
+    }
+    #[inline]
+    fn step(&self, acc: &mut Vec<T>, j: usize) {
+        let xj = self.x.at(j);
+        if self.abs {
+            let xj = xj.abs_ref();
+            for (r, s) in acc.iter_mut().enumerate() {
+                s.add_product(&self.a.at(self.first + r, j).abs_ref(), &xj);
+            }
+        } else {
+            for (r, s) in acc.iter_mut().enumerate() {
+                s.add_product(self.a.at(self.first + r, j), xj);
+            }
+        }
+    }
+    #[inline]
+    fn join(&self, a: &mut Vec<T>, b: &Vec<T>) {
+        for (s, t) in a.iter_mut().zip(b) {
+            s.add_assign_normwise(t);
+        }
+    }
 }
 
 fn is_zero<T: Scalar>(v: &T) -> bool {
@@ -135,6 +183,49 @@ fn gemv_impl<T: Scalar>(
     )?;
     let eps = T::op_error_bound_in(&ctx);
     let eta = T::underflow_error_in(&ctx);
+    // s_i (and Σ_j|a_ij||x_j| for the bounds) for every row: by blocks of rows stepping
+    // through columns when A is stored by columns, else row by row (the same bits).
+    let by_columns = a.row_stride() == 1 && a.col_stride() != 1 && m > 1;
+    let dots: Vec<(T, Option<T>)> = if alpha_zero {
+        Vec::new()
+    } else if by_columns {
+        let blocks: Vec<Vec<(T, Option<T>)>> = (0..m.div_ceil(ROW_BLOCK))
+            .into_par_iter()
+            .map(|b| {
+                let first = b * ROW_BLOCK;
+                let rd = |abs| RowsDot {
+                    a,
+                    first,
+                    count: ROW_BLOCK.min(m - first),
+                    x,
+                    zero: neg_zero(&ctx),
+                    abs,
+                };
+                let s = reduce(&rd(false), n, Summation::Blocked);
+                let abs: Vec<Option<T>> = if with_bounds {
+                    reduce(&rd(true), n, Summation::Blocked)
+                        .into_iter()
+                        .map(Some)
+                        .collect()
+                } else {
+                    vec![None; s.len()]
+                };
+                s.into_iter().zip(abs).collect()
+            })
+            .collect();
+        blocks.into_iter().flatten().collect()
+    } else {
+        (0..m)
+            .into_par_iter()
+            .map(|i| {
+                let row = a.row(i).unwrap_or_else(|| VecRef::contiguous(&[]));
+                let s = reduce(&DotOf(row, x, neg_zero(&ctx)), n, Summation::Blocked);
+                let abs = with_bounds
+                    .then(|| reduce(&AbsDotOf(row, x, neg_zero(&ctx)), n, Summation::Blocked));
+                (s, abs)
+            })
+            .collect()
+    };
     let yr = y.rb();
     let rows: Vec<(T, f64)> = (0..m)
         .into_par_iter()
@@ -151,18 +242,19 @@ fn gemv_impl<T: Scalar>(
                 };
                 return (value, bound);
             }
-            let row = a.row(i).unwrap_or_else(|| VecRef::contiguous(&[]));
-            let s = reduce(&DotOf(row, x, neg_zero(&ctx)), n, Summation::Blocked);
+            let (s, abs) = &dots[i];
             let value = match by {
-                None => alpha.mul_ref(&s),
-                Some(by) => alpha.mul_ref(&s).add_ref(&by),
+                None => alpha.mul_ref(s),
+                Some(by) => alpha.mul_ref(s).add_ref(&by),
             };
             if !with_bounds {
                 return (value, 0.0);
             }
-            let abs = reduce(&AbsDotOf(row, x, neg_zero(&ctx)), n, Summation::Blocked);
-            let b_dot = bound_from_abs_sum(&abs, &ctx, Summation::Blocked, n, true);
-            let s_up = upper_f64(&abs, &ctx, Summation::Blocked, n, true);
+            let Some(abs) = abs else {
+                return (value, f64::INFINITY);
+            };
+            let b_dot = bound_from_abs_sum(abs, &ctx, Summation::Blocked, n, true);
+            let s_up = upper_f64(abs, &ctx, Summation::Blocked, n, true);
             let ma = mag_up(alpha);
             let tiny = tiny_if(ma * s_up + by_mag > 0.0);
             let bound = if beta_zero {
