@@ -9,6 +9,13 @@
 
 #include "qd_probe.cuh"
 
+#ifdef PROBE_PROD_ONLY
+// Built without the variant units (run_qd.sh PREFETCHES=...): the production kernels only.
+ProbeResult time_vsum(int, int, const ProbeArgs &) { return ProbeResult{0, 0, 0}; }
+ProbeResult time_vdot(int, int, const ProbeArgs &) { return ProbeResult{0, 0, 0}; }
+ProbeResult time_vnrm2(int, int, const ProbeArgs &) { return ProbeResult{0, 0, 0}; }
+#endif
+
 static u64 splitmix_h(u64 z) {
     z += 0x9e3779b97f4a7c15ULL;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -122,6 +129,9 @@ int main(int argc, char **argv) {
             report(label, th, time_prod(what, th, a), bytes[what], words[what]);
             if (ncu) break;
         }
+#ifdef PROBE_PROD_ONLY
+        continue;
+#endif
         for (int g : {1, 2, 4}) {
             if (g == 4 && what != 0) continue;
             for (int th : {256, 128}) {

@@ -50,6 +50,11 @@ struct ScalArg {
 // at n = 2^27, the same bits).
 MP_DEV void prefetch_l1(const double *p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
 
+// The quad-double prefetch distance (a define so that bench/probes can compile other values).
+#ifndef MPBLAS_QD_PREFETCH
+#define MPBLAS_QD_PREFETCH 2
+#endif
+
 struct F64 {
     typedef double T;
     static const int W = 1;
@@ -114,7 +119,7 @@ struct DD {
 struct QD {
     typedef Qd T;
     static const int W = 4;
-    static const int PREFETCH = 2;
+    static const int PREFETCH = MPBLAS_QD_PREFETCH;
     static MP_DEV void prefetch(const VecArg &v, u64 i) {
 #pragma unroll
         for (int k = 0; k < 4; k++) prefetch_l1(v.w[k] + (i64)i * v.inc);
