@@ -448,9 +448,9 @@ impl<'a, T> MatRef<'a, T> {
                 self.at(i, 0) as *const T
             },
             len: self.cols(),
-            // A view's strides fit `isize` (its storage is a slice); 1 for a one-column view
-            // of stride 0, where the increment is never used.
-            inc: (self.col_stride() as isize).max(1),
+            // A view's strides fit `isize` (its storage is a slice). A stride of 0 (a
+            // read-only view repeating an element) stays 0: every element is the same one.
+            inc: self.col_stride() as isize,
             _borrow: PhantomData,
         })
     }
@@ -464,7 +464,7 @@ impl<'a, T> MatRef<'a, T> {
                 self.at(0, j) as *const T
             },
             len: self.rows(),
-            inc: (self.row_stride() as isize).max(1),
+            inc: self.row_stride() as isize,
             _borrow: PhantomData,
         })
     }

@@ -2159,3 +2159,96 @@ fn gemv_specials_propagate() {
     gemv_specials_for::<Qd>(&());
     gemv_specials_for::<MpFloat>(&Basis::new(106).unwrap());
 }
+
+/// Review findings: a zero stride in a read-only view, an RNS α below the f64 range, α = 0
+/// with NaN in y, n = 0, and ger's zero y_j.
+#[test]
+fn gemv_edge_cases() {
+    use mpblas::blas::level2::{gemv, gemv_bounded, ger};
+    use mpblas::view::{MatMut, MatRef};
+    // A zero column stride repeats an element: row(1) of [[1, 1, 1], [2, 2, 2]].
+    let d = [1.0f64, 2.0, 3.0, 4.0];
+    let v = MatRef::with_strides(&d[..2], 2, 3, 1, 0).unwrap();
+    let row: Vec<f64> = v.row(1).unwrap().iter().copied().collect();
+    assert_eq!(row, [2.0, 2.0, 2.0]);
+    let mut y = [0.0f64; 2];
+    gemv(
+        &1.0,
+        MatRef::with_strides(&d[..1], 2, 3, 0, 0).unwrap(),
+        VecRef::contiguous(&[1.0; 3]),
+        &0.0,
+        VecMut::contiguous(&mut y),
+    )
+    .unwrap();
+    assert_eq!(y, [3.0, 3.0]);
+    // RNS: α below the f64 range, the result inside it: a nonzero bound that holds.
+    let b = Basis::new(53).unwrap();
+    let third = |e: i64| {
+        MpFloat::parse(&b, "1")
+            .unwrap()
+            .div(&MpFloat::from_f64(&b, 3.0))
+            .unwrap()
+            .mul(&MpFloat::from_u64_exp(&b, false, 1, e))
+            .unwrap()
+    };
+    let (alpha, a, x) = (third(-2000), [third(1000)], [MpFloat::from_f64(&b, 1.0)]);
+    let mut y = [MpFloat::from_f64(&b, 0.0)];
+    let bound = gemv_bounded(
+        &alpha,
+        MatRef::col_major(&a, 1, 1, 1).unwrap(),
+        VecRef::contiguous(&x),
+        &MpFloat::from_f64(&b, 0.0),
+        VecMut::contiguous(&mut y),
+    )
+    .unwrap();
+    let exact = exact_product(&alpha.exact(), &a[0].exact());
+    let r = Bounded {
+        value: y[0].clone(),
+        error_bound: bound[0],
+    };
+    assert!(bound[0] > 0.0);
+    assert_within("gemv tiny alpha", &r, &exact, "rns 53");
+    // α = 0, β = 2, y = NaN: NaN with an infinite bound; α = 0, β = 1: y unchanged.
+    let mut y = [f64::NAN, 1.0];
+    let nb = gemv_bounded(
+        &0.0,
+        MatRef::col_major(&d, 2, 2, 2).unwrap(),
+        VecRef::contiguous(&[1.0; 2]),
+        &2.0,
+        VecMut::contiguous(&mut y),
+    )
+    .unwrap();
+    assert!(y[0].is_nan() && nb[0].is_infinite() && y[1] == 2.0 && nb[1].is_finite());
+    let mut y = [f64::NAN, 5.0];
+    let nb = gemv_bounded(
+        &0.0,
+        MatRef::col_major(&d, 2, 2, 2).unwrap(),
+        VecRef::contiguous(&[1.0; 2]),
+        &1.0,
+        VecMut::contiguous(&mut y),
+    )
+    .unwrap();
+    assert!(y[0].is_nan() && y[1] == 5.0 && nb[0].is_infinite() && nb[1] == 0.0);
+    // n = 0: y unchanged (reference BLAS's quick return), even with β = 2.
+    let mut y = [3.0f64];
+    gemv(
+        &1.0,
+        MatRef::col_major(&d[..0], 1, 0, 1).unwrap(),
+        VecRef::contiguous(&[]),
+        &2.0,
+        VecMut::contiguous(&mut y),
+    )
+    .unwrap();
+    assert_eq!(y, [3.0]);
+    // ger skips y_j = 0: an infinite x_i does not make NaN there.
+    let mut a = [1.0f64, 2.0, 3.0, 4.0];
+    ger(
+        &1.0,
+        VecRef::contiguous(&[f64::INFINITY, 1.0]),
+        VecRef::contiguous(&[0.0, 1.0]),
+        MatMut::col_major(&mut a, 2, 2, 2).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(a[..2], [1.0, 2.0]);
+    assert!(a[2].is_infinite() && a[3] == 5.0);
+}

@@ -22,11 +22,13 @@
 //! underflow terms ([`ger_error_bound`]).
 //!
 //! **BLAS conventions.** `α = 0` does not read `A` or `x` (NaN there does not propagate);
-//! `β = 0` does not read `y`; `m = 0` or `n = 0` returns at once. RNS operands must share one
+//! `β = 0` does not read `y`; as reference `?gemv`, `m = 0` or `n = 0` (either dimension of
+//! `op(A)`), or `α = 0` with `β = 1`, returns at once with `y` unchanged (even for `n = 0`,
+//! where `β·y` would be the mathematical result). RNS operands must share one
 //! basis ([`Error::BasisMismatch`](crate::Error::BasisMismatch)), checked once per call.
 
-use super::bounds::{gamma, up};
-use super::level1::{AbsDotOf, DotOf, bound_from_abs_sum, check_same_len, neg_zero, upper_f64};
+use super::bounds::{gamma, summation_depth, up};
+use super::level1::{AbsDotOf, DotOf, check_same_len, neg_zero, upper_f64};
 use super::sum::{Reduction, Summation, reduce};
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -35,8 +37,13 @@ use rayon::prelude::*;
 use std::num::FpCategory;
 
 /// `|v|` as an `f64` rounded up (`+∞` beyond the `f64` range), for the bound formulas.
+/// `|v|` as an `f64` rounded up: at least the smallest subnormal for a nonzero `v` (an RNS
+/// value below the `f64` range rounds to 0, which would not bound it), `+∞` above the range.
 fn mag_up<T: Scalar>(v: &T) -> f64 {
-    up(v.nearest_f64().abs() * (1.0 + f64::EPSILON))
+    if is_zero(v) {
+        return 0.0;
+    }
+    up(v.nearest_f64().abs() * (1.0 + f64::EPSILON)).max(f64::from_bits(1))
 }
 
 /// Rows per task when `A` is stored by columns: their dot products advance together, each
@@ -171,6 +178,24 @@ fn gemv_impl<T: Scalar>(
     let ctx = alpha.ctx();
     let alpha_zero = is_zero(alpha);
     let beta_zero = is_zero(beta);
+    // Reference BLAS's quick return: no rows or columns, or α = 0 with β = 1 (y unchanged).
+    if m == 0 || n == 0 || (alpha_zero && *beta == T::one_in(&ctx)) {
+        // y is unchanged: no error, except that no bound holds for a value that is not finite.
+        let finite = |v: &T| {
+            matches!(
+                v.class(),
+                FpCategory::Normal | FpCategory::Subnormal | FpCategory::Zero
+            )
+        };
+        return Ok(if with_bounds {
+            y.rb()
+                .iter()
+                .map(|v| if finite(v) { 0.0 } else { f64::INFINITY })
+                .collect()
+        } else {
+            Vec::new()
+        });
+    }
     let none = VecRef::contiguous(&[]);
     check_ctx(
         &ctx,
@@ -232,48 +257,66 @@ fn gemv_impl<T: Scalar>(
         .map(|i| {
             let yi = (!beta_zero).then(|| yr.get(i).cloned()).flatten();
             let by = yi.as_ref().map(|v| beta.mul_ref(v));
-            let by_mag = yi.as_ref().map_or(0.0, |v| mag_up(beta) * mag_up(v));
-            if alpha_zero {
+            // |β·y_i| from the format's own product (exact exponent range), then up: covers
+            // the product's rounding (≤ ε) and the f64 rounding.
+            let by_mag = by.as_ref().map_or(0.0, |v| mag_up(v) * (1.0 + 3.0 * eps));
+            let (value, bound) = if alpha_zero {
                 let value = by.unwrap_or_else(|| T::zero_in(&ctx));
                 let bound = if beta_zero {
                     0.0
                 } else {
-                    up(eps * by_mag + eta)
+                    up(eps * by_mag + eta + tiny_if(by_mag > 0.0))
                 };
-                return (value, bound);
-            }
-            let (s, abs) = &dots[i];
-            let value = match by {
-                None => alpha.mul_ref(s),
-                Some(by) => alpha.mul_ref(s).add_ref(&by),
-            };
-            if !with_bounds {
-                return (value, 0.0);
-            }
-            let Some(abs) = abs else {
-                return (value, f64::INFINITY);
-            };
-            let b_dot = bound_from_abs_sum(abs, &ctx, Summation::Blocked, n, true);
-            let s_up = upper_f64(abs, &ctx, Summation::Blocked, n, true);
-            let ma = mag_up(alpha);
-            let tiny = tiny_if(ma * s_up + by_mag > 0.0);
-            let bound = if beta_zero {
-                up(ma * b_dot + eps * ma * (s_up + b_dot) + eta + tiny)
+                (value, bound)
             } else {
-                up(ma * b_dot + gamma(2, eps) * (ma * (s_up + b_dot) + by_mag) + 3.0 * eta + tiny)
+                let (s, abs) = &dots[i];
+                let value = match &by {
+                    None => alpha.mul_ref(s),
+                    Some(by) => alpha.mul_ref(s).add_ref(by),
+                };
+                let bound = match abs {
+                    _ if !with_bounds => 0.0,
+                    None => f64::INFINITY,
+                    Some(abs) => {
+                        // P ≥ |α|·Σ_j|a_ij||x_j|: the format's product |α|·abs bounded as a
+                        // sum (upper_f64), widened by (1 + 3ε) for the product's rounding.
+                        let p = upper_f64(
+                            &alpha.abs_ref().mul_ref(abs),
+                            &ctx,
+                            Summation::Blocked,
+                            n,
+                            true,
+                        ) * (1.0 + 3.0 * eps);
+                        // |α|·B: B = γ_(D+1)·S + 2nη + tiny (sum_error_bound) scaled by |α|.
+                        let g = gamma(summation_depth(Summation::Blocked, n) + 1, eps);
+                        let eta_terms = if eta > 0.0 {
+                            mag_up(alpha) * 2.0 * n as f64 * eta
+                        } else {
+                            0.0
+                        };
+                        let ab = g * p + eta_terms + tiny_if(p > 0.0);
+                        if beta_zero {
+                            up(ab + eps * (p + ab) + eta + tiny_if(p > 0.0))
+                        } else {
+                            up(ab
+                                + gamma(2, eps) * (p + ab + by_mag)
+                                + 3.0 * eta
+                                + tiny_if(p + by_mag > 0.0))
+                        }
+                    }
+                };
+                (value, bound)
             };
             let finite = matches!(
                 value.class(),
                 FpCategory::Normal | FpCategory::Subnormal | FpCategory::Zero
             );
-            (
-                value,
-                if bound.is_nan() || !finite {
-                    f64::INFINITY
-                } else {
-                    bound
-                },
-            )
+            let bound = if with_bounds && (bound.is_nan() || !finite) {
+                f64::INFINITY
+            } else {
+                bound
+            };
+            (value, bound)
         })
         .collect();
     let mut bounds = Vec::with_capacity(if with_bounds { m } else { 0 });
@@ -326,7 +369,8 @@ pub fn gemv_blas<T: Scalar>(
 }
 
 /// `A ← α·x·yᵀ + A` for an `m × n` view `A`, `x` of length `m`, `y` of length `n`: entry
-/// `a_ij + x_i·(α·y_j)`, as reference BLAS. `α = 0` returns at once.
+/// `a_ij + x_i·(α·y_j)`, as reference BLAS (which also leaves column `j` untouched when
+/// `y_j = 0`). `α = 0` returns at once.
 ///
 /// # Errors
 /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) (`x`, `y`),
@@ -346,6 +390,10 @@ pub fn ger<T: Scalar>(
     check_ctx(&ctx, &[], &[x, y], Some(a.rb()))?;
     for j in 0..a.cols() {
         let Some(yj) = y.get(j) else { break };
+        // Reference BLAS skips a zero y_j (so an infinite x_i gives no NaN there).
+        if is_zero(yj) {
+            continue;
+        }
         let t = alpha.mul_ref(yj);
         for (i, xi) in x.iter().enumerate() {
             if let Some(aij) = a.get_mut(i, j) {

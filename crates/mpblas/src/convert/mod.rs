@@ -6,11 +6,16 @@
 //!
 //! - **Parsing** gives the *greedy correctly rounded expansion* of the decimal's exact value
 //!   `v`: `w0 = RN(v)`, `w1 = RN(v − w0)`, …, each a round-to-nearest-even to `f64` with
-//!   subnormals and overflow. The grammar is `f64::from_str`'s, after trimming surrounding
-//!   whitespace. Zero words below the leading one are `+0.0`. See [`parse`] for the method.
+//!   subnormals and overflow, **normalised at ties**: where `w_k` is odd and `w_k+1` exactly
+//!   half its spacing back toward the even neighbour (so `fl(w_k + w_k+1) ≠ w_k`), the tie
+//!   moves to the even word (`w_k` becomes that neighbour, `w_k+1` changes sign), exactly, the
+//!   same value. Then `x + 0 == x` and `x × 1 == x` hold for every parsed value (except at the
+//!   overflow edge, where the even neighbour would be infinite), and `w0` is `RN(v)` except at
+//!   such a tie, where it is its neighbour. The grammar is `f64::from_str`'s, after trimming
+//!   surrounding whitespace. Zero words below the leading one are `+0.0`. See [`parse`].
 //! - **Printing without a precision** gives the shortest decimal that parses back to exactly
 //!   the same words (so `x.to_string().parse()` returns `x` bit for bit, for every finite value
-//!   that is the greedy expansion of its sum, which includes every `Dd` built by [`Dd::new`]).
+//!   that parsing can return, which includes every normalised `Dd` built by [`Dd::new`]).
 //!   That can be long: `Dd::new(1.0, 1e-300)` needs about 300 digits. `Display` uses plain
 //!   notation like `f64` (`1e300` prints 301 digits), `LowerExp` `d.ddde±N` (`1.5e-7`).
 //! - **Printing with a precision** (`{:.10}`, `{:.5e}`) rounds the exact value half to even,
@@ -31,12 +36,13 @@ impl FromStr for Dd {
 
     /// The double-double nearest the decimal `s` in the greedy sense: `hi` is the exact value
     /// of `s` correctly rounded to `f64` (nearest-even, with subnormals; ±Inf on overflow, then
-    /// `lo = 0`) and `lo` is the exact rest correctly rounded. Accepts `f64::from_str`'s syntax
-    /// after trimming surrounding whitespace; a zero `lo` is `+0.0`.
+    /// `lo = 0`) and `lo` is the exact rest correctly rounded, then normalised. Accepts
+    /// `f64::from_str`'s syntax after trimming surrounding whitespace; a zero `lo` is `+0.0`.
     ///
-    /// In a tie-adjacent case the result is not normalised: a decimal just below the midpoint
-    /// `hi + ulp(hi)/2`, with `hi` odd, gives `lo = ulp(hi)/2` (the rest rounds up to it), and
-    /// then `fl(hi + lo) ≠ hi`. It still prints back to itself.
+    /// Normalised at a tie: a decimal just below the midpoint `hi + ulp(hi)/2`, with `hi` odd,
+    /// would give `lo = ulp(hi)/2` (the rest rounds up to it) and `fl(hi + lo) ≠ hi`; the
+    /// result is then `hi + ulp(hi)` (even) and `lo = −ulp(hi)/2`, the same value, so that
+    /// `x + 0 == x` and `x × 1 == x` hold for it.
     ///
     /// # Errors
     ///
@@ -61,8 +67,9 @@ impl FromStr for Qd {
 
     /// The quad-double nearest the decimal `s` in the greedy sense: `c[0]` is the exact value
     /// of `s` correctly rounded to `f64`, and each further component the exact rest correctly
-    /// rounded (nearest-even, with subnormals; ±Inf and zeros on overflow). Syntax and zero
-    /// signs as for [`Dd`]'s `from_str`.
+    /// rounded (nearest-even, with subnormals; ±Inf and zeros on overflow), then normalised at
+    /// ties as [`Dd`]'s `from_str` (so that `x + 0 == x`). Syntax and zero signs as for
+    /// [`Dd`].
     ///
     /// # Errors
     ///

@@ -31,7 +31,8 @@ const MAX_DIGITS: usize = 1500;
 
 /// Parses `s` as the greedy correctly rounded `N`-word expansion of the decimal it denotes:
 /// `w0 = RN(v)`, `w1 = RN(v − w0)`, …, each a round-to-nearest-even to `f64` with subnormals
-/// and overflow (an overflowing `w0` gives ±Inf and zeros below it).
+/// and overflow (an overflowing `w0` gives ±Inf and zeros below it), then [`normalise`]d at
+/// ties.
 ///
 /// Accepts what `f64::from_str` accepts (sign, digits with an optional point, an optional
 /// `e`/`E` exponent with sign, `inf`/`infinity`/`nan` in any case), after trimming surrounding
@@ -70,7 +71,8 @@ pub(super) fn is_tie(a: f64, b: f64) -> bool {
 /// doubles gives `w_k` odd and `w_k+1` exactly half its spacing back toward the even neighbour
 /// (issue 11: `1.000000000000000333066907387546962127089500427246093749999999` gave
 /// `lo = ulp(hi)/2` with an odd `hi`), and FastTwoSum moves the tie to the even word, exactly
-/// (the same value). Passes from the bottom until nothing moves.
+/// (the same value). Passes from the bottom until nothing moves. A tie at the overflow edge
+/// (`w0 = f64::MAX`, its even neighbour infinite) is left as it is.
 pub(crate) fn normalise<const N: usize>(mut w: [f64; N]) -> [f64; N] {
     if !w.iter().all(|x| x.is_finite()) {
         return w;

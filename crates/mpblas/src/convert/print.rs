@@ -10,14 +10,14 @@
 //! largest power `10^p` with a multiple in `J` (a monotone property of `p`, found by bisection)
 //! and, among those multiples, the one nearest the value (ties to even). No trial parsing.
 //!
-//! `J` need not contain the value of the words itself: the greedy expansion of a decimal just
-//! below a midpoint `w0 + ulp(w0)/2` can end in `w1 = ulp(w0)/2` (the remainder rounds up to
-//! that power of two), and then `w0 + w1` is a tie that rounds away from an odd `w0`. Such words
-//! come out of parsing, so they must print back; the nearest decimal to the value inside `J` is
-//! used. If `J` is empty (a quad-double whose words are non-overlapping but are nobody's greedy
-//! expansion, e.g. `c1 = ulp(c0)/2` exactly followed by a `c2` of the same sign, or hand-built
-//! non-normalised words), no string parses back to those words; the exact decimal value is
-//! printed instead, which parses to the greedy expansion of the same number.
+//! Parsing normalises ties (parse.rs `normalise`): a decimal just beyond the midpoint of an odd
+//! `w_k` and its even neighbour has greedy words `(w_k, ±ulp/2, …)` that parsing rewrites to
+//! `(neighbour, ∓ulp/2, …)`. So the decimals that parse to a normalised `x` are those of `J(x)`
+//! and, at such a tie, of `J(twin)` for the twin words on the other side of the midpoint: two
+//! adjacent intervals, joined before the search (either may be empty: for `(1, 2^-53, 2^-110)`
+//! only the twin's is not). If both are empty (hand-built words that are nobody's expansion),
+//! the exact decimal value is printed instead, which parses to the expansion of the same
+//! number.
 
 use super::bigint::BigUint;
 use super::parse::GRID;

@@ -548,7 +548,9 @@ impl fmt::Display for MpFloat {
     /// alignment, `+` and `0` behave as for `f64`. Numbers whose plain form would need more than
     /// 4,096 zeros from their magnitude alone (beyond about `10^4096`, or below `10^-4096`
     /// without a precision) are printed in scientific notation instead (`1e5000`, with the
-    /// shortest round-trip digits), as `f64` never needs to: an `MpFloat` reaches `10^(10^17)`.
+    /// shortest round-trip digits; for a value beyond `10^4096` a precision `{:.N}` is then
+    /// ignored, its decimals being zeros of the integer part), as `f64` never needs to: an
+    /// `MpFloat` reaches `10^(10^17)`.
     ///
     /// ```
     /// use mpblas::rns::{Basis, MpFloat};
