@@ -457,16 +457,7 @@ impl<'a, T> MatRef<'a, T> {
 
     /// Column `j` as a vector (no copy), or `None` beyond the last column.
     pub fn col(&self, j: usize) -> Option<VecRef<'a, T>> {
-        (j < self.cols()).then(|| VecRef {
-            ptr: if self.rows() == 0 {
-                self.ptr
-            } else {
-                self.at(0, j) as *const T
-            },
-            len: self.rows(),
-            inc: self.row_stride() as isize,
-            _borrow: PhantomData,
-        })
+        self.t().row(j)
     }
 
     /// Element `(i, j)`, or `None` outside the matrix.

@@ -71,14 +71,14 @@ pub fn sum_error_bound(
     }
     let depth = summation_depth(order, n) + usize::from(products);
     let g = gamma(depth, eps);
-    // Below the normal range `g·abs_sum` rounds down, or to 0 (an RNS sum of terms under
-    // 2^-1074): one smallest subnormal covers that wherever an error is possible.
-    let tiny = if g > 0.0 && abs_sum > 0.0 {
-        f64::from_bits(1)
-    } else {
-        0.0
-    };
+    let tiny = tiny_if(g > 0.0 && abs_sum > 0.0);
     up(g * abs_sum + 2.0 * n as f64 * eta + tiny)
+}
+
+/// The smallest subnormal where an error is possible, else 0: below the normal range `γ·|v|`
+/// rounds down, or to 0 (an RNS value under 2^-1074), and one subnormal covers that.
+pub(crate) fn tiny_if(possible: bool) -> f64 {
+    if possible { f64::from_bits(1) } else { 0.0 }
 }
 
 /// `x` times `1 + 2^-50`: covers the few roundings made evaluating a bound formula in `f64`.

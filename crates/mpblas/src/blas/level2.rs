@@ -27,7 +27,7 @@
 //! where `β·y` would be the mathematical result). RNS operands must share one
 //! basis ([`Error::BasisMismatch`](crate::Error::BasisMismatch)), checked once per call.
 
-use super::bounds::{gamma, summation_depth, up};
+use super::bounds::{gamma, summation_depth, tiny_if, up};
 use super::level1::{AbsDotOf, DotOf, check_same_len, neg_zero, upper_f64};
 use super::sum::{Reduction, Summation, reduce};
 use crate::error::Result;
@@ -36,7 +36,6 @@ use crate::view::{MatMut, MatRef, Trans, VecMut, VecRef};
 use rayon::prelude::*;
 use std::num::FpCategory;
 
-/// `|v|` as an `f64` rounded up (`+∞` beyond the `f64` range), for the bound formulas.
 /// `|v|` as an `f64` rounded up: at least the smallest subnormal for a nonzero `v` (an RNS
 /// value below the `f64` range rounds to 0, which would not bound it), `+∞` above the range.
 fn mag_up<T: Scalar>(v: &T) -> f64 {
@@ -93,6 +92,14 @@ impl<T: Scalar> Reduction for RowsDot<'_, T> {
 
 fn is_zero<T: Scalar>(v: &T) -> bool {
     v.class() == FpCategory::Zero
+}
+
+/// Neither NaN nor infinite: a value an error bound can hold for.
+fn is_finite<T: Scalar>(v: &T) -> bool {
+    matches!(
+        v.class(),
+        FpCategory::Normal | FpCategory::Subnormal | FpCategory::Zero
+    )
 }
 
 /// Every element of the operands against `alpha`'s context (the RNS basis).
@@ -181,16 +188,10 @@ fn gemv_impl<T: Scalar>(
     // Reference BLAS's quick return: no rows or columns, or α = 0 with β = 1 (y unchanged).
     if m == 0 || n == 0 || (alpha_zero && *beta == T::one_in(&ctx)) {
         // y is unchanged: no error, except that no bound holds for a value that is not finite.
-        let finite = |v: &T| {
-            matches!(
-                v.class(),
-                FpCategory::Normal | FpCategory::Subnormal | FpCategory::Zero
-            )
-        };
         return Ok(if with_bounds {
             y.rb()
                 .iter()
-                .map(|v| if finite(v) { 0.0 } else { f64::INFINITY })
+                .map(|v| if is_finite(v) { 0.0 } else { f64::INFINITY })
                 .collect()
         } else {
             Vec::new()
@@ -251,6 +252,13 @@ fn gemv_impl<T: Scalar>(
             })
             .collect()
     };
+    // The bound's per-call constants: γ_(D+1) of a row's dot, and |α|·2n·η (its underflow).
+    let g = gamma(summation_depth(Summation::Blocked, n) + 1, eps);
+    let eta_terms = if eta > 0.0 {
+        mag_up(alpha) * 2.0 * n as f64 * eta
+    } else {
+        0.0
+    };
     let yr = y.rb();
     let rows: Vec<(T, f64)> = (0..m)
         .into_par_iter()
@@ -288,12 +296,6 @@ fn gemv_impl<T: Scalar>(
                             true,
                         ) * (1.0 + 3.0 * eps);
                         // |α|·B: B = γ_(D+1)·S + 2nη + tiny (sum_error_bound) scaled by |α|.
-                        let g = gamma(summation_depth(Summation::Blocked, n) + 1, eps);
-                        let eta_terms = if eta > 0.0 {
-                            mag_up(alpha) * 2.0 * n as f64 * eta
-                        } else {
-                            0.0
-                        };
                         let ab = g * p + eta_terms + tiny_if(p > 0.0);
                         if beta_zero {
                             up(ab + eps * (p + ab) + eta + tiny_if(p > 0.0))
@@ -307,11 +309,7 @@ fn gemv_impl<T: Scalar>(
                 };
                 (value, bound)
             };
-            let finite = matches!(
-                value.class(),
-                FpCategory::Normal | FpCategory::Subnormal | FpCategory::Zero
-            );
-            let bound = if with_bounds && (bound.is_nan() || !finite) {
+            let bound = if with_bounds && (bound.is_nan() || !is_finite(&value)) {
                 f64::INFINITY
             } else {
                 bound
@@ -413,13 +411,6 @@ pub fn ger<T: Scalar>(
 pub fn ger_error_bound(eps: f64, eta: f64, a_abs: f64, axy_abs: f64, x_abs: f64) -> f64 {
     let b = gamma(3, eps) * (a_abs + axy_abs) + (2.0 * x_abs + 2.0) * eta;
     up(b + tiny_if(a_abs + axy_abs > 0.0))
-}
-
-/// The smallest subnormal where an error is possible: `γ·|v|` rounds to 0 in `f64` for values
-/// below its range (an RNS number under `2^-1074`), and one subnormal covers that (as
-/// [`sum_error_bound`](super::bounds::sum_error_bound) does).
-fn tiny_if(possible: bool) -> f64 {
-    if possible { f64::from_bits(1) } else { 0.0 }
 }
 
 /// BLAS `?ger`: `A ← α·x·yᵀ + A`, `A` an `m × n` column-major array of leading dimension

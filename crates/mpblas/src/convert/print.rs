@@ -256,8 +256,9 @@ fn greedy_interval(words: &[f64], flip: bool) -> Option<Interval> {
 /// `None` if no decimal does (see the module docs). `total` is the exact non-zero sum of `words`.
 /// The decimals that parse back are those of J(`words`) and, at a tie, of the twin's J on the
 /// other side of the midpoint (the parser normalises the twin to `words`): adjacent intervals,
-/// joined (either may be empty). (Ties at two levels at once, whose twins would combine, only ever widen the set
-/// further: the decimal found still parses back, though a shorter one could exist.)
+/// joined (either may be empty). (Ties at two levels at once, whose twins would combine, only
+/// ever widen the set further: the decimal found still parses back, though a shorter one could
+/// exist.)
 fn shortest(words: &[f64], total: &SInt) -> Option<Decimal> {
     // Work with a positive value: rounding is symmetric, so J mirrors with the words.
     let flip = total.neg;

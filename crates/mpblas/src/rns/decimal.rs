@@ -350,10 +350,9 @@ fn floor_log10(p: u64, xs: &BigUint, e: i64, exact: bool) -> i64 {
 /// `x = X·2^e` rounded to a multiple of `10^j`, half to even: exactly, or (far exponents)
 /// through bounds of `5^|j|` at increasing working precision.
 fn round_at(p: u64, xs: &BigUint, e: i64, j: i64) -> BigUint {
-    // x/10^j certainly below 1/2 (log10 x is within 0.31 of the estimate): 0, without the
-    // exact route's shift by 2^|e| (a tiny x printed with a few decimals).
-    let log10 = (e as f64 + xs.bit_len() as f64) * std::f64::consts::LOG10_2;
-    if log10 - (j as f64) < -2.0 {
+    // x/10^j certainly below 1/2: 0, without the exact route's shift by 2^|e| (a tiny x
+    // printed with a few decimals).
+    if log10_estimate(xs.bit_len(), e) - (j as f64) < -2.0 {
         return BigUint::from_u64(0);
     }
     if exact_ok(p, e) || j.unsigned_abs() <= EXACT_E {
@@ -445,13 +444,26 @@ fn shortest_far(x: &MpFloat, xs: &BigUint, e: i64) -> Decimal {
 /// never needs more than about 330, and an `MpFloat` of `10^(10^17)` would need `10^17`.
 const PLAIN_MAX_EXP10: f64 = 4096.0;
 
+/// `log10 x` for `x = X·2^e` with `X` of `bits` bits, within 0.31: `(e + bits)·log10 2`
+/// (`2^(e+bits−1) ≤ x < 2^(e+bits)`). Callers keep a margin of 2 around their limits.
+fn log10_estimate(bits: usize, e: i64) -> f64 {
+    (e as f64 + bits as f64) * std::f64::consts::LOG10_2
+}
+
 /// Whether plain notation of `x = X·2^e` (`X` of `bits` bits) would write more than
 /// [`PLAIN_MAX_EXP10`] zeros before (huge) or, without a precision, after (tiny) its digits.
-/// `log10 x` lies within 0.31 of `(e + bits)·log10 2`; the margin of 2 keeps the decision on
-/// one side for every `x` near the limit.
 fn plain_too_wide(bits: usize, e: i64, fixed_decimals: bool) -> bool {
-    let log10 = (e as f64 + bits as f64) * std::f64::consts::LOG10_2;
+    let log10 = log10_estimate(bits, e);
     log10 > PLAIN_MAX_EXP10 + 2.0 || (!fixed_decimals && log10 < -(PLAIN_MAX_EXP10 + 2.0))
+}
+
+/// The shortest round-trip digits of `x = X·2^e`: exactly, or through bounds for far exponents.
+fn shortest_digits(x: &MpFloat, p: u64, xs: &BigUint, e: i64) -> Decimal {
+    if exact_ok(p, e) {
+        shortest(p, xs, e)
+    } else {
+        shortest_far(x, xs, e)
+    }
 }
 
 /// Formats `x` as `f64` formats one number in `style`.
@@ -479,26 +491,10 @@ fn fmt_mp(x: &MpFloat, f: &mut fmt::Formatter<'_>, style: Style) -> fmt::Result 
             // Scientific notation with the digits plain notation would have shown: the
             // shortest round trip (a fixed number of decimals would all be zeros of the
             // integer part).
-            return fmt_body(
-                x,
-                f,
-                Style::Exp('e'),
-                None,
-                if exact_ok(p, e) {
-                    shortest(p, &xs, e)
-                } else {
-                    shortest_far(x, &xs, e)
-                },
-            );
+            return fmt_body(x, f, Style::Exp('e'), None, shortest_digits(x, p, &xs, e));
         }
         match (style, f.precision()) {
-            (_, None) => {
-                if exact_ok(p, e) {
-                    shortest(p, &xs, e)
-                } else {
-                    shortest_far(x, &xs, e)
-                }
-            }
+            (_, None) => shortest_digits(x, p, &xs, e),
             (Style::Plain, Some(prec)) => {
                 let j = -(i64::try_from(prec).unwrap_or(i64::MAX / 4));
                 let m = round_at(p, &xs, e, j);
