@@ -1,4 +1,4 @@
-//! BLAS level 1 on the GPU against cuBLAS in the same run: `dot`, `sum`, `asum`, `nrm2`, `axpy`
+//! BLAS levels 1 and 2 on the GPU against cuBLAS in the same run: `dot`, `sum`, `asum`, `nrm2`, `axpy`
 //! in f64, Dd and Qd (the reproducible blocked order), f64 `sum2`/`dot2` and the correctly
 //! rounded f64 `sum`/`dot` (also on data spread over 2^±600), and cuBLAS's
 //! `Ddot`/`Dasum`/`Dnrm2`/`Daxpy` and a device-to-device copy as yardsticks.
@@ -13,12 +13,16 @@
 //!
 //! Inputs: random full-precision values (every word), uniform exponents in [-8, 8], random
 //! signs. Run: `cargo run --release --example gpu_blas_bench [-- n,n,...]` (default 2^20, 2^24,
-//! 2^27), or via `scripts/gpu-check.sh`'s bundle.
+//! 2^27), or via `scripts/gpu-check.sh`'s bundle. Without sizes it also times the launch shapes,
+//! the RNS sums, and GEMV (N and T) and GER at 16384 × 8192 and 1000 × 1000 against
+//! `cublasDgemv`/`cublasDger` (bytes: A, x and y read, y or A written).
 
 use mpblas::blas::gpu::{self as bg, GpuFormat, LaunchShape};
 use mpblas::blas::{self, Summation};
-use mpblas::cuda::{self, Device, DeviceScalar, DeviceVec, DeviceVecMut, DeviceVecRef};
-use mpblas::view::{VecMut, VecRef};
+use mpblas::cuda::{
+    self, Device, DeviceMatMut, DeviceMatRef, DeviceScalar, DeviceVec, DeviceVecMut, DeviceVecRef,
+};
+use mpblas::view::{MatRef, Trans, VecMut, VecRef};
 use mpblas::{Dd, Qd, Result};
 
 const WARMUP: usize = 3;
@@ -370,6 +374,115 @@ fn rns_sum_rows(dev: &Device, n: usize) -> Result<()> {
     Ok(())
 }
 
+/// GEMV (both transposes) and GER of an `m × n` column-major matrix in each format against
+/// `cublasDgemv` / `cublasDger` in the same run. Bytes: gemv reads A, x and y and writes y; ger
+/// reads A, x and y and writes A. `= CPU`: every entry of y has the CPU's bits (gemv).
+fn level2_rows(dev: &Device, m: usize, n: usize) -> Result<()> {
+    println!("\n## GEMV and GER, {m} x {n} column-major (CUDA events, median of {REPS})\n");
+    println!("| format | routine | ms | GB/s | vs cuBLAS | = CPU |");
+    println!("|---|---|---|---|---|---|");
+    let mut rng = mpblas_testdata::SplitMix64::new(0x9e3 ^ m as u64);
+    let ha: Vec<f64> = (0..m * n).map(|_| f64::random(&mut rng)).collect();
+    let hx: Vec<f64> = (0..m.max(n)).map(|_| f64::random(&mut rng)).collect();
+    let hy: Vec<f64> = (0..m.max(n)).map(|_| f64::random(&mut rng)).collect();
+    let mut cublas = [0.0f64; 3];
+    {
+        let da = dev.upload(&ha)?;
+        for (k, trans) in [Trans::No, Trans::Yes].into_iter().enumerate() {
+            let (lx, ly) = if k == 0 { (n, m) } else { (m, n) };
+            let dxs = dev.upload(&hx[..lx])?;
+            let mut dys = dev.upload(&hy[..ly])?;
+            let ms = median_ms(dev, || {
+                cuda::dgemv(dev, trans, m, n, 1.5, &da, m, &dxs, 0.5, &mut dys)
+            })?;
+            let bytes = 8.0 * (m * n + lx + 2 * ly) as f64;
+            cublas[k] = bytes / (ms * 1e-3) / 1e9;
+            let name = if k == 0 {
+                "cublasDgemv N"
+            } else {
+                "cublasDgemv T"
+            };
+            println!("| f64 | {name} | {ms:.4} | {:.0} | | |", cublas[k]);
+        }
+        let mut da2 = dev.upload(&ha)?;
+        let dxm = dev.upload(&hx[..m])?;
+        let dyn_ = dev.upload(&hy[..n])?;
+        let ms = median_ms(dev, || cuda::dger(dev, m, n, 1.5, &dxm, &dyn_, &mut da2, m))?;
+        let bytes = 8.0 * (2 * m * n + m + n) as f64;
+        cublas[2] = bytes / (ms * 1e-3) / 1e9;
+        println!("| f64 | cublasDger | {ms:.4} | {:.0} | | |", cublas[2]);
+    }
+    dev.release_workspaces()?;
+    level2_format::<f64>(dev, m, n, &cublas)?;
+    dev.release_workspaces()?;
+    level2_format::<Dd>(dev, m, n, &cublas)?;
+    dev.release_workspaces()?;
+    level2_format::<Qd>(dev, m, n, &cublas)?;
+    dev.release_workspaces()?;
+    Ok(())
+}
+
+fn level2_format<T: Random>(dev: &Device, m: usize, n: usize, cublas: &[f64; 3]) -> Result<()> {
+    let mut rng = mpblas_testdata::SplitMix64::new(0x1e2 ^ m as u64 ^ T::WORDS as u64);
+    let ha: Vec<T> = (0..m * n).map(|_| T::random(&mut rng)).collect();
+    let hx: Vec<T> = (0..m.max(n)).map(|_| T::random(&mut rng)).collect();
+    let hy: Vec<T> = (0..m.max(n)).map(|_| T::random(&mut rng)).collect();
+    let (alpha, beta) = (T::random(&mut rng), T::random(&mut rng));
+    let w = 8.0 * T::WORDS as f64;
+    let da = dev.upload(&ha)?;
+    let ca = MatRef::col_major(&ha, m, n, m)?;
+    let ga = DeviceMatRef::col_major(&da, m, n, m)?;
+    for (k, yard) in cublas[..2].iter().enumerate() {
+        let (lx, ly) = if k == 0 { (n, m) } else { (m, n) };
+        let (ga, ca) = if k == 0 { (ga, ca) } else { (ga.t(), ca.t()) };
+        let dx = dev.upload(&hx[..lx])?;
+        let mut dy = dev.upload(&hy[..ly])?;
+        let gx = DeviceVecRef::contiguous(&dx);
+        let ms = median_ms(dev, || {
+            bg::gemv(dev, alpha, ga, gx, beta, DeviceVecMut::contiguous(&mut dy))
+        })?;
+        // One call from the original y, against the CPU.
+        let mut dy = dev.upload(&hy[..ly])?;
+        bg::gemv(dev, alpha, ga, gx, beta, DeviceVecMut::contiguous(&mut dy))?;
+        let mut cy = hy[..ly].to_vec();
+        blas::gemv(
+            &alpha,
+            ca,
+            VecRef::contiguous(&hx[..lx]),
+            &beta,
+            VecMut::contiguous(&mut cy),
+        )?;
+        let ok = dy.download()?.iter().zip(&cy).all(|(a, b)| same(*a, *b));
+        let gbs = w * (m * n + lx + 2 * ly) as f64 / (ms * 1e-3) / 1e9;
+        println!(
+            "| {} | gemv {} | {ms:.4} | {gbs:.0} | {:.0}% | {} |",
+            T::NAME,
+            if k == 0 { "N" } else { "T" },
+            100.0 * gbs / yard,
+            if ok { "yes" } else { "NO" }
+        );
+    }
+    let mut dm = dev.upload(&ha)?;
+    let dx = dev.upload(&hx[..m])?;
+    let dy = dev.upload(&hy[..n])?;
+    let ms = median_ms(dev, || {
+        bg::ger(
+            dev,
+            alpha,
+            DeviceVecRef::contiguous(&dx),
+            DeviceVecRef::contiguous(&dy),
+            DeviceMatMut::col_major(&mut dm, m, n, m)?,
+        )
+    })?;
+    let gbs = w * (2 * m * n + m + n) as f64 / (ms * 1e-3) / 1e9;
+    println!(
+        "| {} | ger | {ms:.4} | {gbs:.0} | {:.0}% | |",
+        T::NAME,
+        100.0 * gbs / cublas[2]
+    );
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let sizes: Vec<usize> = match std::env::args().nth(1) {
         Some(s) => s.split(',').filter_map(|t| t.trim().parse().ok()).collect(),
@@ -419,5 +532,7 @@ fn main() -> Result<()> {
         dev.release_workspaces()?;
         rns_sum_rows(&dev, 100_000_000)?;
     }
+    level2_rows(&dev, 16384, 8192)?;
+    level2_rows(&dev, 1000, 1000)?;
     Ok(())
 }

@@ -1,10 +1,12 @@
-//! GPU equals CPU for BLAS level 1: every reduction (sum and dot in the three summation orders,
+//! GPU equals CPU for BLAS levels 1 and 2: every reduction (sum and dot in the three summation orders,
 //! asum, nrm2, iamax, and f64 sum2/dot2) and every element-wise routine (axpy, scal, rot) of
 //! `mpblas::blas::gpu` returns the CPU's bits, for f64, Dd and Qd, for lengths around the
 //! chunk and lane boundaries, positive and negative increments, and several launch shapes
 //! (the reproducibility claim: the bits never depend on the grid or the block size), on
 //! random full-precision data, on cancelling data and on adversarial sets (±0, ±∞, NaN,
-//! 2^±1000, subnormals, the largest values).
+//! 2^±1000, subnormals, the largest values); and gemv (values and bounds) and ger for every
+//! matrix layout (column-major, transposed, strided, a repeated row), increments ±, the special
+//! scalars and several launches and lane groups.
 //!
 //! Every test needs a GPU and is `#[ignore]`d, so `cargo test` lists them as ignored; run them
 //! on the GPU machine with `scripts/gpu-check.sh`. Without a GPU, a forced run fails (it never
@@ -14,11 +16,13 @@
 mod cuda_common;
 
 use cuda_common::*;
-use mpblas::blas::gpu::{self, GpuFormat, LaunchShape};
+use mpblas::blas::gpu::{self, GemvShape, GpuFormat, LaunchShape};
 use mpblas::blas::{self, Summation};
-use mpblas::cuda::{Device, DeviceScalar, DeviceVec, DeviceVecMut, DeviceVecRef};
+use mpblas::cuda::{
+    self, Device, DeviceMatMut, DeviceMatRef, DeviceScalar, DeviceVec, DeviceVecMut, DeviceVecRef,
+};
 use mpblas::rns::{Basis, MpFloat};
-use mpblas::view::{VecMut, VecRef};
+use mpblas::view::{MatLayout, MatMut, MatRef, Trans, VecMut, VecRef};
 use mpblas::{Dd, Error, Qd};
 
 fn device() -> Device {
@@ -663,4 +667,266 @@ fn bad_arguments_are_errors() {
     let ge = DeviceVecRef::contiguous(&e);
     assert!(gpu::sum(&dev, ge, Summation::Pairwise).unwrap().to_bits() == 0);
     assert_eq!(gpu::iamax(&dev, ge, LaunchShape::default()).unwrap(), None);
+}
+
+// ---- level 2 --------------------------------------------------------------------------------------
+
+/// A matrix layout of the level-2 tests: column-major with padding (the rows kernel), its
+/// transpose (the lanes kernel), both strides above 1, and a repeated row (stride 0).
+fn layouts(m: usize, n: usize) -> Vec<(&'static str, MatLayout, usize)> {
+    let col = MatLayout::col_major(m, n, m + 3);
+    let t = MatLayout::col_major(n, m, n + 1).t();
+    let strided = MatLayout {
+        rows: m,
+        cols: n,
+        row_stride: 2,
+        col_stride: 2 * m + 1,
+        offset: 1,
+    };
+    let repeated = MatLayout {
+        rows: m,
+        cols: n,
+        row_stride: 0,
+        col_stride: 1,
+        offset: 0,
+    };
+    let len = |l: &MatLayout| {
+        l.offset + (l.rows.max(1) - 1) * l.row_stride + (l.cols.max(1) - 1) * l.col_stride + 1
+    };
+    [
+        ("col-major", col),
+        ("transposed", t),
+        ("strided", strided),
+        ("repeated row", repeated),
+    ]
+    .into_iter()
+    .map(|(name, l)| (name, l, len(&l)))
+    .collect()
+}
+
+fn gemv_shapes() -> Vec<GemvShape> {
+    let s = |threads, blocks, lane_groups| GemvShape {
+        launch: LaunchShape { threads, blocks },
+        lane_groups,
+    };
+    vec![
+        GemvShape::default(),
+        s(32, Some(1), Some(1)),
+        s(96, Some(7), Some(16)),
+        s(256, None, Some(256)),
+    ]
+}
+
+/// gemv and ger on the GPU against the CPU, bit for bit (values and gemv's bounds), for every
+/// layout, increments ±, the special scalars (α = 0, β = 0, β = 1) and several launches.
+fn level2_for<T: Gen>(seed: u64) {
+    let dev = device();
+    let mut rng = Rng::new(seed);
+    let sizes: &[(usize, usize)] = &[
+        (1, 1),
+        (3, 2),
+        (37, 300),
+        (300, 37),
+        (129, 4097),
+        (1000, 1000),
+        (5, 3 * 4096 + 7),
+    ];
+    let pool = T::random_vec(&mut rng, 40_000);
+    let specials = T::specials();
+    let zero = T::zero_in(&());
+    let one = T::one_in(&());
+    let r = T::random_vec(&mut rng, 2);
+    let scalars = [
+        (r[0], r[1]),
+        (zero, one),
+        (zero, r[1]),
+        (r[0], zero),
+        (zero, zero),
+    ];
+    for (si, &(m, n)) in sizes.iter().enumerate() {
+        for (name, layout, len) in layouts(m, n) {
+            let mut ha: Vec<T> = (0..len).map(|i| pool[(i * 7 + si) % pool.len()]).collect();
+            // Specials in some entries (not in the big cases: one NaN would hide the rest).
+            if m * n < 20_000 {
+                for (k, s) in specials.iter().enumerate() {
+                    let at = (13 * k + 5) % len;
+                    ha[at] = *s;
+                }
+            }
+            let da = dev.upload(&ha).expect("upload a");
+            let ca = MatRef::with_strides(
+                &ha[layout.offset..],
+                m,
+                n,
+                layout.row_stride,
+                layout.col_stride,
+            )
+            .expect("cpu view");
+            let ga = DeviceMatRef::new("a", &da, layout).expect("gpu view");
+            for &inc in &[1isize, -2] {
+                let hx = storage(&pool[si..], n, inc);
+                let hy0 = storage(&pool[si + 11..], m, -inc);
+                let dx = dev.upload(&hx).expect("upload x");
+                let gx = DeviceVecRef::from_blas("x", n, &dx, inc).unwrap();
+                let cx = VecRef::from_blas("x", n, &hx, inc).unwrap();
+                for (k, &(alpha, beta)) in scalars.iter().enumerate() {
+                    let tag = format!("{} {m}x{n} {name} inc={inc} scalars#{k}", T::NAME);
+                    let mut cy = hy0.clone();
+                    let cb = blas::gemv_bounded(
+                        &alpha,
+                        ca,
+                        cx,
+                        &beta,
+                        VecMut::from_blas("y", m, &mut cy, -inc).unwrap(),
+                    )
+                    .expect("cpu gemv");
+                    let shapes = if k == 0 {
+                        gemv_shapes()
+                    } else {
+                        vec![GemvShape::default()]
+                    };
+                    for shape in shapes {
+                        let mut dy = dev.upload(&hy0).expect("upload y");
+                        gpu::gemv_shaped(
+                            &dev,
+                            alpha,
+                            ga,
+                            gx,
+                            beta,
+                            DeviceVecMut::from_blas("y", m, &mut dy, -inc).unwrap(),
+                            shape,
+                        )
+                        .expect("gemv");
+                        assert_bits(
+                            &format!("gemv {tag} {shape:?}"),
+                            &dy.download().unwrap(),
+                            &cy,
+                            |_| String::new(),
+                        );
+                    }
+                    let mut dy = dev.upload(&hy0).expect("upload y");
+                    let gb = gpu::gemv_bounded(
+                        &dev,
+                        alpha,
+                        ga,
+                        gx,
+                        beta,
+                        DeviceVecMut::from_blas("y", m, &mut dy, -inc).unwrap(),
+                    )
+                    .expect("gemv_bounded");
+                    assert_bits(
+                        &format!("gemv_bounded {tag}"),
+                        &dy.download().unwrap(),
+                        &cy,
+                        |_| String::new(),
+                    );
+                    assert_bits(&format!("gemv bounds {tag}"), &gb, &cb, |_| String::new());
+                }
+                // ger on the layouts a mutable view allows (no repeated row).
+                if layout.row_stride == 0 {
+                    continue;
+                }
+                let hyn = storage(&pool[si + 3..], n, inc);
+                let dyn_ = dev.upload(&hyn).expect("upload y");
+                let hxm = storage(&pool[si + 5..], m, -inc);
+                let dxm = dev.upload(&hxm).expect("upload x");
+                for &alpha in &[r[0], zero, specials[specials.len() / 2]] {
+                    let tag = format!("ger {} {m}x{n} {name} inc={inc} alpha={alpha:?}", T::NAME);
+                    let mut ch = ha.clone();
+                    blas::level2::ger(
+                        &alpha,
+                        VecRef::from_blas("x", m, &hxm, -inc).unwrap(),
+                        VecRef::from_blas("y", n, &hyn, inc).unwrap(),
+                        MatMut::with_strides(
+                            &mut ch[layout.offset..],
+                            m,
+                            n,
+                            layout.row_stride,
+                            layout.col_stride,
+                        )
+                        .expect("cpu view"),
+                    )
+                    .expect("cpu ger");
+                    let mut dh = dev.upload(&ha).expect("upload a");
+                    gpu::ger(
+                        &dev,
+                        alpha,
+                        DeviceVecRef::from_blas("x", m, &dxm, -inc).unwrap(),
+                        DeviceVecRef::from_blas("y", n, &dyn_, inc).unwrap(),
+                        DeviceMatMut::new("a", &mut dh, layout).expect("gpu view"),
+                    )
+                    .expect("ger");
+                    assert_bits(&tag, &dh.download().unwrap(), &ch, |_| String::new());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn f64_gemv_and_ger_equal_the_cpu() {
+    level2_for::<f64>(21);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn dd_gemv_and_ger_equal_the_cpu() {
+    level2_for::<Dd>(22);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn qd_gemv_and_ger_equal_the_cpu() {
+    level2_for::<Qd>(23);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn level2_bad_arguments_are_errors() {
+    let dev = device();
+    let a = dev.upload(&[1.0f64; 12]).unwrap();
+    let x = dev.upload(&[1.0f64; 4]).unwrap();
+    let mut y = dev.upload(&[1.0f64; 3]).unwrap();
+    let ga = DeviceMatRef::col_major(&a, 3, 4, 3).unwrap();
+    let gx = DeviceVecRef::contiguous(&x);
+    for g in [0u32, 3, 512] {
+        let shape = GemvShape {
+            lane_groups: Some(g),
+            ..GemvShape::default()
+        };
+        assert!(matches!(
+            gpu::gemv_shaped(
+                &dev,
+                1.0,
+                ga,
+                gx,
+                0.0,
+                DeviceVecMut::contiguous(&mut y),
+                shape
+            ),
+            Err(Error::OutOfRange { .. })
+        ));
+    }
+    // x of the wrong length (Aᵀ wants 3).
+    assert!(matches!(
+        gpu::gemv(&dev, 1.0, ga.t(), gx, 0.0, DeviceVecMut::contiguous(&mut y)),
+        Err(Error::LengthMismatch { .. })
+    ));
+    let mut b = dev.upload(&[1.0f64; 12]).unwrap();
+    assert!(matches!(
+        gpu::ger(
+            &dev,
+            1.0,
+            gx,
+            DeviceVecRef::contiguous(&x),
+            DeviceMatMut::col_major(&mut b, 3, 4, 3).unwrap(),
+        ),
+        Err(Error::LengthMismatch { .. })
+    ));
+    // The yardsticks' argument checks.
+    assert!(matches!(
+        cuda::dgemv(&dev, Trans::No, 3, 4, 1.0, &a, 2, &x, 0.0, &mut y),
+        Err(Error::LeadingDim { .. })
+    ));
 }

@@ -19,7 +19,7 @@ use super::bounds::Bounded;
 use super::level1::{Nrm2Acc, blue, blue_finish, bound_from_abs_sum, nrm2_bound};
 use super::sum::{CHUNK, Summation};
 use crate::cuda::{
-    Arg, Device, DeviceScalar, DeviceVecMut, DeviceVecRef, LaunchConfig, ModuleSource,
+    Arg, Device, DeviceScalar, DeviceVecMut, DeviceVecRef, Header, LaunchConfig, ModuleSource,
     ScratchBuffer, check_len, download_raw,
 };
 use crate::error::{Error, Result};
@@ -112,6 +112,12 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_f64_pairjoin_blocked",
 ];
 
+/// `blas_reduce.cuh`: the formats, reductions and blocked pass the BLAS kernel modules share.
+pub(crate) static BLAS_REDUCE_CUH: Header = Header {
+    name: "blas_reduce.cuh",
+    text: include_str!("blas_reduce.cuh"),
+};
+
 /// The kernel module: source and entry points.
 pub(crate) static MODULE: ModuleSource = ModuleSource {
     name: "blas_level1_gpu",
@@ -120,6 +126,7 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
         &crate::eft::EFT_CUH,
         &crate::dd::dd_gpu::DD_CUH,
         &crate::qd::qd_gpu::QD_CUH,
+        &BLAS_REDUCE_CUH,
     ],
     kernels: KERNELS,
 };
@@ -384,7 +391,7 @@ fn pairwise<T: GpuFormat>(
     })
 }
 
-fn from_words<T: DeviceScalar>(w: &[f64]) -> T {
+pub(super) fn from_words<T: DeviceScalar>(w: &[f64]) -> T {
     let mut a = [0.0; 4];
     a[..T::WORDS].copy_from_slice(&w[..T::WORDS]);
     T::from_words(&a)
@@ -607,7 +614,7 @@ pub fn iamax<T: GpuFormat>(
 }
 
 /// The words of a scalar as the kernels' `ScalArg`.
-fn scalar_arg<T: DeviceScalar>(s: T) -> Arg {
+pub(super) fn scalar_arg<T: DeviceScalar>(s: T) -> Arg {
     Arg::Struct(Box::new(s.to_words().map(f64::to_bits)))
 }
 

@@ -1,6 +1,8 @@
 //! BLAS level 2 on the CPU, for every [`Scalar`] format: `gemv` (`y ← α·op(A)·x + β·y`) and
 //! `ger` (`A ← α·x·yᵀ + A`), over matrix and vector views (a transpose is a view,
-//! [`MatRef::t`]), with BLAS-style entries for code ported from Fortran or C.
+//! [`MatRef::t`]), with BLAS-style entries for code ported from Fortran or C. The GPU twins
+//! ([`gpu::gemv`](super::gpu::gemv), [`gpu::ger`](super::gpu::ger)) return the same bits and
+//! bounds for `f64`, `Dd` and `Qd`.
 //!
 //! **Order and reproducibility.** Entry `i` of `gemv` is `α·s_i + β·y_i` with
 //! `s_i = Σ_j a_ij·x_j` in the level-1 [`Summation::Blocked`] order (the order of
@@ -207,8 +209,6 @@ fn gemv_impl<T: Scalar>(
         ],
         (!alpha_zero).then_some(a),
     )?;
-    let eps = T::op_error_bound_in(&ctx);
-    let eta = T::underflow_error_in(&ctx);
     // s_i (and Σ_j|a_ij||x_j| for the bounds) for every row: by blocks of rows stepping
     // through columns when A is stored by columns, else row by row (the same bits).
     let by_columns = a.row_stride() == 1 && a.col_stride() != 1 && m > 1;
@@ -252,67 +252,27 @@ fn gemv_impl<T: Scalar>(
             })
             .collect()
     };
-    // The bound's per-call constants: γ_(D+1) of a row's dot, and |α|·2n·η (its underflow).
-    let g = gamma(summation_depth(Summation::Blocked, n) + 1, eps);
-    let eta_terms = if eta > 0.0 {
-        mag_up(alpha) * 2.0 * n as f64 * eta
-    } else {
-        0.0
-    };
+    let consts = RowBound::new(alpha, beta_zero, n);
     let yr = y.rb();
     let rows: Vec<(T, f64)> = (0..m)
         .into_par_iter()
         .map(|i| {
             let yi = (!beta_zero).then(|| yr.get(i).cloned()).flatten();
             let by = yi.as_ref().map(|v| beta.mul_ref(v));
-            // |β·y_i| from the format's own product (exact exponent range), then up: covers
-            // the product's rounding (≤ ε) and the f64 rounding.
-            let by_mag = by.as_ref().map_or(0.0, |v| mag_up(v) * (1.0 + 3.0 * eps));
-            let (value, bound) = if alpha_zero {
-                let value = by.unwrap_or_else(|| T::zero_in(&ctx));
-                let bound = if beta_zero {
-                    0.0
-                } else {
-                    up(eps * by_mag + eta + tiny_if(by_mag > 0.0))
-                };
-                (value, bound)
+            let (value, abs) = if alpha_zero {
+                (by.clone().unwrap_or_else(|| T::zero_in(&ctx)), None)
             } else {
                 let (s, abs) = &dots[i];
                 let value = match &by {
                     None => alpha.mul_ref(s),
                     Some(by) => alpha.mul_ref(s).add_ref(by),
                 };
-                let bound = match abs {
-                    _ if !with_bounds => 0.0,
-                    None => f64::INFINITY,
-                    Some(abs) => {
-                        // P ≥ |α|·Σ_j|a_ij||x_j|: the format's product |α|·abs bounded as a
-                        // sum (upper_f64), widened by (1 + 3ε) for the product's rounding.
-                        let p = upper_f64(
-                            &alpha.abs_ref().mul_ref(abs),
-                            &ctx,
-                            Summation::Blocked,
-                            n,
-                            true,
-                        ) * (1.0 + 3.0 * eps);
-                        // |α|·B: B = γ_(D+1)·S + 2nη + tiny (sum_error_bound) scaled by |α|.
-                        let ab = g * p + eta_terms + tiny_if(p > 0.0);
-                        if beta_zero {
-                            up(ab + eps * (p + ab) + eta + tiny_if(p > 0.0))
-                        } else {
-                            up(ab
-                                + gamma(2, eps) * (p + ab + by_mag)
-                                + 3.0 * eta
-                                + tiny_if(p + by_mag > 0.0))
-                        }
-                    }
-                };
-                (value, bound)
+                (value, abs.as_ref())
             };
-            let bound = if with_bounds && (bound.is_nan() || !is_finite(&value)) {
-                f64::INFINITY
+            let bound = if with_bounds {
+                consts.bound(alpha, by.as_ref(), abs, &value)
             } else {
-                bound
+                0.0
             };
             (value, bound)
         })
@@ -327,6 +287,91 @@ fn gemv_impl<T: Scalar>(
         }
     }
     Ok(bounds)
+}
+
+/// The per-call constants of the componentwise bound of `gemv` (see the [module docs](self)),
+/// and the bound of one entry from the quantities the CPU and the GPU both compute: `β·y_i`,
+/// `Σ_j|a_ij||x_j|` (the format's own blocked sum) and the result.
+pub(crate) struct RowBound<T: Scalar> {
+    ctx: T::Ctx,
+    n: usize,
+    eps: f64,
+    eta: f64,
+    alpha_zero: bool,
+    beta_zero: bool,
+    /// `γ_(D+1)` of a row's dot.
+    g: f64,
+    /// `|α|·2n·η`: the underflow of a row's dot, scaled.
+    eta_terms: f64,
+}
+
+impl<T: Scalar> RowBound<T> {
+    pub(crate) fn new(alpha: &T, beta_zero: bool, n: usize) -> Self {
+        let ctx = alpha.ctx();
+        let eps = T::op_error_bound_in(&ctx);
+        let eta = T::underflow_error_in(&ctx);
+        let eta_terms = if eta > 0.0 {
+            mag_up(alpha) * 2.0 * n as f64 * eta
+        } else {
+            0.0
+        };
+        RowBound {
+            ctx,
+            n,
+            eps,
+            eta,
+            alpha_zero: is_zero(alpha),
+            beta_zero,
+            g: gamma(summation_depth(Summation::Blocked, n) + 1, eps),
+            eta_terms,
+        }
+    }
+
+    /// The bound of entry `value = α·s_i + β·y_i` given `by = β·y_i` (`None` when `β = 0`) and
+    /// `abs = Σ_j|a_ij||x_j|` (`None` when `α = 0`); `+∞` where the result is not finite.
+    pub(crate) fn bound(&self, alpha: &T, by: Option<&T>, abs: Option<&T>, value: &T) -> f64 {
+        let (eps, eta) = (self.eps, self.eta);
+        // |β·y_i| from the format's own product (exact exponent range), then up: covers
+        // the product's rounding (≤ ε) and the f64 rounding.
+        let by_mag = by.map_or(0.0, |v| mag_up(v) * (1.0 + 3.0 * eps));
+        let bound = if self.alpha_zero {
+            if self.beta_zero {
+                0.0
+            } else {
+                up(eps * by_mag + eta + tiny_if(by_mag > 0.0))
+            }
+        } else {
+            match abs {
+                None => f64::INFINITY,
+                Some(abs) => {
+                    // P ≥ |α|·Σ_j|a_ij||x_j|: the format's product |α|·abs bounded as a
+                    // sum (upper_f64), widened by (1 + 3ε) for the product's rounding.
+                    let p = upper_f64(
+                        &alpha.abs_ref().mul_ref(abs),
+                        &self.ctx,
+                        Summation::Blocked,
+                        self.n,
+                        true,
+                    ) * (1.0 + 3.0 * eps);
+                    // |α|·B: B = γ_(D+1)·S + 2nη + tiny (sum_error_bound) scaled by |α|.
+                    let ab = self.g * p + self.eta_terms + tiny_if(p > 0.0);
+                    if self.beta_zero {
+                        up(ab + eps * (p + ab) + eta + tiny_if(p > 0.0))
+                    } else {
+                        up(ab
+                            + gamma(2, eps) * (p + ab + by_mag)
+                            + 3.0 * eta
+                            + tiny_if(p + by_mag > 0.0))
+                    }
+                }
+            }
+        };
+        if bound.is_nan() || !is_finite(value) {
+            f64::INFINITY
+        } else {
+            bound
+        }
+    }
 }
 
 /// BLAS `?gemv`: `y ← α·op(A)·x + β·y` with `A` an `m × n` column-major array of leading

@@ -9,8 +9,9 @@
 //! - [`accurate`]: for `f64` data, compensated `sum2`/`dot2` and correctly rounded sums and dot
 //!   products.
 //! - [`bounds`]: the error bounds the routines return and the tests assert.
-//! - [`gpu`]: the same routines on the GPU for `f64`, `Dd` and `Qd`, the CPU's bits for any
-//!   launch shape, every pass of every reduction on the device.
+//! - [`level2`]: `gemv` and `ger` over matrix views, with componentwise bounds.
+//! - [`gpu`]: the same routines (levels 1 and 2) on the GPU for `f64`, `Dd` and `Qd`, the CPU's
+//!   bits for any launch shape, every pass of every reduction on the device.
 //!
 //! ```
 //! use mpblas::blas::{self, Summation};
@@ -29,14 +30,15 @@
 pub mod accurate;
 pub(crate) mod blas_exact_gpu;
 pub(crate) mod blas_level1_gpu;
+pub(crate) mod blas_level2_gpu;
 pub mod bounds;
 pub mod level1;
 pub mod level2;
 pub mod sum;
 
-/// BLAS level 1 on the GPU for `f64`, [`Dd`](crate::Dd) and [`Qd`](crate::Qd): the same
-/// routines, orders, bits and error bounds as the CPU ([`level1`],
-/// [`accurate`]).
+/// BLAS levels 1 and 2 on the GPU for `f64`, [`Dd`](crate::Dd) and [`Qd`](crate::Qd): the
+/// same routines, orders, bits and error bounds as the CPU ([`level1`], [`accurate`],
+/// [`level2`]).
 ///
 /// Every reduction runs whole on the device (no partial sums finished on the host: each pass of
 /// the blocked order is the same kernel, on the partials of the pass before) and returns the
@@ -50,6 +52,13 @@ pub mod sum;
 /// three-word expansion of TwoSums and spills what it cannot hold exactly into a fixed-point
 /// accumulator of its block (Collange, Defour, Graillat, Iakymchuk, Parallel Computing 49,
 /// 2015).
+///
+/// [`gemv`](gpu::gemv) forms each row's dot product in the level-1 blocked order in two kernels:
+/// a first pass computing nodes of the order's tree (for a column-major `A` threads on
+/// consecutive rows, so that a warp reads consecutive addresses; for a transposed one threads
+/// on the lanes of each row) and a finish kernel that joins them and updates `y`;
+/// [`gemv_bounded`](gpu::gemv_bounded) returns the CPU's bounds. [`ger`](gpu::ger) forms each
+/// entry as the CPU does.
 ///
 /// # Errors
 ///
@@ -68,6 +77,9 @@ pub mod gpu {
     pub use super::blas_level1_gpu::{
         GpuFormat, LaunchShape, asum, asum_bounded, axpy, dot, dot_bounded, dot_shaped, dot2,
         iamax, nrm2, nrm2_bounded, rot, scal, sum, sum_bounded, sum_shaped, sum2,
+    };
+    pub use super::blas_level2_gpu::{
+        GEMV_MAX_COLUMNS, GemvShape, gemv, gemv_bounded, gemv_shaped, ger,
     };
 }
 

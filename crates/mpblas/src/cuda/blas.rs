@@ -238,3 +238,91 @@ pub fn dnrm2(dev: &Device, x: &DeviceVec<f64>) -> Result<f64> {
 pub fn dasum(dev: &Device, x: &DeviceVec<f64>) -> Result<f64> {
     level1(dev, super::Level1::Asum, x, None)
 }
+
+// ---- level 2 --------------------------------------------------------------------------------------
+
+/// `y ← α·op(A)·x + β·y` by `cublasDgemv` with the arguments of BLAS `dgemv` (column-major
+/// `A` of `m × n`, leading dimension `lda`, unit increments; cuBLAS's summation order, not
+/// reproducible across GPUs): the yardstick of the GEMV benchmarks.
+///
+/// # Errors
+/// [`Error::LeadingDim`](crate::Error::LeadingDim),
+/// [`Error::ArrayTooShort`](crate::Error::ArrayTooShort),
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) (`x`, `y`), then as [`ddot`].
+#[allow(clippy::too_many_arguments)]
+pub fn dgemv(
+    dev: &Device,
+    trans: Trans,
+    m: usize,
+    n: usize,
+    alpha: f64,
+    a: &DeviceVec<f64>,
+    lda: usize,
+    x: &DeviceVec<f64>,
+    beta: f64,
+    y: &mut DeviceVec<f64>,
+) -> Result<()> {
+    let view = DeviceMatRef::from_blas(("a", "lda"), Trans::No, m, n, a, lda)?;
+    let (lx, ly) = match trans {
+        Trans::No => (n, m),
+        Trans::Yes => (m, n),
+    };
+    for (name, v) in [("x", x.ordinal()), ("y", y.ordinal())] {
+        dev.check_on(name, v)?;
+    }
+    dev.check_on("a", view.ordinal())?;
+    super::check_len("x", lx, x.len())?;
+    super::check_len("y", ly, y.len())?;
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    // SAFETY: the view was checked against `a` (every element in range), x and y hold the
+    // lengths op(A) gives them, all on this device; y is a distinct allocation (`&mut`).
+    unsafe {
+        dev.blas()?.gemv(
+            trans == Trans::Yes,
+            (m, n),
+            alpha,
+            (view.word_addr(0), lda),
+            x.word_addr(0),
+            beta,
+            y.word_addr(0),
+        )
+    }
+}
+
+/// `A ← α·x·yᵀ + A` by `cublasDger` with the arguments of BLAS `dger` (unit increments).
+///
+/// # Errors
+/// As [`dgemv`].
+#[allow(clippy::too_many_arguments)]
+pub fn dger(
+    dev: &Device,
+    m: usize,
+    n: usize,
+    alpha: f64,
+    x: &DeviceVec<f64>,
+    y: &DeviceVec<f64>,
+    a: &mut DeviceVec<f64>,
+    lda: usize,
+) -> Result<()> {
+    for (name, v) in [("x", x.ordinal()), ("y", y.ordinal()), ("a", a.ordinal())] {
+        dev.check_on(name, v)?;
+    }
+    super::check_len("x", m, x.len())?;
+    super::check_len("y", n, y.len())?;
+    let view = DeviceMatMut::from_blas(("a", "lda"), m, n, a, lda)?;
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    // SAFETY: as dgemv; `a` is a distinct allocation (`&mut`).
+    unsafe {
+        dev.blas()?.ger(
+            (m, n),
+            alpha,
+            x.word_addr(0),
+            y.word_addr(0),
+            (view.word_addr(0), lda),
+        )
+    }
+}

@@ -66,7 +66,7 @@ mod sys;
 pub(crate) mod tables;
 mod view;
 
-pub use blas::{dasum, daxpy, ddot, dgemm, dgemm_blas, dnrm2, sgemm};
+pub use blas::{dasum, daxpy, ddot, dgemm, dgemm_blas, dgemv, dger, dnrm2, sgemm};
 pub use device::{
     Device, DeviceInfo, REQUIRED_DRIVER_VERSION, cublas_present, device_count, devices,
     driver_present,

@@ -596,6 +596,85 @@ impl Blas {
 }
 
 impl Blas {
+    /// `cublasDgemv`: `y ← α·op(A)·x + β·y`, `A` `m × n` column-major (`lda`), unit increments.
+    ///
+    /// # Safety
+    /// `a` must address `lda·(n−1) + m` doubles, `x` and `y` the lengths `op(A)` gives them, all
+    /// on this handle's device, `y` not overlapping `a` or `x`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn gemv(
+        &self,
+        trans: bool,
+        (m, n): (usize, usize),
+        alpha: f64,
+        (a, lda): (u64, usize),
+        x: u64,
+        beta: f64,
+        y: u64,
+    ) -> Result<()> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(driver_err("cuBLAS context"))?;
+        let h = *self.inner.handle();
+        let (m, n, lda) = (dim("m", m)?, dim("n", n)?, dim("lda", lda)?);
+        // SAFETY: the caller's contract; alpha and beta are host scalars (host pointer mode).
+        let s = unsafe {
+            blas_sys::cublasDgemv_v2(
+                h,
+                op(trans),
+                m,
+                n,
+                &alpha,
+                a as *const f64,
+                lda,
+                x as *const f64,
+                1,
+                &beta,
+                y as *mut f64,
+                1,
+            )
+        };
+        blas_status("cublasDgemv", s)
+    }
+
+    /// `cublasDger`: `A ← α·x·yᵀ + A`, `A` `m × n` column-major (`lda`), unit increments.
+    ///
+    /// # Safety
+    /// `x` must address `m` doubles, `y` `n`, `a` `lda·(n−1) + m`, all on this handle's device,
+    /// `a` not overlapping `x` or `y`.
+    pub(crate) unsafe fn ger(
+        &self,
+        (m, n): (usize, usize),
+        alpha: f64,
+        x: u64,
+        y: u64,
+        (a, lda): (u64, usize),
+    ) -> Result<()> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(driver_err("cuBLAS context"))?;
+        let h = *self.inner.handle();
+        let (m, n, lda) = (dim("m", m)?, dim("n", n)?, dim("lda", lda)?);
+        // SAFETY: the caller's contract; alpha is a host scalar.
+        let s = unsafe {
+            blas_sys::cublasDger_v2(
+                h,
+                m,
+                n,
+                &alpha,
+                x as *const f64,
+                1,
+                y as *const f64,
+                1,
+                a as *mut f64,
+                lda,
+            )
+        };
+        blas_status("cublasDger", s)
+    }
+}
+
+impl Blas {
     fn set_math_mode(&self, mode: blas_sys::cublasMath_t) -> Result<()> {
         // SAFETY: the handle is live; the call only sets a mode flag on it.
         let s = unsafe { blas_sys::cublasSetMathMode(*self.inner.handle(), mode) };

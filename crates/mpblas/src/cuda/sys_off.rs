@@ -158,6 +158,32 @@ pub(crate) enum Level1 {
 }
 
 impl Blas {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn gemv(
+        &self,
+        _trans: bool,
+        _dims: (usize, usize),
+        _alpha: f64,
+        _a: (u64, usize),
+        _x: u64,
+        _beta: f64,
+        _y: u64,
+    ) -> Result<()> {
+        match *self {}
+    }
+    pub(crate) unsafe fn ger(
+        &self,
+        _dims: (usize, usize),
+        _alpha: f64,
+        _x: u64,
+        _y: u64,
+        _a: (u64, usize),
+    ) -> Result<()> {
+        match *self {}
+    }
+}
+
+impl Blas {
     pub(crate) unsafe fn level1(&self, _op: Level1, _n: usize, _x: u64, _y: u64) -> Result<f64> {
         match *self {}
     }

@@ -340,6 +340,14 @@ impl<'a, T: DeviceScalar> DeviceVecRef<'a, T> {
         self.vec.ordinal()
     }
     /// The kernel argument (`VecArg` of the BLAS kernels).
+    /// The view's elements, on the host (downloads the whole vector; waits for the work).
+    pub(crate) fn download(&self) -> Result<Vec<T>> {
+        let all = self.vec.download()?;
+        Ok((0..self.len)
+            .map(|i| all[(self.start as isize + i as isize * self.inc) as usize])
+            .collect())
+    }
+
     pub(crate) fn arg(&self) -> super::Arg {
         vec_arg(self.vec, self.start, self.inc)
     }

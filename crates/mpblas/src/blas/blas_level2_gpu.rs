@@ -1,0 +1,487 @@
+//! BLAS level 2 on the GPU (`blas_level2_gpu.cu`) for `f64`, [`Dd`](crate::Dd) and
+//! [`Qd`](crate::Qd): `gemv` and `ger` with the CPU's orders, bits and bounds
+//! ([`level2`](super::level2)).
+//!
+//! `gemv` forms each row's dot product in the level-1 blocked order in two kernels: a first pass
+//! computing nodes of the order's tree (for a column-major `A`, threads on consecutive rows, so
+//! that a warp reads consecutive addresses; for a transposed one, threads on the lanes of each
+//! row), and a finish kernel that joins them and updates `y`. Which nodes the first pass
+//! computes (its lane groups, the launch) never changes the tree, so the result is the CPU's for
+//! any launch and storage.
+
+use super::blas_level1_gpu::{
+    BLAS_REDUCE_CUH, GpuFormat, LaunchShape, check_block_fits, check_shape, from_words, scalar_arg,
+};
+use super::level2::RowBound;
+use super::sum::{CHUNK, LANES};
+use crate::cuda::{
+    Arg, Device, DeviceMatMut, DeviceMatRef, DeviceScalar, DeviceVecMut, DeviceVecRef,
+    LaunchConfig, ModuleSource, ScratchBuffer, check_len, download_raw,
+};
+use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+use std::num::FpCategory;
+use std::sync::Mutex;
+
+/// The entry points of `blas_level2_gpu.cu` (`tests/kernel_names.rs` checks each against it).
+pub(crate) const KERNELS: &[&str] = &[
+    "blas_f64_gemv_rows",
+    "blas_f64_gemv_rows_abs",
+    "blas_f64_gemv_lanes",
+    "blas_f64_gemv_lanes_abs",
+    "blas_f64_gemv_finish",
+    "blas_f64_gemv_beta_only",
+    "blas_f64_ger_scale",
+    "blas_f64_ger_update",
+    "blas_dd_gemv_rows",
+    "blas_dd_gemv_rows_abs",
+    "blas_dd_gemv_lanes",
+    "blas_dd_gemv_lanes_abs",
+    "blas_dd_gemv_finish",
+    "blas_dd_gemv_beta_only",
+    "blas_dd_ger_scale",
+    "blas_dd_ger_update",
+    "blas_qd_gemv_rows",
+    "blas_qd_gemv_rows_abs",
+    "blas_qd_gemv_lanes",
+    "blas_qd_gemv_lanes_abs",
+    "blas_qd_gemv_finish",
+    "blas_qd_gemv_beta_only",
+    "blas_qd_ger_scale",
+    "blas_qd_ger_update",
+];
+
+/// The kernel module: source and entry points.
+pub(crate) static MODULE: ModuleSource = ModuleSource {
+    name: "blas_level2_gpu",
+    source: include_str!("blas_level2_gpu.cu"),
+    headers: &[
+        &crate::eft::EFT_CUH,
+        &crate::dd::dd_gpu::DD_CUH,
+        &crate::qd::qd_gpu::QD_CUH,
+        &BLAS_REDUCE_CUH,
+    ],
+    kernels: KERNELS,
+};
+
+/// `blas_<format>_<what>`, as the `'static` name of the table.
+fn kernel<T: DeviceScalar>(what: &str) -> Result<&'static str> {
+    let name = format!("blas_{}_{what}", T::NAME);
+    KERNELS
+        .iter()
+        .find(|k| **k == name)
+        .copied()
+        .ok_or(Error::CudaLaunch {
+            kernel: "blas_level2_gpu",
+            cause: format!("no kernel {name}"),
+        })
+}
+
+/// The partials of the first pass, the sums of the bounds and `α·y` of `ger`.
+#[derive(Default)]
+struct Workspace {
+    part: ScratchBuffer,
+    small: ScratchBuffer,
+}
+
+fn with_workspace<R>(dev: &Device, f: impl FnOnce(&mut Workspace) -> Result<R>) -> Result<R> {
+    let ws = dev.workspace("blas_level2", || Ok(Mutex::new(Workspace::default())))?;
+    let mut guard = ws.lock().unwrap_or_else(|e| e.into_inner());
+    f(&mut guard)
+}
+
+/// Lane groups per row of the first pass over a column-major `A` when none is asked for: the
+/// fewest (longest runs of terms per thread, fewest partials) that still give the GPU about
+/// 2^18 threads of work.
+fn default_groups(rows_times_chunks: usize) -> u32 {
+    let mut g = 8u32;
+    while g < LANES as u32 && rows_times_chunks.saturating_mul(g as usize) < 1 << 18 {
+        g *= 2;
+    }
+    g
+}
+
+/// A one-dimensional grid-stride launch of `kernel` over `work` items.
+fn config_1d(
+    dev: &Device,
+    kernel: &'static str,
+    work: usize,
+    shape: LaunchShape,
+) -> Result<LaunchConfig> {
+    check_block_fits(dev, &MODULE, kernel, shape.threads)?;
+    let blocks = match shape.blocks {
+        Some(b) => b,
+        None => {
+            let resident = dev.resident_blocks(&MODULE, kernel, shape.threads)?;
+            work.div_ceil(shape.threads as usize)
+                .clamp(1, resident.max(1))
+                .min(u32::MAX as usize) as u32
+        }
+    };
+    Ok(LaunchConfig::new((blocks, 1), shape.threads))
+}
+
+/// Launches `kernel` of this module.
+///
+/// # Safety
+/// `args` must match the kernel's C signature and every pointer in them address storage of
+/// the size the kernel reads or writes for the given counts.
+unsafe fn launch(
+    dev: &Device,
+    kernel: &'static str,
+    cfg: LaunchConfig,
+    args: &[Arg],
+) -> Result<()> {
+    // SAFETY: the caller's contract.
+    unsafe { dev.launch(&MODULE, kernel, cfg, args) }
+}
+
+/// A matrix as the kernels' `MatArg`: word addresses of element (0, 0), row and column strides.
+fn mat_arg(words: impl Fn(usize) -> u64, w: usize, rs: usize, cs: usize) -> Arg {
+    let mut a = [0u64; 6];
+    for (k, slot) in a.iter_mut().enumerate().take(w) {
+        *slot = words(k);
+    }
+    a[4] = rs as u64;
+    a[5] = cs as u64;
+    Arg::Struct(Box::new(a))
+}
+
+fn is_zero<T: Scalar>(v: &T) -> bool {
+    v.class() == FpCategory::Zero
+}
+
+/// The most columns of `op(A)` the GPU `gemv` takes: the finish kernel joins at most
+/// [`CHUNK`] chunk results per row (two passes of the blocked order).
+pub const GEMV_MAX_COLUMNS: usize = CHUNK * CHUNK;
+
+/// How the first pass of [`gemv_shaped`] is launched. The bits never depend on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GemvShape {
+    /// Threads and blocks of each kernel.
+    pub launch: LaunchShape,
+    /// Lane groups per row and chunk of the first pass over a column-major `A`: a power of two
+    /// from 1 to 256 (each thread sums `256 / groups` lanes), or `None` for a default that
+    /// fills the GPU.
+    pub lane_groups: Option<u32>,
+}
+
+/// `y ← α·A·x + β·y` on the GPU for an `m × n` view `A` (pass `a.t()` for `Aᵀ`): the CPU's
+/// [`gemv`](super::level2::gemv), bit for bit, with its conventions (`α = 0` does not read `A`
+/// or `x`, `β = 0` does not read `y`, reference BLAS's quick returns).
+///
+/// # Errors
+/// [`Error::DeviceMismatch`], [`Error::LengthMismatch`] (`x`, `y`), [`Error::OutOfRange`] for
+/// more than [`GEMV_MAX_COLUMNS`] columns, then the runtime's errors.
+pub fn gemv<T: GpuFormat>(
+    dev: &Device,
+    alpha: T,
+    a: DeviceMatRef<'_, T>,
+    x: DeviceVecRef<'_, T>,
+    beta: T,
+    y: DeviceVecMut<'_, T>,
+) -> Result<()> {
+    gemv_shaped(dev, alpha, a, x, beta, y, GemvShape::default())
+}
+
+/// [`gemv`] with a chosen launch (same bits).
+///
+/// # Errors
+/// As [`gemv`], and [`Error::OutOfRange`] for a launch shape out of range (see
+/// [`LaunchShape`]) or lane groups that are not a power of two up to 256.
+pub fn gemv_shaped<T: GpuFormat>(
+    dev: &Device,
+    alpha: T,
+    a: DeviceMatRef<'_, T>,
+    x: DeviceVecRef<'_, T>,
+    beta: T,
+    y: DeviceVecMut<'_, T>,
+    shape: GemvShape,
+) -> Result<()> {
+    gemv_run(dev, alpha, a, x, beta, y, shape, false).map(drop)
+}
+
+/// [`gemv`] returning the CPU's componentwise bound of each entry
+/// ([`gemv_bounded`](super::level2::gemv_bounded)): the same values and the same bounds, from
+/// `Σ_j|a_ij||x_j|` summed on the device in the same order. It reads `A` twice and `y` back to
+/// the host.
+///
+/// # Errors
+/// As [`gemv`].
+pub fn gemv_bounded<T: GpuFormat>(
+    dev: &Device,
+    alpha: T,
+    a: DeviceMatRef<'_, T>,
+    x: DeviceVecRef<'_, T>,
+    beta: T,
+    y: DeviceVecMut<'_, T>,
+) -> Result<Vec<f64>> {
+    gemv_run(dev, alpha, a, x, beta, y, GemvShape::default(), true)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gemv_run<T: GpuFormat>(
+    dev: &Device,
+    alpha: T,
+    a: DeviceMatRef<'_, T>,
+    x: DeviceVecRef<'_, T>,
+    beta: T,
+    mut y: DeviceVecMut<'_, T>,
+    shape: GemvShape,
+    with_bounds: bool,
+) -> Result<Vec<f64>> {
+    dev.check_on("a", a.ordinal())?;
+    dev.check_on("x", x.ordinal())?;
+    dev.check_on("y", y.ordinal())?;
+    check_len("x", a.cols(), x.len())?;
+    check_len("y", a.rows(), y.len())?;
+    check_shape(shape.launch)?;
+    let groups = match shape.lane_groups {
+        None => None,
+        Some(g) if g.is_power_of_two() && g as usize <= LANES => Some(g),
+        Some(g) => {
+            return Err(Error::OutOfRange {
+                what: "lane groups (a power of two)",
+                got: g as usize,
+                min: 1,
+                max: LANES,
+            });
+        }
+    };
+    let (m, n) = (a.rows(), a.cols());
+    if n > GEMV_MAX_COLUMNS {
+        return Err(Error::OutOfRange {
+            what: "columns of op(A) in a GPU gemv",
+            got: n,
+            min: 0,
+            max: GEMV_MAX_COLUMNS,
+        });
+    }
+    let (alpha_zero, beta_zero) = (is_zero(&alpha), is_zero(&beta));
+    let quick = m == 0 || n == 0 || (alpha_zero && beta == T::one_in(&()));
+    // The old y, for the bounds' |β·y_i| (and the finiteness of an unchanged y).
+    let y_old: Vec<T> = if with_bounds {
+        download_vec(dev, &mut y)?
+    } else {
+        Vec::new()
+    };
+    if quick {
+        return Ok(y_old
+            .iter()
+            .map(|v| {
+                if matches!(v.class(), FpCategory::Nan | FpCategory::Infinite) {
+                    f64::INFINITY
+                } else {
+                    0.0
+                }
+            })
+            .collect());
+    }
+    let ymode = if beta_zero { 1 } else { 0 };
+    let mut abs_sums: Vec<T> = Vec::new();
+    if alpha_zero {
+        let k = kernel::<T>("gemv_beta_only")?;
+        let args = [
+            scalar_arg(beta),
+            scalar_arg(T::zero_in(&())),
+            Arg::I32(beta_zero as i32),
+            y.arg(),
+            Arg::U64(m as u64),
+        ];
+        // SAFETY: y holds m elements.
+        unsafe { launch(dev, k, config_1d(dev, k, m, shape.launch)?, &args)? };
+    } else {
+        with_workspace(dev, |ws| {
+            if with_bounds {
+                let sums = ws.small.get(dev, 8 * T::WORDS * m)?;
+                first_and_finish(dev, ws, &a, &x, (m, n), shape, groups, true, |pa| {
+                    Ok(vec![
+                        pa,
+                        Arg::U64(m as u64),
+                        Arg::U64(n as u64),
+                        scalar_arg(alpha),
+                        scalar_arg(beta),
+                        y.arg(),
+                        Arg::I32(2),
+                        Arg::U64(sums),
+                    ])
+                })?;
+                let mut words = vec![0.0; T::WORDS * m];
+                // SAFETY: the finish kernel wrote m sums, word-major with stride m, at `sums`.
+                unsafe { download_raw(dev, sums, &mut words)? };
+                abs_sums = (0..m)
+                    .map(|i| {
+                        let w: Vec<f64> = (0..T::WORDS).map(|k| words[k * m + i]).collect();
+                        from_words::<T>(&w)
+                    })
+                    .collect();
+            }
+            first_and_finish(dev, ws, &a, &x, (m, n), shape, groups, false, |pa| {
+                Ok(vec![
+                    pa,
+                    Arg::U64(m as u64),
+                    Arg::U64(n as u64),
+                    scalar_arg(alpha),
+                    scalar_arg(beta),
+                    y.arg(),
+                    Arg::I32(ymode),
+                    Arg::U64(0),
+                ])
+            })
+        })?;
+    }
+    if !with_bounds {
+        return Ok(Vec::new());
+    }
+    let values = download_vec(dev, &mut y)?;
+    let consts = RowBound::new(&alpha, beta_zero, n);
+    Ok((0..m)
+        .map(|i| {
+            let by = (!beta_zero).then(|| beta.mul_ref(&y_old[i]));
+            consts.bound(&alpha, by.as_ref(), abs_sums.get(i), &values[i])
+        })
+        .collect())
+}
+
+/// The elements of a device vector view, on the host.
+fn download_vec<T: GpuFormat>(dev: &Device, y: &mut DeviceVecMut<'_, T>) -> Result<Vec<T>> {
+    let _ = dev;
+    y.rb().download()
+}
+
+/// The first pass (rows or lanes, by `A`'s storage) of `Σ_j a_ij·x_j` (or of `|a_ij|·|x_j|`),
+/// then the finish kernel with the arguments `finish_args` builds around the partials' `PartArg`.
+#[allow(clippy::too_many_arguments)]
+fn first_and_finish<T: GpuFormat>(
+    dev: &Device,
+    ws: &mut Workspace,
+    a: &DeviceMatRef<'_, T>,
+    x: &DeviceVecRef<'_, T>,
+    (m, n): (usize, usize),
+    shape: GemvShape,
+    groups: Option<u32>,
+    abs: bool,
+    finish_args: impl FnOnce(Arg) -> Result<Vec<Arg>>,
+) -> Result<()> {
+    let w = T::WORDS;
+    let layout = a.layout();
+    let chunks = n.div_ceil(CHUNK);
+    let ma = mat_arg(|k| a.word_addr(k), w, layout.row_stride, layout.col_stride);
+    let suffix = if abs { "_abs" } else { "" };
+    // Threads on lanes when each row is contiguous and the rows are not; else on rows.
+    let lanes = layout.col_stride == 1 && layout.row_stride != 1 && m > 1;
+    let (g, strides) = if lanes {
+        (1u32, (1u64, 0u64, chunks as u64))
+    } else {
+        let g = groups.unwrap_or_else(|| default_groups(m.saturating_mul(chunks)));
+        (g, ((g as usize * m) as u64, m as u64, 1u64))
+    };
+    let items = m * chunks * g as usize;
+    let part = ws.part.get(dev, 8 * w * items)?;
+    if lanes {
+        let k = kernel::<T>(&format!("gemv_lanes{suffix}"))?;
+        check_block_fits(dev, &MODULE, k, shape.launch.threads)?;
+        let (gx, gy) = match shape.launch.blocks {
+            Some(b) => (1, b.min(65_535)),
+            None => (chunks.min(4) as u32, m.min(65_535) as u32),
+        };
+        let args = [
+            ma,
+            x.arg(),
+            Arg::U64(m as u64),
+            Arg::U64(n as u64),
+            Arg::U64(part),
+            Arg::U64(items as u64),
+        ];
+        // SAFETY: A's view was checked against its vector (m × n elements in range), x holds n
+        // elements; `part` holds m·chunks partials of w words (word stride `items`), row i's at
+        // i·chunks.
+        unsafe {
+            launch(
+                dev,
+                k,
+                LaunchConfig::new((gx, gy), shape.launch.threads),
+                &args,
+            )?
+        };
+    } else {
+        let k = kernel::<T>(&format!("gemv_rows{suffix}"))?;
+        let args = [
+            ma,
+            x.arg(),
+            Arg::U64(m as u64),
+            Arg::U64(n as u64),
+            Arg::U32(g),
+            Arg::U64(part),
+            Arg::U64(items as u64),
+        ];
+        // SAFETY: as above; item (c, g, i) writes its w words at `part + item` (stride items).
+        unsafe { launch(dev, k, config_1d(dev, k, items, shape.launch)?, &args)? };
+    }
+    let pa = Arg::Struct(Box::new([
+        part,
+        items as u64,
+        strides.0,
+        strides.1,
+        strides.2,
+        g as u64,
+    ]));
+    let k = kernel::<T>("gemv_finish")?;
+    let args = finish_args(pa)?;
+    // SAFETY: the partials just written (layout `pa`), y (or the sums) holds m elements, the
+    // finish reads at most CHUNK chunk results per row (n ≤ GEMV_MAX_COLUMNS, checked).
+    unsafe { launch(dev, k, config_1d(dev, k, m, shape.launch)?, &args) }
+}
+
+/// `A ← α·x·yᵀ + A` on the GPU for an `m × n` view `A`: the CPU's
+/// [`ger`](super::level2::ger), bit for bit (`a_ij + x_i·(α·y_j)`, columns with `y_j = 0` left
+/// alone, `α = 0` returns at once).
+///
+/// # Errors
+/// [`Error::DeviceMismatch`], [`Error::LengthMismatch`] (`x`, `y`), then the runtime's errors.
+pub fn ger<T: GpuFormat>(
+    dev: &Device,
+    alpha: T,
+    x: DeviceVecRef<'_, T>,
+    y: DeviceVecRef<'_, T>,
+    a: DeviceMatMut<'_, T>,
+) -> Result<()> {
+    dev.check_on("a", a.ordinal())?;
+    dev.check_on("x", x.ordinal())?;
+    dev.check_on("y", y.ordinal())?;
+    check_len("x", a.rows(), x.len())?;
+    check_len("y", a.cols(), y.len())?;
+    let (m, n) = (a.rows(), a.cols());
+    if m == 0 || n == 0 || is_zero(&alpha) {
+        return Ok(());
+    }
+    let layout = a.layout();
+    let rows_fast = !(layout.col_stride == 1 && layout.row_stride != 1);
+    let shape = LaunchShape::default();
+    with_workspace(dev, |ws| {
+        let t = ws.small.get(dev, 8 * T::WORDS * n)?;
+        let k = kernel::<T>("ger_scale")?;
+        let args = [scalar_arg(alpha), y.arg(), Arg::U64(n as u64), Arg::U64(t)];
+        // SAFETY: y holds n elements; `t` room for n of WORDS words (stride n).
+        unsafe { launch(dev, k, config_1d(dev, k, n, shape)?, &args)? };
+        let k = kernel::<T>("ger_update")?;
+        let ma = mat_arg(
+            |k| a.word_addr(k),
+            T::WORDS,
+            layout.row_stride,
+            layout.col_stride,
+        );
+        let args = [
+            ma,
+            x.arg(),
+            y.arg(),
+            Arg::U64(t),
+            Arg::U64(m as u64),
+            Arg::U64(n as u64),
+            Arg::I32(rows_fast as i32),
+        ];
+        // SAFETY: A's mutable view was checked (elements in range, pairwise distinct), x holds m
+        // elements, y and t n; A is a distinct allocation (`&mut`) from x and y.
+        unsafe { launch(dev, k, config_1d(dev, k, m * n, shape)?, &args) }
+    })
+}

@@ -1,0 +1,291 @@
+// The reductions shared by the BLAS kernel modules (blas_level1_gpu.cu, blas_level2_gpu.cu):
+// the formats (each step the very operation the CPU makes), the reductions of level1.rs and
+// one pass of the blocked order of sum.rs. See blas_level1_gpu.cu for the conventions.
+#pragma once
+
+#include "dd.cuh"
+#include "qd.cuh"
+
+typedef unsigned long long u64;
+typedef long long i64;
+
+#define LANES 256
+#define PER_LANE 16
+#define CHUNK (LANES * PER_LANE)
+
+// A vector: word pointers to element 0 and the increment between elements.
+struct VecArg {
+    const double *w[4];
+    i64 inc;
+};
+struct MutVecArg {
+    double *w[4];
+    i64 inc;
+};
+// A scalar argument: its words, most significant first.
+struct ScalArg {
+    double w[4];
+};
+
+// ---- formats ----------------------------------------------------------------------------------
+// Each names the CPU operation it mirrors (scalar.rs, dd/arith.rs, qd/arith.rs).
+
+// Prefetching: `PREFETCH` is how many steps ahead the blocked pass asks L1 for a lane's next
+// terms (0: not at all), `prefetch` asks for element i's words. The f64 and double-double steps
+// are short enough for the SM to hide the loads' latency by itself; the quad-double steps keep
+// too many registers live for the compiler to issue loads early (H100, quad-double sum: 60
+// registers, 44% of the stalls waiting for global loads; two steps ahead: 1,526 → 2,124 GB/s
+// at n = 2^27, the same bits).
+MP_DEV void prefetch_l1(const double *p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
+
+// The quad-double prefetch distance (a define so that bench/probes can compile other values).
+#ifndef MPBLAS_QD_PREFETCH
+#define MPBLAS_QD_PREFETCH 2
+#endif
+
+struct F64 {
+    typedef double T;
+    static const int W = 1;
+    static const int PREFETCH = 0;
+    static MP_DEV void prefetch(const VecArg &v, u64 i) { prefetch_l1(v.w[0] + (i64)i * v.inc); }
+    static MP_DEV T load(const VecArg &v, u64 i) { return v.w[0][(i64)i * v.inc]; }
+    static MP_DEV void store(const MutVecArg &v, u64 i, T x) { v.w[0][(i64)i * v.inc] = x; }
+    static MP_DEV T get(const double *p, u64 stride, u64 i) { return p[i]; }
+    static MP_DEV void put(double *p, u64 stride, u64 i, T x) { p[i] = x; }
+    static MP_DEV T make(const double *w) { return w[0]; }
+    static MP_DEV T from_f64(double x) { return x; }
+    static MP_DEV T neg_zero() { return -0.0; }
+    static MP_DEV double lead(T a) { return a; }
+    static MP_DEV T add(T a, T b) { return __dadd_rn(a, b); }
+    static MP_DEV T sub(T a, T b) { return __dsub_rn(a, b); }
+    static MP_DEV T mul(T a, T b) { return __dmul_rn(a, b); }
+    // Scalar::add_product for f64: a.mul_add(b, acc).
+    static MP_DEV T add_product(T acc, T a, T b) { return __fma_rn(a, b, acc); }
+    // Scalar::add_assign_normwise: the format's `+`.
+    static MP_DEV T add_normwise(T a, T b) { return add(a, b); }
+    static MP_DEV T abs(T a) { return mp_abs(a); }
+    // The lexicographic order of the words (iamax on |x|).
+    static MP_DEV bool less(T a, T b) { return a < b; }
+};
+
+struct DD {
+    typedef Dd T;
+    static const int W = 2;
+    static const int PREFETCH = 0;
+    static MP_DEV void prefetch(const VecArg &v, u64 i) {
+        for (int k = 0; k < 2; k++) prefetch_l1(v.w[k] + (i64)i * v.inc);
+    }
+    static MP_DEV T load(const VecArg &v, u64 i) {
+        i64 k = (i64)i * v.inc;
+        return dd_make(v.w[0][k], v.w[1][k]);
+    }
+    static MP_DEV void store(const MutVecArg &v, u64 i, T x) {
+        i64 k = (i64)i * v.inc;
+        v.w[0][k] = x.hi;
+        v.w[1][k] = x.lo;
+    }
+    static MP_DEV T get(const double *p, u64 stride, u64 i) { return dd_make(p[i], p[stride + i]); }
+    static MP_DEV void put(double *p, u64 stride, u64 i, T x) {
+        p[i] = x.hi;
+        p[stride + i] = x.lo;
+    }
+    static MP_DEV T make(const double *w) { return dd_make(w[0], w[1]); }
+    static MP_DEV T from_f64(double x) { return dd_make(x, 0.0); }
+    static MP_DEV T neg_zero() { return dd_make(-0.0, -0.0); }
+    static MP_DEV double lead(T a) { return a.hi; }
+    static MP_DEV T add(T a, T b) { return dd::add_accurate(a, b); }
+    static MP_DEV T sub(T a, T b) { return dd::sub(a, b); }
+    static MP_DEV T mul(T a, T b) { return dd::mul_accurate(a, b); }
+    // `*self += *a * *b`.
+    static MP_DEV T add_product(T acc, T a, T b) { return dd::add_accurate(acc, dd::mul_accurate(a, b)); }
+    static MP_DEV T add_normwise(T a, T b) { return add(a, b); }
+    // Dd::abs: negate when the sign bit of the leading word is set.
+    static MP_DEV T abs(T a) { return __double_as_longlong(a.hi) < 0 ? dd::neg(a) : a; }
+    static MP_DEV bool less(T a, T b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
+};
+
+struct QD {
+    typedef Qd T;
+    static const int W = 4;
+    static const int PREFETCH = MPBLAS_QD_PREFETCH;
+    static MP_DEV void prefetch(const VecArg &v, u64 i) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) prefetch_l1(v.w[k] + (i64)i * v.inc);
+    }
+    static MP_DEV T load(const VecArg &v, u64 i) {
+        i64 k = (i64)i * v.inc;
+        return qd_make(v.w[0][k], v.w[1][k], v.w[2][k], v.w[3][k]);
+    }
+    static MP_DEV void store(const MutVecArg &v, u64 i, T x) {
+        i64 k = (i64)i * v.inc;
+        for (int j = 0; j < 4; j++) v.w[j][k] = x.c[j];
+    }
+    static MP_DEV T get(const double *p, u64 stride, u64 i) {
+        return qd_make(p[i], p[stride + i], p[2 * stride + i], p[3 * stride + i]);
+    }
+    static MP_DEV void put(double *p, u64 stride, u64 i, T x) {
+        for (int j = 0; j < 4; j++) p[j * stride + i] = x.c[j];
+    }
+    static MP_DEV T make(const double *w) { return qd_make(w[0], w[1], w[2], w[3]); }
+    static MP_DEV T from_f64(double x) { return qd::from_f64(x); }
+    static MP_DEV T neg_zero() { return qd_make(-0.0, -0.0, -0.0, -0.0); }
+    static MP_DEV double lead(T a) { return a.c[0]; }
+    static MP_DEV T add(T a, T b) { return qd::add_ieee(a, b); }
+    static MP_DEV T sub(T a, T b) { return qd::sub(a, b); }
+    static MP_DEV T mul(T a, T b) { return qd::mul_accurate(a, b); }
+    // The sloppy steps (Qd::add_product_sloppy, Qd::add_sloppy).
+    static MP_DEV T add_product(T acc, T a, T b) { return qd::add_product_sloppy(acc, a, b); }
+    static MP_DEV T add_normwise(T a, T b) { return qd::add_sloppy(a, b); }
+    static MP_DEV T abs(T a) { return __double_as_longlong(a.c[0]) < 0 ? qd::neg(a) : a; }
+    static MP_DEV bool less(T a, T b) {
+        for (int j = 0; j < 4; j++) {
+            if (a.c[j] < b.c[j]) return true;
+            if (a.c[j] > b.c[j]) return false;
+        }
+        return false;
+    }
+};
+
+// ---- reductions: what each accumulates ---------------------------------------------------------
+// Each has an accumulator `Acc` of `ACC_WORDS` doubles, `identity`, `step(acc, i)` (term i
+// added) and `join(a, b)` (a ← a ⊕ b), the twins of the `Reduction` impls of level1.rs and
+// accurate.rs, moves accumulators to and from word-major arrays, and `prefetch(i)` (the words
+// term i will read) with its distance `PREFETCH` (see the formats).
+
+template <class F> struct SumOf {
+    typedef typename F::T Acc;
+    static const int ACC_WORDS = F::W;
+    static const int PREFETCH = F::PREFETCH;
+    VecArg x;
+    MP_DEV void prefetch(u64 i) const { F::prefetch(x, i); }
+    MP_DEV Acc identity() const { return F::neg_zero(); }
+    MP_DEV void step(Acc &acc, u64 i) const { acc = F::add_normwise(acc, F::load(x, i)); }
+    MP_DEV void join(Acc &a, const Acc &b) const { a = F::add_normwise(a, b); }
+    static MP_DEV Acc get(const double *p, u64 stride, u64 i) { return F::get(p, stride, i); }
+    static MP_DEV void put(double *p, u64 stride, u64 i, const Acc &a) { F::put(p, stride, i, a); }
+};
+
+template <class F> struct AsumOf : SumOf<F> {
+    MP_DEV void step(typename F::T &acc, u64 i) const { acc = F::add_normwise(acc, F::abs(F::load(this->x, i))); }
+};
+
+// No prefetching for the products: with two chunks per block (K = 2) the quad-double dot
+// product measured slower with it (H100, n = 2^27: 2,234 → 1,575 GB/s).
+template <class F> struct DotOf : SumOf<F> {
+    static const int PREFETCH = 0;
+    VecArg y;
+    MP_DEV void prefetch(u64 i) const {
+        F::prefetch(this->x, i);
+        F::prefetch(y, i);
+    }
+    MP_DEV void step(typename F::T &acc, u64 i) const {
+        acc = F::add_product(acc, F::load(this->x, i), F::load(y, i));
+    }
+};
+
+// Σ|x_i|·|y_i|, for the error bound of a dot product (level1.rs `AbsDotOf`).
+template <class F> struct AbsDotOf : SumOf<F> {
+    static const int PREFETCH = 0;
+    VecArg y;
+    MP_DEV void prefetch(u64 i) const {
+        F::prefetch(this->x, i);
+        F::prefetch(y, i);
+    }
+    MP_DEV void step(typename F::T &acc, u64 i) const {
+        acc = F::add_product(acc, F::abs(F::load(this->x, i)), F::abs(F::load(y, i)));
+    }
+};
+
+// The later passes: the terms are the partials of the pass before, joined.
+template <class R> struct JoinOf {
+    typedef typename R::Acc Acc;
+    static const int ACC_WORDS = R::ACC_WORDS;
+    static const int PREFETCH = 0;
+    MP_DEV void prefetch(u64) const {}
+    R r;
+    const double *in;
+    u64 in_stride;
+    MP_DEV Acc identity() const { return r.identity(); }
+    MP_DEV void step(Acc &acc, u64 i) const { r.join(acc, R::get(in, in_stride, i)); }
+    MP_DEV void join(Acc &a, const Acc &b) const { r.join(a, b); }
+    static MP_DEV Acc get(const double *p, u64 stride, u64 i) { return R::get(p, stride, i); }
+    static MP_DEV void put(double *p, u64 stride, u64 i, const Acc &a) { R::put(p, stride, i, a); }
+};
+
+// ---- the orders ---------------------------------------------------------------------------------
+
+// One pass of the blocked order over n terms: partial c of chunk c to out (stride = number
+// of chunks). Shared memory: the 256 lanes, word-major, of each chunk in flight. A block
+// takes K consecutive chunks at a time and each thread steps lane l of all K in turn: the
+// quad-double dot product's steps are long dependent chains, and two independent ones let
+// the SM hide their latency (H100: 54% → 65% of Ddot's bandwidth; the quad-double sums and
+// norms, whose registers then limit the blocks per SM, were slower with K = 2 and keep K = 1).
+// Each chunk is still reduced in its own fixed order, so the bits do not change. Whole
+// chunks ask L1 for the terms `R::PREFETCH` steps ahead (see the formats).
+template <int K = 1, class R>
+MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_stride) {
+    const int words = R::ACC_WORDS * LANES;
+    __shared__ double lanes[K * R::ACC_WORDS * LANES];
+    const u64 chunks = (n + CHUNK - 1) / CHUNK;
+    for (u64 c0 = (u64)blockIdx.x * K; c0 < chunks; c0 += (u64)gridDim.x * K) {
+        // Lanes used by chunk c0 + k (0 past the last chunk); `full`: all K are whole.
+        unsigned used[K];
+        bool full = true;
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const u64 start = (c0 + k) * CHUNK;
+            const u64 m = c0 + k < chunks ? ((n - start < (u64)CHUNK) ? n - start : (u64)CHUNK) : 0;
+            used[k] = m < LANES ? (unsigned)m : LANES;
+            full = full && m == CHUNK;
+        }
+        for (unsigned l = threadIdx.x; l < LANES; l += blockDim.x) {
+            typename R::Acc acc[K];
+#pragma unroll
+            for (int k = 0; k < K; k++) acc[k] = r.identity();
+            if (full) {
+#pragma unroll
+                for (int j = 0; j < PER_LANE; j++) {
+                    if (R::PREFETCH > 0 && j + R::PREFETCH < PER_LANE) {
+#pragma unroll
+                        for (int k = 0; k < K; k++) r.prefetch((c0 + k) * CHUNK + (u64)(j + R::PREFETCH) * LANES + l);
+                    }
+#pragma unroll
+                    for (int k = 0; k < K; k++) r.step(acc[k], (c0 + k) * CHUNK + (u64)j * LANES + l);
+                }
+            } else {
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    const u64 start = (c0 + k) * CHUNK;
+                    const u64 end = start + (used[k] == 0 ? 0 : ((n - start < (u64)CHUNK) ? n - start : (u64)CHUNK));
+                    for (u64 i = start + l; i < end; i += LANES) r.step(acc[k], i);
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                if (l < used[k]) R::put(lanes + k * words, LANES, l, acc[k]);
+            }
+        }
+        __syncthreads();
+        for (unsigned h = LANES / 2; h >= 1; h >>= 1) {
+            for (unsigned t = threadIdx.x; t < h; t += blockDim.x) {
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    if (t + h < used[k]) {
+                        double *lk = lanes + k * words;
+                        typename R::Acc a = R::get(lk, LANES, t);
+                        r.join(a, R::get(lk, LANES, t + h));
+                        R::put(lk, LANES, t, a);
+                    }
+                }
+            }
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) {
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                if (used[k] > 0) R::put(out, out_stride, c0 + k, R::get(lanes + k * words, LANES, 0));
+            }
+        }
+        __syncthreads();
+    }
+}
