@@ -462,6 +462,36 @@ fn level2_format<T: Random>(dev: &Device, m: usize, n: usize, cublas: &[f64; 3])
             if ok { "yes" } else { "NO" }
         );
     }
+    // GEMV N over the launch: rows per block × threads (the bits never change).
+    if m * n >= 1 << 24 {
+        let dx = dev.upload(&hx[..n])?;
+        let mut dy = dev.upload(&hy[..m])?;
+        let mut line = format!("| {} | gemv N ms by rows/block x threads |", T::NAME);
+        for rows in [64u32, 32, 16, 8, 4] {
+            for threads in [128u32, 256] {
+                let shape = bg::GemvShape {
+                    launch: LaunchShape {
+                        threads,
+                        blocks: None,
+                    },
+                    rows_per_block: Some(rows),
+                };
+                let ms = median_ms(dev, || {
+                    bg::gemv_shaped(
+                        dev,
+                        alpha,
+                        ga,
+                        DeviceVecRef::contiguous(&dx),
+                        beta,
+                        DeviceVecMut::contiguous(&mut dy),
+                        shape,
+                    )
+                })?;
+                line += &format!(" {rows}x{threads}: {ms:.3} |");
+            }
+        }
+        println!("{line}");
+    }
     let mut dm = dev.upload(&ha)?;
     let dx = dev.upload(&hx[..m])?;
     let dy = dev.upload(&hy[..n])?;
@@ -489,6 +519,10 @@ fn main() -> Result<()> {
         None => vec![1 << 20, 1 << 24, 1 << 27],
     };
     let dev = Device::open(0)?;
+    // MPBLAS_BENCH_ONLY=gemv: only the level-2 rows at 16384 × 8192 (profiling runs).
+    if std::env::var("MPBLAS_BENCH_ONLY").is_ok_and(|v| v == "gemv") {
+        return level2_rows(&dev, 16384, 8192);
+    }
     println!(
         "# BLAS level 1 on {} (CUDA events, median of {REPS})",
         dev.info()

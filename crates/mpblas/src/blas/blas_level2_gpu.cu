@@ -2,23 +2,24 @@
 // double-double and quad-double, the CPU's bits (level2.rs).
 //
 // gemv: entry i of y is α·s_i + β·y_i with s_i = Σ_j a_ij·x_j in the blocked order of sum.rs
-// (the order of the level-1 dot, fixed by the indices). A first pass computes nodes of that
-// order's tree, a finish kernel (one thread per row) joins them in the order's remaining steps
-// and updates y. Two first passes, one per storage, so that a warp always reads consecutive
-// addresses; both compute nodes of the same tree, so the bits depend neither on the pass nor on
-// the launch:
+// (the order of the level-1 dot, fixed by the indices). A first pass reduces each (row, chunk)
+// to the chunk's result, a finish kernel (one thread per row) joins the chunk results in the
+// order's later pass and updates y. Two first passes, one per storage, so that a warp always
+// reads consecutive addresses; both compute the same tree, so the bits depend neither on the
+// pass nor on the launch:
 //
 // - `gemv_rows` (consecutive rows of op(A) adjacent in memory: A not transposed, column-major):
-//   work item (chunk c, lane group g, row i) with i fastest, so a warp reads 32 consecutive
-//   elements of a column. Group g of G (a power of two) holds lanes g, g + G, g + 2G, … of the
-//   chunk; restricted to them, the chunk's halving tree is a halving tree over those lanes
-//   (lane[t] ⊕ lane[t + h] joins two lanes of one group while h ≥ G), so the item computes node
-//   R(g, G) of the chunk's tree and the finish kernel the tree's top over the G groups.
+//   a block takes a tile of R consecutive rows of one chunk; thread t works on row t mod R and
+//   lane group g = t / R of Gb (R·Gb ≤ 256 threads, Gb a power of two), so a warp reads 32
+//   consecutive elements of a column (R ≥ 32) or R of each of 32/R columns. Group g holds lanes g, g + Gb, g + 2·Gb, … of
+//   the chunk; restricted to them the chunk's halving tree is a halving tree over those lanes
+//   (lane[t] ⊕ lane[t + h] joins two lanes of one group while h ≥ Gb), so each thread computes
+//   node R(g, Gb) of the tree and the block the tree's top over its groups in shared memory.
 // - `gemv_lanes` (each row of op(A) contiguous: A transposed): the level-1 blocked pass on each
-//   row, threads on lanes, rows on blockIdx.y; its partial is the chunk's whole tree (G = 1).
+//   row, threads on lanes, rows on blockIdx.y.
 //
-// Partials: word k of (chunk c, group g, row i) at part[k·ws + c·cs + g·gs + i·is]; rows pass
-// (cs, gs, is) = (G·m, m, 1), lanes pass (1, 0, chunks).
+// Chunk results: word k of (chunk c, row i) at part[k·ws + c·cs + i·is]; rows pass (cs, is) =
+// (m, 1), lanes pass (1, chunks).
 //
 // ger: a_ij ← a_ij + x_i·t_j with t_j = α·y_j formed once per column, columns with y_j = 0
 // skipped, as level2.rs.
@@ -51,31 +52,53 @@ template <class R> MP_DEV R dot_of(VecArg row, VecArg x) {
     return r;
 }
 
-// Steps of a lane unrolled at once: all sixteen for the short f64 and double-double steps (the
-// loads of a lane issue together), four for quad-double (registers, compile time).
+// Steps of a lane pair whose terms a thread loads at once, before stepping: the compiler then
+// issues the loads together. Measured on an H200, 16384 × 8192, 32 rows per block (ms; the
+// plain unrolled loop of steps beside): f64 16 steps 0.288 (0.44), 8 0.34; double-double 4
+// steps 0.642 (0.80), 8 0.87, 16 0.94 (registers); quad-double 4 steps 3.95 (5.5).
 template <class F> struct Unroll {
-    static const int N = 16;
-};
-template <> struct Unroll<QD> {
     static const int N = 4;
 };
+template <> struct Unroll<F64> {
+    static const int N = 16;
+};
+
+// Chunks a block of the lanes pass takes at once (level 1's K): two independent chains per
+// thread for the long quad-double steps (double-double, H200 16384 × 8192 transposed: 77% of
+// cublasDgemv with one, 64% with two).
+template <class F> struct LanesK {
+    static const int K = 1;
+};
+template <> struct LanesK<QD> {
+    static const int K = 2;
+};
+
+// The smallest power of two ≥ p (p ≥ 1).
+MP_DEV unsigned pow2_ceil(unsigned p) { return p <= 1 ? 1 : 1u << (32 - __clz(p - 1)); }
 
 // The halving tree of the blocked order (v[t] ← v[t] ⊕ v[t + h] for h = L/2, …, 1, skipping
-// absent partners) over L values, L a power of two ≤ 256, of which the first `present` ≥ 1
-// exist, `leaf(k)` giving v_k. Node (t, s) of that tree is node (t, 2s) ⊕ node (t + s, 2s): the
-// leaves in bit-reversed order of k, joined as a binary counter (slot[level] holds the left
-// node waiting for its right sibling). Absent leaves form a suffix, so a right node may be
-// absent where its left one is not, never the reverse: such a node is its left part.
-template <class Acc, class Join, class Leaf>
-MP_DEV Acc halving_tree(unsigned L, unsigned present, const Join &join, const Leaf &leaf) {
-    Acc slot[9];
+// absent partners) over the first `present` ≥ 1 of L values, L a power of two ≤ 256. Levels
+// with h ≥ present join nothing, so the tree over pow2_ceil(present) values is the same.
+// Node (t, s) of the tree is node (t, 2s) ⊕ node (t + s, 2s): the leaves in bit-reversed
+// order, joined as a binary counter (slot[level] holds a left node waiting for its right
+// sibling). `pair(k, k + L/2, two)` gives the bottom node v_k ⊕ v_(k + L/2) (v_k alone when
+// `two` is false), so that a caller can form two leaves at once. Absent leaves form a suffix: a
+// right node may be absent where its left one is not, never the reverse; such a node is its
+// left part.
+template <class Acc, class Join, class Pair>
+MP_DEV Acc halving_tree(unsigned L, unsigned present, const Join &join, const Pair &pair) {
+    L = present < L ? pow2_ceil(present) : L;
+    if (L == 1) return pair(0u, 0u, false);
+    const unsigned half = L / 2;
+    const unsigned bits = __ffs(half) - 1;
+    Acc slot[8];
     unsigned have_slot = 0; // bit `level`: slot[level] holds a present node
-    const unsigned bits = __ffs(L) - 1;
-    for (unsigned k = 0; k < L; k++) {
-        const unsigned idx = bits == 0 ? 0 : (__brev(k) >> (32 - bits));
-        bool have = idx < present;
+    for (unsigned k = 0; k < half; k++) {
+        // Leaves 2k and 2k + 1 of the bit-reversed order: k reversed over `bits` bits, + half.
+        const unsigned k0 = bits == 0 ? 0 : (__brev(k) >> (32 - bits));
+        bool have = k0 < present;
         Acc v;
-        if (have) v = leaf(idx);
+        if (have) v = pair(k0, k0 + half, k0 + half < present);
         unsigned level = 0;
         while ((k >> level) & 1) {
             if (have) {
@@ -94,39 +117,74 @@ MP_DEV Acc halving_tree(unsigned L, unsigned present, const Join &join, const Le
     return slot[bits];
 }
 
-// The rows pass: item (c, g, i) → part[word k at k·ws + item].
+// The rows pass: tiles of `rows` rows (a power of two ≤ 256) per block; chunk results to part
+// (word stride ws) at c·m + i.
 template <class F, class R>
-MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned groups, double *__restrict__ part, u64 ws) {
+MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *__restrict__ part, u64 ws) {
     typedef typename F::T T;
+    __shared__ double sh[F::W * LANES];
+    const unsigned threads = blockDim.x < LANES ? blockDim.x : LANES;
+    unsigned gb = 1;
+    while (2 * gb * rows <= threads && 2 * gb <= LANES) gb *= 2;
+    const unsigned r = threadIdx.x % rows, g = threadIdx.x / rows;
+    const u64 tiles = (m + rows - 1) / rows;
     const u64 chunks = (n + CHUNK - 1) / CHUNK;
-    const u64 items = m * chunks * groups;
-    const unsigned per = LANES / groups;
     const int U = Unroll<F>::N;
-    for (u64 it = (u64)blockIdx.x * blockDim.x + threadIdx.x; it < items; it += (u64)gridDim.x * blockDim.x) {
-        const u64 i = it % m;
-        const u64 cg = it / m;
-        const unsigned g = (unsigned)(cg % groups);
-        const u64 start = (cg / groups) * CHUNK;
+    auto join = [](T &p, const T &q) { p = F::add_normwise(p, q); };
+    for (u64 b = blockIdx.x; b < tiles * chunks; b += gridDim.x) {
+        const u64 i = (b % tiles) * rows + r;
+        const u64 start = (b / tiles) * CHUNK;
         const u64 len = n - start < (u64)CHUNK ? n - start : (u64)CHUNK;
         const unsigned used = len < LANES ? (unsigned)len : LANES;
-        if (g >= used) continue;
-        const unsigned present = (used - g + groups - 1) / groups;
-        const R r = dot_of<R>(row_of<F>(a, i), x);
-        auto leaf = [&](unsigned k) -> T {
-            const u64 l = start + g + (u64)groups * k;
-            T acc = r.identity();
-            if (len == CHUNK) {
-                for (int q0 = 0; q0 < PER_LANE; q0 += U) {
+        const unsigned top = used < gb ? used : gb; // groups holding a lane
+        if (g < top && i < m) {
+            const R red = dot_of<R>(row_of<F>(a, i), x);
+            // Lanes k0 and k1 of the group (lanes g + gb·k) as one node, their steps interleaved.
+            auto pair = [&](unsigned k0, unsigned k1, bool two) -> T {
+                const u64 l0 = start + g + (u64)gb * k0, l1 = start + g + (u64)gb * k1;
+                T a0 = red.identity(), a1 = red.identity();
+                if (len == CHUNK) {
+                    // The terms of U steps of both lanes loaded first, then the steps: the
+                    // loads issue together (see Unroll).
+                    for (int q0 = 0; q0 < PER_LANE; q0 += U) {
+                        T va0[U], va1[U], vx0[U], vx1[U];
 #pragma unroll
-                    for (int q = 0; q < U; q++) r.step(acc, l + (u64)(q0 + q) * LANES);
+                        for (int q = 0; q < U; q++) {
+                            const u64 o = (u64)(q0 + q) * LANES;
+                            va0[q] = F::load(red.x, l0 + o);
+                            va1[q] = F::load(red.x, l1 + o);
+                            vx0[q] = F::load(red.y, l0 + o);
+                            vx1[q] = F::load(red.y, l1 + o);
+                        }
+#pragma unroll
+                        for (int q = 0; q < U; q++) {
+                            R::step_loaded(a0, va0[q], vx0[q]);
+                            R::step_loaded(a1, va1[q], vx1[q]);
+                        }
+                    }
+                } else {
+                    for (u64 j = l0; j < start + len; j += LANES) red.step(a0, j);
+                    if (two)
+                        for (u64 j = l1; j < start + len; j += LANES) red.step(a1, j);
                 }
-            } else {
-                for (u64 j = l; j < start + len; j += LANES) r.step(acc, j);
+                if (two) red.join(a0, a1);
+                return a0;
+            };
+            const unsigned present = (used - g + gb - 1) / gb;
+            F::put(sh, LANES, g * rows + r, halving_tree<T>(LANES / gb, present, join, pair));
+        }
+        __syncthreads();
+        // The tree's top over the groups, in parallel.
+        for (unsigned h = gb / 2; h >= 1; h >>= 1) {
+            if (g < h && g + h < top && i < m) {
+                T v = F::get(sh, LANES, g * rows + r);
+                join(v, F::get(sh, LANES, (g + h) * rows + r));
+                F::put(sh, LANES, g * rows + r, v);
             }
-            return acc;
-        };
-        auto join = [&](T &p, const T &q) { r.join(p, q); };
-        F::put(part, ws, it, halving_tree<T>(per, present, join, leaf));
+            __syncthreads();
+        }
+        if (g == 0 && i < m) F::put(part, ws, (b / tiles) * m + i, F::get(sh, LANES, r));
+        __syncthreads();
     }
 }
 
@@ -134,20 +192,19 @@ MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned groups, double 
 template <class F, class R>
 MP_DEV void gemv_lanes(MatArg a, VecArg x, u64 m, u64 n, double *__restrict__ part, u64 ws) {
     const u64 chunks = (n + CHUNK - 1) / CHUNK;
-    for (u64 i = blockIdx.y; i < m; i += gridDim.y) blocked_pass(dot_of<R>(row_of<F>(a, i), x), n, part + i * chunks, ws);
+    for (u64 i = blockIdx.y; i < m; i += gridDim.y)
+        blocked_pass<LanesK<F>::K>(dot_of<R>(row_of<F>(a, i), x), n, part + i * chunks, ws);
 }
 
-// Where the finish kernel finds the partials.
+// Where the finish kernel finds the chunk results.
 struct PartArg {
     const double *p;
-    u64 ws, cs, gs, is;
-    unsigned groups;
+    u64 ws, cs, is;
 };
 
-// The finish: for each row, the tree's top over the groups of each chunk, then the later pass
-// of the blocked order over the chunk results (at most CHUNK of them, which the launcher
-// checks), then y_i ← α·s_i + β·y_i (mode 0), α·s_i (mode 1, β = 0), or s_i to `sout`
-// (mode 2: the sums of the error bound).
+// The finish: for each row, the later pass of the blocked order over the chunk results (at
+// most CHUNK of them, which the launcher checks), then y_i ← α·s_i + β·y_i (mode 0), α·s_i
+// (mode 1, β = 0), or s_i to `sout` (mode 2: the sums of the error bound).
 template <class F>
 MP_DEV void gemv_finish(PartArg pa, u64 m, u64 n, ScalArg alpha, ScalArg beta, MutVecArg y, int mode,
                         double *__restrict__ sout) {
@@ -155,24 +212,23 @@ MP_DEV void gemv_finish(PartArg pa, u64 m, u64 n, ScalArg alpha, ScalArg beta, M
     const u64 chunks = (n + CHUNK - 1) / CHUNK;
     auto join = [](T &p, const T &q) { p = F::add_normwise(p, q); };
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (u64)gridDim.x * blockDim.x) {
-        auto chunk_value = [&](u64 c) -> T {
-            const u64 len = n - c * CHUNK < (u64)CHUNK ? n - c * CHUNK : (u64)CHUNK;
-            const unsigned used = len < LANES ? (unsigned)len : LANES;
-            const unsigned present = used < pa.groups ? used : pa.groups;
-            const u64 base = c * pa.cs + i * pa.is;
-            return halving_tree<T>(pa.groups, present, join,
-                                   [&](unsigned g) { return F::get(pa.p, pa.ws, base + g * pa.gs); });
-        };
+        auto chunk_value = [&](u64 c) -> T { return F::get(pa.p, pa.ws, c * pa.cs + i * pa.is); };
         T s;
         if (chunks == 1) {
             s = chunk_value(0);
         } else {
-            const unsigned used = chunks < LANES ? (unsigned)chunks : LANES;
-            s = halving_tree<T>(LANES, used, join, [&](unsigned l) {
+            // Lane l of the later pass: −0 ⊕ chunk l ⊕ chunk l + 256 ⊕ …
+            auto lane = [&](unsigned l) -> T {
                 T acc = F::neg_zero();
                 for (u64 c = l; c < chunks; c += LANES) join(acc, chunk_value(c));
                 return acc;
-            });
+            };
+            auto pair = [&](unsigned k0, unsigned k1, bool two) -> T {
+                T v = lane(k0);
+                if (two) join(v, lane(k1));
+                return v;
+            };
+            s = halving_tree<T>(LANES, chunks < LANES ? (unsigned)chunks : LANES, join, pair);
         }
         if (mode == 2) {
             F::put(sout, m, i, s);
@@ -226,11 +282,11 @@ MP_DEV void ger(MutMatArg a, VecArg x, VecArg y, const double *__restrict__ t, u
 
 // ---- entry points: blas_<fmt>_<what> (literal, for tests/kernel_names.rs) ----------------------
 
-extern "C" __global__ void blas_f64_gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned groups, double *part, u64 ws) {
-    gemv_rows<F64, DotOf<F64> >(a, x, m, n, groups, part, ws);
+extern "C" __global__ void blas_f64_gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *part, u64 ws) {
+    gemv_rows<F64, DotOf<F64> >(a, x, m, n, rows, part, ws);
 }
-extern "C" __global__ void blas_f64_gemv_rows_abs(MatArg a, VecArg x, u64 m, u64 n, unsigned groups, double *part, u64 ws) {
-    gemv_rows<F64, AbsDotOf<F64> >(a, x, m, n, groups, part, ws);
+extern "C" __global__ void blas_f64_gemv_rows_abs(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *part, u64 ws) {
+    gemv_rows<F64, AbsDotOf<F64> >(a, x, m, n, rows, part, ws);
 }
 extern "C" __global__ void blas_f64_gemv_lanes(MatArg a, VecArg x, u64 m, u64 n, double *part, u64 ws) {
     gemv_lanes<F64, DotOf<F64> >(a, x, m, n, part, ws);
@@ -251,11 +307,11 @@ extern "C" __global__ void blas_f64_ger_update(MutMatArg a, VecArg x, VecArg y, 
     ger<F64>(a, x, y, t, m, n, rows_fast);
 }
 
-extern "C" __global__ void blas_dd_gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned groups, double *part, u64 ws) {
-    gemv_rows<DD, DotOf<DD> >(a, x, m, n, groups, part, ws);
+extern "C" __global__ void blas_dd_gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *part, u64 ws) {
+    gemv_rows<DD, DotOf<DD> >(a, x, m, n, rows, part, ws);
 }
-extern "C" __global__ void blas_dd_gemv_rows_abs(MatArg a, VecArg x, u64 m, u64 n, unsigned groups, double *part, u64 ws) {
-    gemv_rows<DD, AbsDotOf<DD> >(a, x, m, n, groups, part, ws);
+extern "C" __global__ void blas_dd_gemv_rows_abs(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *part, u64 ws) {
+    gemv_rows<DD, AbsDotOf<DD> >(a, x, m, n, rows, part, ws);
 }
 extern "C" __global__ void blas_dd_gemv_lanes(MatArg a, VecArg x, u64 m, u64 n, double *part, u64 ws) {
     gemv_lanes<DD, DotOf<DD> >(a, x, m, n, part, ws);
@@ -276,11 +332,11 @@ extern "C" __global__ void blas_dd_ger_update(MutMatArg a, VecArg x, VecArg y, c
     ger<DD>(a, x, y, t, m, n, rows_fast);
 }
 
-extern "C" __global__ void blas_qd_gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned groups, double *part, u64 ws) {
-    gemv_rows<QD, DotOf<QD> >(a, x, m, n, groups, part, ws);
+extern "C" __global__ void blas_qd_gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *part, u64 ws) {
+    gemv_rows<QD, DotOf<QD> >(a, x, m, n, rows, part, ws);
 }
-extern "C" __global__ void blas_qd_gemv_rows_abs(MatArg a, VecArg x, u64 m, u64 n, unsigned groups, double *part, u64 ws) {
-    gemv_rows<QD, AbsDotOf<QD> >(a, x, m, n, groups, part, ws);
+extern "C" __global__ void blas_qd_gemv_rows_abs(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *part, u64 ws) {
+    gemv_rows<QD, AbsDotOf<QD> >(a, x, m, n, rows, part, ws);
 }
 extern "C" __global__ void blas_qd_gemv_lanes(MatArg a, VecArg x, u64 m, u64 n, double *part, u64 ws) {
     gemv_lanes<QD, DotOf<QD> >(a, x, m, n, part, ws);

@@ -6,14 +6,14 @@
 //! computing nodes of the order's tree (for a column-major `A`, threads on consecutive rows, so
 //! that a warp reads consecutive addresses; for a transposed one, threads on the lanes of each
 //! row), and a finish kernel that joins them and updates `y`. Which nodes the first pass
-//! computes (its lane groups, the launch) never changes the tree, so the result is the CPU's for
+//! computes (rows per block, the launch) never changes the tree, so the result is the CPU's for
 //! any launch and storage.
 
 use super::blas_level1_gpu::{
     BLAS_REDUCE_CUH, GpuFormat, LaunchShape, check_block_fits, check_shape, from_words, scalar_arg,
 };
 use super::level2::RowBound;
-use super::sum::{CHUNK, LANES};
+use super::sum::CHUNK;
 use crate::cuda::{
     Arg, Device, DeviceMatMut, DeviceMatRef, DeviceScalar, DeviceVecMut, DeviceVecRef,
     LaunchConfig, ModuleSource, ScratchBuffer, check_len, download_raw,
@@ -90,17 +90,6 @@ fn with_workspace<R>(dev: &Device, f: impl FnOnce(&mut Workspace) -> Result<R>) 
     f(&mut guard)
 }
 
-/// Lane groups per row of the first pass over a column-major `A` when none is asked for: the
-/// fewest (longest runs of terms per thread, fewest partials) that still give the GPU about
-/// 2^18 threads of work.
-fn default_groups(rows_times_chunks: usize) -> u32 {
-    let mut g = 8u32;
-    while g < LANES as u32 && rows_times_chunks.saturating_mul(g as usize) < 1 << 18 {
-        g *= 2;
-    }
-    g
-}
-
 /// A one-dimensional grid-stride launch of `kernel` over `work` items.
 fn config_1d(
     dev: &Device,
@@ -155,15 +144,15 @@ fn is_zero<T: Scalar>(v: &T) -> bool {
 /// [`CHUNK`] chunk results per row (two passes of the blocked order).
 pub const GEMV_MAX_COLUMNS: usize = CHUNK * CHUNK;
 
-/// How the first pass of [`gemv_shaped`] is launched. The bits never depend on it.
+/// How [`gemv_shaped`] is launched. The bits never depend on it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GemvShape {
     /// Threads and blocks of each kernel.
     pub launch: LaunchShape,
-    /// Lane groups per row and chunk of the first pass over a column-major `A`: a power of two
-    /// from 1 to 256 (each thread sums `256 / groups` lanes), or `None` for a default that
-    /// fills the GPU.
-    pub lane_groups: Option<u32>,
+    /// Rows per block of the first pass over a column-major `A`: a power of two from 1 to 256
+    /// (the block's threads, up to 256, split each row's 256 lanes among them; at most the
+    /// threads), or `None` for the most that still give every SM work.
+    pub rows_per_block: Option<u32>,
 }
 
 /// `y ← α·A·x + β·y` on the GPU for an `m × n` view `A` (pass `a.t()` for `Aᵀ`): the CPU's
@@ -188,7 +177,7 @@ pub fn gemv<T: GpuFormat>(
 ///
 /// # Errors
 /// As [`gemv`], and [`Error::OutOfRange`] for a launch shape out of range (see
-/// [`LaunchShape`]) or lane groups that are not a power of two up to 256.
+/// [`LaunchShape`]) or rows per block that are not a power of two up to 256.
 pub fn gemv_shaped<T: GpuFormat>(
     dev: &Device,
     alpha: T,
@@ -236,15 +225,15 @@ fn gemv_run<T: GpuFormat>(
     check_len("x", a.cols(), x.len())?;
     check_len("y", a.rows(), y.len())?;
     check_shape(shape.launch)?;
-    let groups = match shape.lane_groups {
+    let rows = match shape.rows_per_block {
         None => None,
-        Some(g) if g.is_power_of_two() && g as usize <= LANES => Some(g),
-        Some(g) => {
+        Some(r) if r.is_power_of_two() && r <= 256 => Some(r),
+        Some(r) => {
             return Err(Error::OutOfRange {
-                what: "lane groups (a power of two)",
-                got: g as usize,
+                what: "rows per block (a power of two)",
+                got: r as usize,
                 min: 1,
-                max: LANES,
+                max: 256,
             });
         }
     };
@@ -294,7 +283,7 @@ fn gemv_run<T: GpuFormat>(
         with_workspace(dev, |ws| {
             if with_bounds {
                 let sums = ws.small.get(dev, 8 * T::WORDS * m)?;
-                first_and_finish(dev, ws, &a, &x, (m, n), shape, groups, true, |pa| {
+                first_and_finish(dev, ws, &a, &x, (m, n), shape, rows, true, |pa| {
                     Ok(vec![
                         pa,
                         Arg::U64(m as u64),
@@ -316,7 +305,7 @@ fn gemv_run<T: GpuFormat>(
                     })
                     .collect();
             }
-            first_and_finish(dev, ws, &a, &x, (m, n), shape, groups, false, |pa| {
+            first_and_finish(dev, ws, &a, &x, (m, n), shape, rows, false, |pa| {
                 Ok(vec![
                     pa,
                     Arg::U64(m as u64),
@@ -350,7 +339,8 @@ fn download_vec<T: GpuFormat>(dev: &Device, y: &mut DeviceVecMut<'_, T>) -> Resu
 }
 
 /// The first pass (rows or lanes, by `A`'s storage) of `Σ_j a_ij·x_j` (or of `|a_ij|·|x_j|`),
-/// then the finish kernel with the arguments `finish_args` builds around the partials' `PartArg`.
+/// then the finish kernel with the arguments `finish_args` builds around the chunk results'
+/// `PartArg`.
 #[allow(clippy::too_many_arguments)]
 fn first_and_finish<T: GpuFormat>(
     dev: &Device,
@@ -359,7 +349,7 @@ fn first_and_finish<T: GpuFormat>(
     x: &DeviceVecRef<'_, T>,
     (m, n): (usize, usize),
     shape: GemvShape,
-    groups: Option<u32>,
+    rows: Option<u32>,
     abs: bool,
     finish_args: impl FnOnce(Arg) -> Result<Vec<Arg>>,
 ) -> Result<()> {
@@ -370,20 +360,16 @@ fn first_and_finish<T: GpuFormat>(
     let suffix = if abs { "_abs" } else { "" };
     // Threads on lanes when each row is contiguous and the rows are not; else on rows.
     let lanes = layout.col_stride == 1 && layout.row_stride != 1 && m > 1;
-    let (g, strides) = if lanes {
-        (1u32, (1u64, 0u64, chunks as u64))
-    } else {
-        let g = groups.unwrap_or_else(|| default_groups(m.saturating_mul(chunks)));
-        (g, ((g as usize * m) as u64, m as u64, 1u64))
-    };
-    let items = m * chunks * g as usize;
-    let part = ws.part.get(dev, 8 * w * items)?;
-    if lanes {
+    let results = m * chunks;
+    let part = ws.part.get(dev, 8 * w * results)?;
+    let threads = shape.launch.threads;
+    let strides = if lanes {
         let k = kernel::<T>(&format!("gemv_lanes{suffix}"))?;
-        check_block_fits(dev, &MODULE, k, shape.launch.threads)?;
+        check_block_fits(dev, &MODULE, k, threads)?;
         let (gx, gy) = match shape.launch.blocks {
             Some(b) => (1, b.min(65_535)),
-            None => (chunks.min(4) as u32, m.min(65_535) as u32),
+            // Chunks in pairs (the double-double and quad-double kernels take two at once).
+            None => (chunks.div_ceil(2).min(4) as u32, m.min(65_535) as u32),
         };
         let args = [
             ma,
@@ -391,45 +377,53 @@ fn first_and_finish<T: GpuFormat>(
             Arg::U64(m as u64),
             Arg::U64(n as u64),
             Arg::U64(part),
-            Arg::U64(items as u64),
+            Arg::U64(results as u64),
         ];
         // SAFETY: A's view was checked against its vector (m × n elements in range), x holds n
-        // elements; `part` holds m·chunks partials of w words (word stride `items`), row i's at
-        // i·chunks.
-        unsafe {
-            launch(
-                dev,
-                k,
-                LaunchConfig::new((gx, gy), shape.launch.threads),
-                &args,
-            )?
-        };
+        // elements; `part` holds m·chunks results of w words (word stride m·chunks), row i's
+        // at i·chunks.
+        unsafe { launch(dev, k, LaunchConfig::new((gx, gy), threads), &args)? };
+        (1u64, chunks as u64)
     } else {
         let k = kernel::<T>(&format!("gemv_rows{suffix}"))?;
+        check_block_fits(dev, &MODULE, k, threads)?;
+        // 32 rows per block (a warp reads 32 consecutive elements of a column), fewer where
+        // that leaves SMs idle; at least four, so that a warp reads whole 32-byte sectors.
+        let resident = dev.resident_blocks(&MODULE, k, threads)?;
+        let tiles = |r: usize| m.div_ceil(r) * chunks;
+        let r = rows.map_or_else(
+            || {
+                [32usize, 16, 8]
+                    .into_iter()
+                    .find(|&r| tiles(r) >= resident)
+                    .unwrap_or(4)
+            },
+            |r| r as usize,
+        );
+        // No more rows than threads (each row needs one; the bits do not change).
+        let r = r.min(1 << (threads.min(256).ilog2()));
+        let blocks = shape
+            .launch
+            .blocks
+            .unwrap_or_else(|| tiles(r).clamp(1, resident.max(1)).min(u32::MAX as usize) as u32);
         let args = [
             ma,
             x.arg(),
             Arg::U64(m as u64),
             Arg::U64(n as u64),
-            Arg::U32(g),
+            Arg::U32(r as u32),
             Arg::U64(part),
-            Arg::U64(items as u64),
+            Arg::U64(results as u64),
         ];
-        // SAFETY: as above; item (c, g, i) writes its w words at `part + item` (stride items).
-        unsafe { launch(dev, k, config_1d(dev, k, items, shape.launch)?, &args)? };
-    }
-    let pa = Arg::Struct(Box::new([
-        part,
-        items as u64,
-        strides.0,
-        strides.1,
-        strides.2,
-        g as u64,
-    ]));
+        // SAFETY: as above; chunk c of row i at `part + c·m + i` (word stride m·chunks).
+        unsafe { launch(dev, k, LaunchConfig::new((blocks, 1), threads), &args)? };
+        (m as u64, 1u64)
+    };
+    let pa = Arg::Struct(Box::new([part, results as u64, strides.0, strides.1]));
     let k = kernel::<T>("gemv_finish")?;
     let args = finish_args(pa)?;
-    // SAFETY: the partials just written (layout `pa`), y (or the sums) holds m elements, the
-    // finish reads at most CHUNK chunk results per row (n ≤ GEMV_MAX_COLUMNS, checked).
+    // SAFETY: the chunk results just written (layout `pa`), y (or the sums) holds m elements,
+    // the finish reads at most CHUNK chunk results per row (n ≤ GEMV_MAX_COLUMNS, checked).
     unsafe { launch(dev, k, config_1d(dev, k, m, shape.launch)?, &args) }
 }
 

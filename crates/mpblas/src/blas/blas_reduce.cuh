@@ -181,6 +181,10 @@ template <class F> struct DotOf : SumOf<F> {
     MP_DEV void step(typename F::T &acc, u64 i) const {
         acc = F::add_product(acc, F::load(this->x, i), F::load(y, i));
     }
+    // `step` on terms already loaded (x_i, y_i).
+    static MP_DEV void step_loaded(typename F::T &acc, const typename F::T &a, const typename F::T &b) {
+        acc = F::add_product(acc, a, b);
+    }
 };
 
 // Σ|x_i|·|y_i|, for the error bound of a dot product (level1.rs `AbsDotOf`).
@@ -193,6 +197,9 @@ template <class F> struct AbsDotOf : SumOf<F> {
     }
     MP_DEV void step(typename F::T &acc, u64 i) const {
         acc = F::add_product(acc, F::abs(F::load(this->x, i)), F::abs(F::load(y, i)));
+    }
+    static MP_DEV void step_loaded(typename F::T &acc, const typename F::T &a, const typename F::T &b) {
+        acc = F::add_product(acc, F::abs(a), F::abs(b));
     }
 };
 
