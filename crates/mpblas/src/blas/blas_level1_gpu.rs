@@ -133,13 +133,22 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
 
 /// `blas_<format>_<what>`, as the `'static` name of the table.
 fn kernel<T: DeviceScalar>(what: &str) -> Result<&'static str> {
+    kernel_of::<T>(&MODULE, what)
+}
+
+/// `blas_<format>_<what>` in `module`'s table, as its `'static` name.
+pub(super) fn kernel_of<T: DeviceScalar>(
+    module: &'static ModuleSource,
+    what: &str,
+) -> Result<&'static str> {
     let name = format!("blas_{}_{what}", T::NAME);
-    KERNELS
+    module
+        .kernels
         .iter()
         .find(|k| **k == name)
         .copied()
         .ok_or(Error::CudaLaunch {
-            kernel: "blas_level1_gpu",
+            kernel: module.name,
             cause: format!("no kernel {name}"),
         })
 }
@@ -203,11 +212,23 @@ fn config(
     work: usize,
     shape: LaunchShape,
 ) -> Result<LaunchConfig> {
-    check_block_fits(dev, &MODULE, kernel, shape.threads)?;
+    config_of(dev, &MODULE, kernel, work, shape)
+}
+
+/// [`config`] for a kernel of `module`: `shape.blocks`, or as many blocks as `work` wants and
+/// the GPU holds at once.
+pub(super) fn config_of(
+    dev: &Device,
+    module: &'static ModuleSource,
+    kernel: &'static str,
+    work: usize,
+    shape: LaunchShape,
+) -> Result<LaunchConfig> {
+    check_block_fits(dev, module, kernel, shape.threads)?;
     let blocks = match shape.blocks {
         Some(b) => b,
         None => {
-            let resident = dev.resident_blocks(&MODULE, kernel, shape.threads)?;
+            let resident = dev.resident_blocks(module, kernel, shape.threads)?;
             work.clamp(1, resident.max(1)).min(u32::MAX as usize) as u32
         }
     };

@@ -16,7 +16,8 @@
 //   (lane[t] ⊕ lane[t + h] joins two lanes of one group while h ≥ Gb), so each thread computes
 //   node R(g, Gb) of the tree and the block the tree's top over its groups in shared memory.
 // - `gemv_lanes` (each row of op(A) contiguous: A transposed): the level-1 blocked pass on each
-//   row, threads on lanes, rows on blockIdx.y.
+//   row, threads on lanes, rows on blockIdx.y (double-double: the same order, each lane's
+//   terms loaded before its steps).
 //
 // Chunk results: word k of (chunk c, row i) at part[k·ws + c·cs + i·is]; rows pass (cs, is) =
 // (m, 1), lanes pass (1, chunks).
@@ -63,14 +64,21 @@ template <> struct Unroll<F64> {
     static const int N = 16;
 };
 
-// Chunks a block of the lanes pass takes at once (level 1's K): two independent chains per
-// thread for the long quad-double steps (double-double, H200 16384 × 8192 transposed: 77% of
-// cublasDgemv with one, 64% with two).
+// The lanes pass of each format: chunks a block takes at once (level 1's K: two independent
+// chains per thread for the long quad-double steps; double-double measured 77% of cublasDgemv
+// transposed with one, 64% with two, H200 16384 × 8192), or the steps whose terms a lane loads
+// first (LOADS_FIRST > 0, see gemv_lanes_loaded).
 template <class F> struct LanesK {
     static const int K = 1;
+    static const int LOADS_FIRST = 0;
+};
+template <> struct LanesK<DD> {
+    static const int K = 1;
+    static const int LOADS_FIRST = 2;
 };
 template <> struct LanesK<QD> {
     static const int K = 2;
+    static const int LOADS_FIRST = 0;
 };
 
 // The smallest power of two ≥ p (p ≥ 1).
@@ -188,12 +196,66 @@ MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *_
     }
 }
 
-// The lanes pass: the level-1 blocked pass over each row (rows on blockIdx.y).
+// The lanes pass with the terms of U steps of a lane loaded first, then the steps (the order and
+// tree of blocked_pass, K = 1): double-double with U = 2 reached 91% of cublasDgemv transposed
+// on an H200 at 16384 × 8192 (blocked_pass: 82%; U = 4: 80%; U = 16: 39%, registers).
+template <class F, class R, int U>
+MP_DEV void gemv_lanes_loaded(MatArg a, VecArg x, u64 m, u64 n, double *__restrict__ part, u64 ws) {
+    typedef typename F::T T;
+    __shared__ double sh[F::W * LANES];
+    const u64 chunks = (n + CHUNK - 1) / CHUNK;
+    for (u64 i = blockIdx.y; i < m; i += gridDim.y) {
+        const R red = dot_of<R>(row_of<F>(a, i), x);
+        for (u64 c = blockIdx.x; c < chunks; c += gridDim.x) {
+            const u64 start = c * CHUNK;
+            const u64 len = n - start < (u64)CHUNK ? n - start : (u64)CHUNK;
+            const unsigned used = len < LANES ? (unsigned)len : LANES;
+            for (unsigned l = threadIdx.x; l < used; l += blockDim.x) {
+                T acc = red.identity();
+                if (len == CHUNK) {
+                    for (int q0 = 0; q0 < PER_LANE; q0 += U) {
+                        T va[U], vx[U];
+#pragma unroll
+                        for (int q = 0; q < U; q++) {
+                            va[q] = F::load(red.x, start + l + (u64)(q0 + q) * LANES);
+                            vx[q] = F::load(red.y, start + l + (u64)(q0 + q) * LANES);
+                        }
+#pragma unroll
+                        for (int q = 0; q < U; q++) R::step_loaded(acc, va[q], vx[q]);
+                    }
+                } else {
+                    for (u64 j = start + l; j < start + len; j += LANES) red.step(acc, j);
+                }
+                F::put(sh, LANES, l, acc);
+            }
+            __syncthreads();
+            for (unsigned h = LANES / 2; h >= 1; h >>= 1) {
+                for (unsigned t = threadIdx.x; t < h; t += blockDim.x) {
+                    if (t + h < used) {
+                        T v = F::get(sh, LANES, t);
+                        red.join(v, F::get(sh, LANES, t + h));
+                        F::put(sh, LANES, t, v);
+                    }
+                }
+                __syncthreads();
+            }
+            if (threadIdx.x == 0) F::put(part + i * chunks, ws, c, F::get(sh, LANES, 0));
+            __syncthreads();
+        }
+    }
+}
+
+// The lanes pass: each row's chunks in the blocked order (rows on blockIdx.y), by the level-1
+// blocked pass or, where `LanesK<F>::LOADS_FIRST` says so, by gemv_lanes_loaded.
 template <class F, class R>
 MP_DEV void gemv_lanes(MatArg a, VecArg x, u64 m, u64 n, double *__restrict__ part, u64 ws) {
-    const u64 chunks = (n + CHUNK - 1) / CHUNK;
-    for (u64 i = blockIdx.y; i < m; i += gridDim.y)
-        blocked_pass<LanesK<F>::K>(dot_of<R>(row_of<F>(a, i), x), n, part + i * chunks, ws);
+    if constexpr (LanesK<F>::LOADS_FIRST > 0) {
+        gemv_lanes_loaded<F, R, LanesK<F>::LOADS_FIRST>(a, x, m, n, part, ws);
+    } else {
+        const u64 chunks = (n + CHUNK - 1) / CHUNK;
+        for (u64 i = blockIdx.y; i < m; i += gridDim.y)
+            blocked_pass<LanesK<F>::K>(dot_of<R>(row_of<F>(a, i), x), n, part + i * chunks, ws);
+    }
 }
 
 // Where the finish kernel finds the chunk results.

@@ -10,7 +10,8 @@
 //! any launch and storage.
 
 use super::blas_level1_gpu::{
-    BLAS_REDUCE_CUH, GpuFormat, LaunchShape, check_block_fits, check_shape, from_words, scalar_arg,
+    BLAS_REDUCE_CUH, GpuFormat, LaunchShape, check_block_fits, check_shape, config_of, from_words,
+    kernel_of, scalar_arg,
 };
 use super::level2::RowBound;
 use super::sum::CHUNK;
@@ -66,15 +67,7 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
 
 /// `blas_<format>_<what>`, as the `'static` name of the table.
 fn kernel<T: DeviceScalar>(what: &str) -> Result<&'static str> {
-    let name = format!("blas_{}_{what}", T::NAME);
-    KERNELS
-        .iter()
-        .find(|k| **k == name)
-        .copied()
-        .ok_or(Error::CudaLaunch {
-            kernel: "blas_level2_gpu",
-            cause: format!("no kernel {name}"),
-        })
+    kernel_of::<T>(&MODULE, what)
 }
 
 /// The partials of the first pass, the sums of the bounds and `α·y` of `ger`.
@@ -97,17 +90,13 @@ fn config_1d(
     work: usize,
     shape: LaunchShape,
 ) -> Result<LaunchConfig> {
-    check_block_fits(dev, &MODULE, kernel, shape.threads)?;
-    let blocks = match shape.blocks {
-        Some(b) => b,
-        None => {
-            let resident = dev.resident_blocks(&MODULE, kernel, shape.threads)?;
-            work.div_ceil(shape.threads as usize)
-                .clamp(1, resident.max(1))
-                .min(u32::MAX as usize) as u32
-        }
-    };
-    Ok(LaunchConfig::new((blocks, 1), shape.threads))
+    config_of(
+        dev,
+        &MODULE,
+        kernel,
+        work.div_ceil(shape.threads as usize),
+        shape,
+    )
 }
 
 /// Launches `kernel` of this module.
@@ -283,18 +272,8 @@ fn gemv_run<T: GpuFormat>(
         with_workspace(dev, |ws| {
             if with_bounds {
                 let sums = ws.small.get(dev, 8 * T::WORDS * m)?;
-                first_and_finish(dev, ws, &a, &x, (m, n), shape, rows, true, |pa| {
-                    Ok(vec![
-                        pa,
-                        Arg::U64(m as u64),
-                        Arg::U64(n as u64),
-                        scalar_arg(alpha),
-                        scalar_arg(beta),
-                        y.arg(),
-                        Arg::I32(2),
-                        Arg::U64(sums),
-                    ])
-                })?;
+                let tail = finish_tail((m, n), alpha, beta, y.arg(), 2, sums);
+                first_and_finish(dev, ws, &a, &x, (m, n), shape, rows, true, tail)?;
                 let mut words = vec![0.0; T::WORDS * m];
                 // SAFETY: the finish kernel wrote m sums, word-major with stride m, at `sums`.
                 unsafe { download_raw(dev, sums, &mut words)? };
@@ -305,18 +284,8 @@ fn gemv_run<T: GpuFormat>(
                     })
                     .collect();
             }
-            first_and_finish(dev, ws, &a, &x, (m, n), shape, rows, false, |pa| {
-                Ok(vec![
-                    pa,
-                    Arg::U64(m as u64),
-                    Arg::U64(n as u64),
-                    scalar_arg(alpha),
-                    scalar_arg(beta),
-                    y.arg(),
-                    Arg::I32(ymode),
-                    Arg::U64(0),
-                ])
-            })
+            let tail = finish_tail((m, n), alpha, beta, y.arg(), ymode, 0);
+            first_and_finish(dev, ws, &a, &x, (m, n), shape, rows, false, tail)
         })?;
     }
     if !with_bounds {
@@ -332,6 +301,27 @@ fn gemv_run<T: GpuFormat>(
         .collect())
 }
 
+/// The finish kernel's arguments after the chunk results: sizes, scalars, y, mode (0: y ← α·s +
+/// β·y, 1: y ← α·s, 2: s to `sums`) and `sums`.
+fn finish_tail<T: GpuFormat>(
+    (m, n): (usize, usize),
+    alpha: T,
+    beta: T,
+    y: Arg,
+    mode: i32,
+    sums: u64,
+) -> Vec<Arg> {
+    vec![
+        Arg::U64(m as u64),
+        Arg::U64(n as u64),
+        scalar_arg(alpha),
+        scalar_arg(beta),
+        y,
+        Arg::I32(mode),
+        Arg::U64(sums),
+    ]
+}
+
 /// The elements of a device vector view, on the host.
 fn download_vec<T: GpuFormat>(dev: &Device, y: &mut DeviceVecMut<'_, T>) -> Result<Vec<T>> {
     let _ = dev;
@@ -339,8 +329,7 @@ fn download_vec<T: GpuFormat>(dev: &Device, y: &mut DeviceVecMut<'_, T>) -> Resu
 }
 
 /// The first pass (rows or lanes, by `A`'s storage) of `Σ_j a_ij·x_j` (or of `|a_ij|·|x_j|`),
-/// then the finish kernel with the arguments `finish_args` builds around the chunk results'
-/// `PartArg`.
+/// then the finish kernel on the chunk results and `tail` ([`finish_tail`]).
 #[allow(clippy::too_many_arguments)]
 fn first_and_finish<T: GpuFormat>(
     dev: &Device,
@@ -351,7 +340,7 @@ fn first_and_finish<T: GpuFormat>(
     shape: GemvShape,
     rows: Option<u32>,
     abs: bool,
-    finish_args: impl FnOnce(Arg) -> Result<Vec<Arg>>,
+    tail: Vec<Arg>,
 ) -> Result<()> {
     let w = T::WORDS;
     let layout = a.layout();
@@ -368,7 +357,7 @@ fn first_and_finish<T: GpuFormat>(
         check_block_fits(dev, &MODULE, k, threads)?;
         let (gx, gy) = match shape.launch.blocks {
             Some(b) => (1, b.min(65_535)),
-            // Chunks in pairs (the double-double and quad-double kernels take two at once).
+            // Chunks in pairs (the quad-double kernel takes two at once).
             None => (chunks.div_ceil(2).min(4) as u32, m.min(65_535) as u32),
         };
         let args = [
@@ -421,7 +410,7 @@ fn first_and_finish<T: GpuFormat>(
     };
     let pa = Arg::Struct(Box::new([part, results as u64, strides.0, strides.1]));
     let k = kernel::<T>("gemv_finish")?;
-    let args = finish_args(pa)?;
+    let args: Vec<Arg> = std::iter::once(pa).chain(tail).collect();
     // SAFETY: the chunk results just written (layout `pa`), y (or the sums) holds m elements,
     // the finish reads at most CHUNK chunk results per row (n ≤ GEMV_MAX_COLUMNS, checked).
     unsafe { launch(dev, k, config_1d(dev, k, m, shape.launch)?, &args) }
