@@ -9,6 +9,9 @@
 //! - `mpblas reproduce sum`: the MPRES summation paper's accuracy Tables 1 and 2 (three datasets,
 //!   float/double/dd/qd/RNS in the three orders) and ill-conditioned dot products by condition
 //!   number (`--svg` plot).
+//! - `mpblas reproduce gemv`: the MPRES-BLAS GEMV paper's Table 5 (`f64`, dd, qd and RNS at
+//!   106..1696 bits, N and T, 1000 × 1000): times beside the paper's and MPRES-BLAS's, exact
+//!   errors and error-to-bound ratios (`--gpu` adds the GPU's f64/dd/qd times and bits).
 //! - `mpblas bench`: one format and operation, one line.
 //!
 //! Errors print a message on stderr and exit with status 1 (usage errors: 2, from clap).
@@ -21,6 +24,7 @@ mod measure;
 mod paper;
 mod papers;
 mod reproduce;
+mod reproduce_gemv;
 mod reproduce_ozaki;
 mod reproduce_rns;
 mod reproduce_sum;
@@ -43,6 +47,7 @@ use std::process::ExitCode;
     after_help = "Examples:\n  mpblas info --json\n  mpblas reproduce qd --threads 4 > qd.txt\n  \
                   mpblas reproduce ozaki --gpu --moduli 8-20 --svg ozaki.svg\n  \
                   mpblas reproduce sum --svg dot.svg\n  \
+                  mpblas reproduce gemv --n 500 --json > gemv.json\n  \
                   mpblas bench --format dd --op mul --n 1000000"
 )]
 struct Cli {
@@ -131,20 +136,27 @@ enum Paper {
     /// then dot-product error against condition number (ORO GenDot; `--n` length [default:
     /// 1000], `--seeds` samples, `--svg` plot). `--sizes` shortens dataset #2.
     Sum,
+    /// MPRES-BLAS GEMV paper (seed 001), Table 5: y ← αAx + βy and αAᵀx + βy with A `--n` ×
+    /// `--n` [default: 1000, the paper's] in f64, dd, qd and RNS at 106..1696 bits, on inputs
+    /// with 53-bit and with 26-bit significands: CPU times beside the paper's GTX 1080 and
+    /// MPRES-BLAS's H100 times, the largest relative error (exact reference) and error / returned
+    /// bound; `--gpu` adds the f64, dd and qd rows on GPU 0.
+    Gemv,
 }
 
 #[derive(clap::Args, Debug)]
 struct MeasureOpts {
     /// Elements per array (random, every word of full precision) [default: 1048576; 262144
-    /// when every paper runs]; for `sum`, the length of the GenDot dot products [default: 1000].
+    /// when every paper runs]; for `sum`, the length of the GenDot dot products [default: 1000];
+    /// for `gemv`, the order of A [default: 1000; 200 when every paper runs].
     #[arg(long)]
     n: Option<usize>,
     /// Timed passes per case at most; the median is reported (after one untimed warm-up pass)
-    /// [default: 11; 5 when every paper runs].
+    /// [default: 11; 5 when every paper runs; `gemv`: 5].
     #[arg(long)]
     reps: Option<usize>,
-    /// Time budget per case in seconds: slow operations get fewer passes (at least 3)
-    /// [default: 2; 0.5 when every paper runs].
+    /// Time budget per case in seconds: slow operations get fewer passes (at least 3; for
+    /// `gemv` at least 1) [default: 2; 0.5 when every paper runs; `gemv`: 1].
     #[arg(long)]
     max_seconds: Option<f64>,
     /// Seed of the input generator.
@@ -168,6 +180,15 @@ const QUICK: Setup = Setup {
     max_seconds: 0.5,
     seed: 2011,
 };
+/// `reproduce gemv`'s defaults: the paper's 1000 × 1000, and the order when every paper runs.
+const GEMV: Setup = Setup {
+    n: papers::gemv::PAPER_N,
+    reps: 5,
+    max_seconds: 1.0,
+    seed: 2011,
+};
+/// The order of A in `reproduce gemv` when every paper runs (at most `--n`).
+const QUICK_GEMV_N: usize = 200;
 
 impl MeasureOpts {
     /// The options given, the rest from `defaults`.
@@ -288,7 +309,7 @@ fn run(cli: Cli) -> Result<(), String> {
             ozaki_only(svg.as_ref(), moduli.as_deref())?;
             refuse(
                 gpu,
-                "`reproduce rns` runs on the CPU: --gpu is for qd, ozaki and sum",
+                "`reproduce rns` runs on the CPU: --gpu is for qd, ozaki, sum and gemv",
             )?;
             refuse(
                 json_file.is_some(),
@@ -417,6 +438,39 @@ fn run(cli: Cli) -> Result<(), String> {
             print_json(reproduce_sum::run(&plan, opts.json)?)
         }
         Command::Reproduce {
+            paper: Some(Paper::Gemv),
+            opts,
+            threads,
+            json_file,
+            gpu,
+            sizes,
+            seeds,
+            svg,
+            moduli,
+        } => {
+            ozaki_only(svg.as_ref(), moduli.as_deref())?;
+            refuse(
+                json_file.is_some(),
+                "--json-file is for `reproduce qd`; use --json",
+            )?;
+            refuse(
+                !sizes.is_empty() || seeds.is_some(),
+                "--sizes and --seeds are for `reproduce ozaki` and `reproduce sum`; \
+                 `reproduce gemv` takes --n (the order of A)",
+            )?;
+            let setup = opts.setup_or(GEMV)?;
+            check_gemv_memory(setup.n)?;
+            let plan = reproduce_gemv::Plan {
+                n: setup.n,
+                reps: setup.reps,
+                max_seconds: setup.max_seconds,
+                seed: setup.seed,
+                threads: threads_or_all(threads)?,
+                gpu,
+            };
+            print_json(reproduce_gemv::run(&plan, opts.json)?)
+        }
+        Command::Reproduce {
             paper: Some(Paper::Qd),
             opts,
             threads,
@@ -478,10 +532,27 @@ fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
+/// Bytes per entry of `A` that `reproduce gemv` needs at most: an RNS float at 1696 bits (110
+/// residues of 4 bytes and its header), its `f64` input and the exact reference's share.
+const GEMV_BYTES_PER_ENTRY: usize = 640;
+
+/// [`Err`] when `A` of order `n` would not fit the memory available (in RNS at 1696 bits).
+fn check_gemv_memory(n: usize) -> Result<(), String> {
+    let entries = n as f64 * n as f64;
+    check_bytes(
+        &format!("--n {n}"),
+        "A of n x n RNS floats at 1696 bits",
+        entries * GEMV_BYTES_PER_ENTRY as f64,
+        n.checked_mul(n)
+            .and_then(|k| k.checked_mul(GEMV_BYTES_PER_ENTRY)),
+    )
+}
+
 /// Every paper in turn at `setup`'s (quick) size: the QD paper's rates, the RNS rates, the Ozaki
 /// paper's tables (one size on the CPU; 1024 and 2048 with the GPU), the summation paper's
 /// accuracy tables (CPU; dataset #2 with 10^5 small terms instead of 10^6, 2 GenDot samples per
-/// condition), each with its progress bar; with `as_json` one document holding each paper's.
+/// condition), the GEMV paper's Table 5 at n = 200 (at most `setup.n`), each with its progress
+/// bar; with `as_json` one document holding each paper's.
 fn reproduce_all(
     setup: &Setup,
     threads: usize,
@@ -495,7 +566,7 @@ fn reproduce_all(
     };
     let mut docs = serde_json::Map::new();
     let step = |i: usize, name: &str, title: &str| {
-        eprintln!("== [{i}/4] {title}{where_}");
+        eprintln!("== [{i}/5] {title}{where_}");
         if !as_json {
             println!("==== {name} ====\n");
         }
@@ -551,6 +622,18 @@ fn reproduce_all(
     };
     if let Some(d) = reproduce_sum::run(&plan, as_json)? {
         docs.insert("sum".into(), d);
+    }
+    step(5, "gemv", "MPRES-BLAS GEMV paper: Table 5");
+    let plan = reproduce_gemv::Plan {
+        n: setup.n.min(QUICK_GEMV_N),
+        reps: setup.reps.min(3),
+        max_seconds: setup.max_seconds,
+        seed: setup.seed,
+        threads,
+        gpu,
+    };
+    if let Some(d) = reproduce_gemv::run(&plan, as_json)? {
+        docs.insert("gemv".into(), d);
     }
     Ok(as_json.then(|| serde_json::json!({ "papers": docs })))
 }

@@ -56,12 +56,17 @@ pub fn pool(threads: usize) -> Result<rayon::ThreadPool, String> {
         .map_err(|e| format!("cannot start {threads} threads: {e}"))
 }
 
-/// A progress bar on stderr (hidden automatically when stderr is not a terminal).
+/// A progress bar on stderr counting passes (hidden automatically when stderr is not a
+/// terminal).
 pub fn progress(total: u64) -> ProgressBar {
+    progress_of(total, "passes")
+}
+
+/// A progress bar on stderr counting `unit` ("passes", "rows").
+pub fn progress_of(total: u64, unit: &str) -> ProgressBar {
     let bar = ProgressBar::new(total);
-    if let Ok(style) =
-        ProgressStyle::with_template("{msg:28} [{bar:32}] {pos}/{len} passes, {elapsed}")
-    {
+    let template = format!("{{msg:28}} [{{bar:32}}] {{pos}}/{{len}} {unit}, {{elapsed}}");
+    if let Ok(style) = ProgressStyle::with_template(&template) {
         bar.set_style(style.progress_chars("=> "));
     }
     bar

@@ -17,7 +17,6 @@ use crate::papers::sum::{
     gen_dot, table2_cell,
 };
 use crate::svg::{self, Panel, decade_range, decade_ticks, escape};
-use indicatif::{ProgressBar, ProgressStyle};
 use mpblas::blas::gpu::GpuFormat;
 use mpblas::blas::{self, Summation, bounds};
 use mpblas::cuda::{Device, DeviceVecRef};
@@ -707,16 +706,6 @@ pub struct Reproduction {
     pub dots: Vec<DotSample>,
 }
 
-fn bar(total: u64) -> ProgressBar {
-    let bar = ProgressBar::new(total);
-    if let Ok(style) =
-        ProgressStyle::with_template("{msg:28} [{bar:32}] {pos}/{len} rows, {elapsed}")
-    {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar
-}
-
 /// Runs every row (on the calling thread's rayon pool).
 ///
 /// # Errors
@@ -725,7 +714,7 @@ pub fn reproduce(plan: &Plan) -> Result<Reproduction, String> {
     let methods = SumMethod::all();
     let dot_methods = DotMethod::all();
     let total = 3 * methods.len() + CONDITIONS.len() * plan.samples * dot_methods.len();
-    let pb = bar(total as u64);
+    let pb = crate::reproduce::progress_of(total as u64, "rows");
     let data = [dataset1(), dataset2(plan.dataset2_terms), dataset3()];
     let mut datasets = Vec::new();
     for (k, x) in data.iter().enumerate() {
@@ -873,7 +862,7 @@ fn gpu_text(g: Option<bool>) -> &'static str {
 }
 
 /// Left-aligned table rows with a header rule.
-fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for r in rows {
         for (i, c) in r.iter().enumerate() {

@@ -287,7 +287,9 @@ fn reproduce_without_a_paper_runs_them_all() {
     ]);
     let papers = v["papers"].as_object().expect("papers");
     let names: Vec<&str> = papers.keys().map(|k| k.as_str()).collect();
-    assert_eq!(names, ["ozaki", "qd", "rns", "sum"]);
+    assert_eq!(names, ["gemv", "ozaki", "qd", "rns", "sum"]);
+    assert_eq!(papers["gemv"]["paper"], "gemv");
+    assert_eq!(papers["gemv"]["n"], 200, "the quick size, below --n 512");
     assert_eq!(papers["sum"]["paper"], "sum");
     assert_eq!(papers["ozaki"]["paper"], "ozaki");
     for flag in [["--sizes", "64"], ["--moduli", "16"], ["--seeds", "1"]] {
@@ -428,4 +430,213 @@ fn a_closed_pipe_is_not_a_panic() {
             out.status
         );
     }
+}
+
+/// Formats of `reproduce gemv`, in row order (each once per input set).
+const GEMV_FORMATS: &[&str] = &[
+    "f64", "dd", "qd", "RNS 106", "RNS 212", "RNS 424", "RNS 848", "RNS 1696",
+];
+
+/// `reproduce gemv` at n = 40: every format on both input sets, N and T, each error within the
+/// returned bounds, the paper's and MPRES-BLAS's figures beside the RNS rows.
+#[test]
+fn reproduce_gemv_small_run() {
+    let v = json(&[
+        "reproduce",
+        "gemv",
+        "--n",
+        "40",
+        "--reps",
+        "2",
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(v["paper"], "gemv");
+    assert_eq!(v["n"], 40);
+    for key in [
+        "citation",
+        "cpu",
+        "threads",
+        "reps",
+        "max_seconds",
+        "seed",
+        "reference",
+        "paper_gpu",
+        "paper_n",
+        "table5",
+        "gpu",
+        "rows",
+    ] {
+        assert!(v.get(key).is_some(), "no {key}: {v}");
+    }
+    assert_eq!(v["table5"].as_array().unwrap().len(), 5);
+    let rows = v["rows"].as_array().expect("rows");
+    let got: Vec<(String, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["format"].as_str().unwrap().to_string(),
+                r["input_bits"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64)> = [53, 26]
+        .iter()
+        .flat_map(|&b| GEMV_FORMATS.iter().map(move |f| (f.to_string(), b)))
+        .collect();
+    assert_eq!(got, want);
+    for r in rows {
+        let name = format!("{} {}-bit", r["format"], r["input_bits"]);
+        for key in [
+            "precision_bits",
+            "requested_bits",
+            "moduli",
+            "cpu_ms",
+            "cpu_calls",
+            "bound_entries",
+            "max_rel_error",
+            "max_err_over_bound",
+            "paper_gtx1080_ms",
+            "mpres_h100_ms",
+            "gpu",
+        ] {
+            assert!(r.get(key).is_some(), "{name}: no {key}");
+        }
+        for t in ["N", "T"] {
+            assert!(r["cpu_ms"][t].as_f64().unwrap() > 0.0, "{name} {t}");
+            let ratio = r["max_err_over_bound"][t].as_f64().unwrap();
+            assert!(
+                (0.0..=1.0).contains(&ratio),
+                "{name} {t}: err/bound {ratio}"
+            );
+            let rel = r["max_rel_error"][t].as_f64().unwrap();
+            assert!((0.0..1e-12).contains(&rel), "{name} {t}: rel err {rel}");
+            assert_eq!(r["bound_entries"][t], 40, "{name} {t}: all rows at n = 40");
+        }
+        let rns = r["format"].as_str().unwrap().starts_with("RNS");
+        assert_eq!(r["paper_gtx1080_ms"].is_object(), rns, "{name}");
+        assert!(r["gpu"].is_null(), "{name}: no --gpu");
+        if rns {
+            let bits = r["requested_bits"].as_u64().unwrap();
+            assert!(r["precision_bits"].as_u64().unwrap() >= bits, "{name}");
+        }
+    }
+    // f64 rounds; RNS from 424 bits on holds these sums exactly.
+    assert!(rows[0]["max_rel_error"]["N"].as_f64().unwrap() > 0.0);
+    assert_eq!(rows[5]["max_rel_error"]["N"].as_f64(), Some(0.0));
+    assert_eq!(rows[3]["paper_gtx1080_ms"]["N"].as_f64(), Some(3.1));
+    assert_eq!(rows[7]["paper_gtx1080_ms"]["T"].as_f64(), Some(19.4));
+    assert_eq!(rows[3]["mpres_h100_ms"].as_f64(), Some(352.0));
+    assert_eq!(rows[8 + 3]["mpres_h100_ms"].as_f64(), Some(0.26));
+    assert_eq!(rows[7]["mpres_h100_ms"], "did not build");
+}
+
+/// The text tables: the paper's layout (one column per precision) and one row per format and
+/// input set.
+#[test]
+fn reproduce_gemv_text_tables() {
+    let (code, stdout, stderr) = mpblas(&["reproduce", "gemv", "--n", "24", "--reps", "1"]);
+    assert_eq!(code, 0, "{stderr}");
+    for want in [
+        "Table 5 as the paper lays it out",
+        "Proposed implementation (paper, GTX 1080)",
+        "MPRES-BLAS mp_gemv, H100, 53-bit inputs",
+        "mpblas RNS, CPU, 26-bit inputs",
+        "did not build",
+        "(ours at n = 24",
+        "GPU: not run",
+    ] {
+        assert!(stdout.contains(want), "lacks {want}: {stdout}");
+    }
+    let header = stdout
+        .lines()
+        .find(|l| l.starts_with("format "))
+        .expect("the per-format table");
+    let columns: Vec<&str> = header.split('|').map(str::trim).collect();
+    assert_eq!(
+        columns,
+        [
+            "format",
+            "prec",
+            "inputs",
+            "CPU N ms",
+            "CPU T ms",
+            "paper N",
+            "paper T",
+            "MPRES H100",
+            "calls N/T",
+            "max rel err",
+            "err/bound"
+        ]
+    );
+    let rows: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("format "))
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(rows.len(), 2 * GEMV_FORMATS.len(), "{stdout}");
+    for (row, format) in rows.iter().zip(GEMV_FORMATS.iter().cycle()) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!(cells.len(), columns.len(), "{row}");
+        assert_eq!(cells[0], *format, "{row}");
+    }
+}
+
+/// Flags `reproduce gemv` does not use are refused with a message, not ignored; `--gpu` without
+/// a GPU is an error (with one: the f64, dd and qd rows have the CPU's bits).
+#[test]
+fn reproduce_gemv_refuses_flags_it_does_not_use() {
+    for args in [
+        &["reproduce", "gemv", "--sizes", "100"][..],
+        &["reproduce", "gemv", "--seeds", "3"],
+        &["reproduce", "gemv", "--svg", "g.svg"],
+        &["reproduce", "gemv", "--moduli", "16"],
+        &["reproduce", "gemv", "--json-file", "g.json"],
+        &["reproduce", "gemv", "--n", "0"],
+        &["reproduce", "gemv", "--reps", "0"],
+        &["reproduce", "gemv", "--max-seconds", "0"],
+        &["reproduce", "gemv", "--threads", "0"],
+        &["reproduce", "gemv", "--n", "18446744073709551615"],
+        &["reproduce", "gemv", "--n", "4294967296"],
+        &["reproduce", "gemv", "--n", "1000000"],
+    ] {
+        let (code, stdout, stderr) = mpblas(args);
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("mpblas: error:"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+    }
+    let (code, _, stderr) = mpblas(&["reproduce", "gemv", "--n", "ten"]);
+    assert_eq!(code, 2, "usage errors exit 2: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    if mpblas::cuda::device_count().unwrap_or(0) > 0 {
+        let v = json(&[
+            "reproduce",
+            "gemv",
+            "--gpu",
+            "--n",
+            "40",
+            "--reps",
+            "2",
+            "--json",
+        ]);
+        for r in v["rows"].as_array().unwrap() {
+            if r["format"].as_str().unwrap().starts_with("RNS") {
+                assert!(r["gpu"].is_string(), "{r}");
+                continue;
+            }
+            for t in ["N", "T"] {
+                assert_eq!(r["gpu"][t]["same_bits_as_cpu"], true, "{r}");
+                assert!(r["gpu"][t]["ms"].as_f64().unwrap() > 0.0, "{r}");
+            }
+        }
+        return;
+    }
+    let (code, stdout, stderr) = mpblas(&["reproduce", "gemv", "--gpu", "--n", "40"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.starts_with("mpblas: error: --gpu"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
 }
