@@ -13,15 +13,14 @@ use super::blas_level1_gpu::{
     BLAS_REDUCE_CUH, GpuFormat, LaunchShape, check_block_fits, check_shape, config_of, from_words,
     kernel_of, scalar_arg,
 };
-use super::level2::RowBound;
+use super::level2::{RowBound, is_zero, unchanged_bound};
 use super::sum::CHUNK;
 use crate::cuda::{
     Arg, Device, DeviceMatMut, DeviceMatRef, DeviceScalar, DeviceVecMut, DeviceVecRef,
     LaunchConfig, ModuleSource, ScratchBuffer, check_len, download_raw,
 };
 use crate::error::{Error, Result};
-use crate::scalar::Scalar;
-use std::num::FpCategory;
+use crate::view::MatLayout;
 use std::sync::Mutex;
 
 /// The entry points of `blas_level2_gpu.cu` (`tests/kernel_names.rs` checks each against it).
@@ -125,8 +124,10 @@ fn mat_arg(words: impl Fn(usize) -> u64, w: usize, rs: usize, cs: usize) -> Arg 
     Arg::Struct(Box::new(a))
 }
 
-fn is_zero<T: Scalar>(v: &T) -> bool {
-    v.class() == FpCategory::Zero
+/// True when each row of the view is contiguous and the rows are not adjacent (a transposed
+/// column-major matrix): the kernels then put consecutive threads along a row.
+fn rows_contiguous(layout: &MatLayout) -> bool {
+    layout.col_stride == 1 && layout.row_stride != 1
 }
 
 /// The most columns of `op(A)` the GPU `gemv` takes: the finish kernel joins at most
@@ -239,21 +240,12 @@ fn gemv_run<T: GpuFormat>(
     let quick = m == 0 || n == 0 || (alpha_zero && beta == T::one_in(&()));
     // The old y, for the bounds' |β·y_i| (and the finiteness of an unchanged y).
     let y_old: Vec<T> = if with_bounds {
-        download_vec(dev, &mut y)?
+        y.rb().download()?
     } else {
         Vec::new()
     };
     if quick {
-        return Ok(y_old
-            .iter()
-            .map(|v| {
-                if matches!(v.class(), FpCategory::Nan | FpCategory::Infinite) {
-                    f64::INFINITY
-                } else {
-                    0.0
-                }
-            })
-            .collect());
+        return Ok(y_old.iter().map(unchanged_bound).collect());
     }
     let ymode = if beta_zero { 1 } else { 0 };
     let mut abs_sums: Vec<T> = Vec::new();
@@ -291,7 +283,7 @@ fn gemv_run<T: GpuFormat>(
     if !with_bounds {
         return Ok(Vec::new());
     }
-    let values = download_vec(dev, &mut y)?;
+    let values = y.rb().download()?;
     let consts = RowBound::new(&alpha, beta_zero, n);
     Ok((0..m)
         .map(|i| {
@@ -322,12 +314,6 @@ fn finish_tail<T: GpuFormat>(
     ]
 }
 
-/// The elements of a device vector view, on the host.
-fn download_vec<T: GpuFormat>(dev: &Device, y: &mut DeviceVecMut<'_, T>) -> Result<Vec<T>> {
-    let _ = dev;
-    y.rb().download()
-}
-
 /// The first pass (rows or lanes, by `A`'s storage) of `Σ_j a_ij·x_j` (or of `|a_ij|·|x_j|`),
 /// then the finish kernel on the chunk results and `tail` ([`finish_tail`]).
 #[allow(clippy::too_many_arguments)]
@@ -348,7 +334,7 @@ fn first_and_finish<T: GpuFormat>(
     let ma = mat_arg(|k| a.word_addr(k), w, layout.row_stride, layout.col_stride);
     let suffix = if abs { "_abs" } else { "" };
     // Threads on lanes when each row is contiguous and the rows are not; else on rows.
-    let lanes = layout.col_stride == 1 && layout.row_stride != 1 && m > 1;
+    let lanes = rows_contiguous(&layout) && m > 1;
     let results = m * chunks;
     let part = ws.part.get(dev, 8 * w * results)?;
     let threads = shape.launch.threads;
@@ -439,7 +425,7 @@ pub fn ger<T: GpuFormat>(
         return Ok(());
     }
     let layout = a.layout();
-    let rows_fast = !(layout.col_stride == 1 && layout.row_stride != 1);
+    let rows_fast = !rows_contiguous(&layout);
     let shape = LaunchShape::default();
     with_workspace(dev, |ws| {
         let t = ws.small.get(dev, 8 * T::WORDS * n)?;

@@ -92,7 +92,7 @@ impl<T: Scalar> Reduction for RowsDot<'_, T> {
     }
 }
 
-fn is_zero<T: Scalar>(v: &T) -> bool {
+pub(crate) fn is_zero<T: Scalar>(v: &T) -> bool {
     v.class() == FpCategory::Zero
 }
 
@@ -189,12 +189,8 @@ fn gemv_impl<T: Scalar>(
     let beta_zero = is_zero(beta);
     // Reference BLAS's quick return: no rows or columns, or α = 0 with β = 1 (y unchanged).
     if m == 0 || n == 0 || (alpha_zero && *beta == T::one_in(&ctx)) {
-        // y is unchanged: no error, except that no bound holds for a value that is not finite.
         return Ok(if with_bounds {
-            y.rb()
-                .iter()
-                .map(|v| if is_finite(v) { 0.0 } else { f64::INFINITY })
-                .collect()
+            y.rb().iter().map(unchanged_bound).collect()
         } else {
             Vec::new()
         });
@@ -287,6 +283,12 @@ fn gemv_impl<T: Scalar>(
         }
     }
     Ok(bounds)
+}
+
+/// The bound of an entry of `y` that a quick return leaves unchanged: 0 (no error), except
+/// that no bound holds for a value that is not finite.
+pub(crate) fn unchanged_bound<T: Scalar>(v: &T) -> f64 {
+    if is_finite(v) { 0.0 } else { f64::INFINITY }
 }
 
 /// The per-call constants of the componentwise bound of `gemv` (see the [module docs](self)),

@@ -567,10 +567,7 @@ impl Blas {
     /// # Safety
     /// `x` (and `y` for dot and axpy) must address `n` doubles on this handle's device.
     pub(crate) unsafe fn level1(&self, op: Level1, n: usize, x: u64, y: u64) -> Result<f64> {
-        self.ctx
-            .bind_to_thread()
-            .map_err(driver_err("cuBLAS context"))?;
-        let h = *self.inner.handle();
+        let h = self.bound_handle()?;
         let n = dim("n", n)?;
         let mut r = 0.0f64;
         let (xp, yp) = (x as *const f64, y as *mut f64);
@@ -596,6 +593,16 @@ impl Blas {
 }
 
 impl Blas {
+    /// The handle, with its context bound to this thread (every cuBLAS call needs both).
+    fn bound_handle(&self) -> Result<blas_sys::cublasHandle_t> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(driver_err("cuBLAS context"))?;
+        Ok(*self.inner.handle())
+    }
+}
+
+impl Blas {
     /// `cublasDgemv`: `y ← α·op(A)·x + β·y`, `A` `m × n` column-major (`lda`), unit increments.
     ///
     /// # Safety
@@ -612,10 +619,7 @@ impl Blas {
         beta: f64,
         y: u64,
     ) -> Result<()> {
-        self.ctx
-            .bind_to_thread()
-            .map_err(driver_err("cuBLAS context"))?;
-        let h = *self.inner.handle();
+        let h = self.bound_handle()?;
         let (m, n, lda) = (dim("m", m)?, dim("n", n)?, dim("lda", lda)?);
         // SAFETY: the caller's contract; alpha and beta are host scalars (host pointer mode).
         let s = unsafe {
@@ -650,10 +654,7 @@ impl Blas {
         y: u64,
         (a, lda): (u64, usize),
     ) -> Result<()> {
-        self.ctx
-            .bind_to_thread()
-            .map_err(driver_err("cuBLAS context"))?;
-        let h = *self.inner.handle();
+        let h = self.bound_handle()?;
         let (m, n, lda) = (dim("m", m)?, dim("n", n)?, dim("lda", lda)?);
         // SAFETY: the caller's contract; alpha is a host scalar.
         let s = unsafe {
@@ -706,10 +707,7 @@ impl Blas {
         (c, ldc): (u64, usize),
     ) -> Result<()> {
         use blas_sys::{cublasComputeType_t as C, cudaDataType as D};
-        self.ctx
-            .bind_to_thread()
-            .map_err(driver_err("cuBLAS context"))?;
-        let h = *self.inner.handle();
+        let h = self.bound_handle()?;
         let (m, n, k) = (dim("m", m)?, dim("n", n)?, dim("k", k)?);
         let (lda, ldb, ldc) = (dim("lda", lda)?, dim("ldb", ldb)?, dim("ldc", ldc)?);
         // SAFETY (all arms): the caller's contract; alpha and beta point to host scalars of the
@@ -826,10 +824,7 @@ impl Blas {
         bit_cell: u64,
     ) -> Result<()> {
         let api = emulation_api()?;
-        self.ctx
-            .bind_to_thread()
-            .map_err(driver_err("cuBLAS context"))?;
-        let h = *self.inner.handle();
+        let h = self.bound_handle()?;
         self.set_math_mode(blas_sys::cublasMath_t::CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH)?;
         // SAFETY: `h` is a live handle; these calls store settings in it; the pointers are the
         // caller's (valid for the handle's use).
