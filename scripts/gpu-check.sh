@@ -45,7 +45,7 @@ list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 cargo test --release -p mpblas --features cuda,unstable-internals --no-run --message-format=json \
     --lib --test gpu_bits --test gpu_func_bits --test gpu_rns_bits --test gpu_ozaki \
-    --test gpu_emulation --test gpu_blas --test kernels_compile --test cuda_host >"$list"
+    --test gpu_emulation --test gpu_blas --test gpu_blas_rns --test kernels_compile --test cuda_host >"$list"
 cargo build --release -p mpblas --features cuda --example gpu_bench --example gpu_func_bench \
     --example gpu_blas_bench --example gpu_rns_bench --example gpu_ozaki_bench --message-format=json >>"$list"
 cargo test --release -p mpblas-cli --bins --no-run --message-format=json >>"$list"
@@ -109,7 +109,7 @@ summary=""
 # Ozaki benchmark's sizes (default below); OZAKI_BENCH_SKIP_OZ1=1 skips the slow Ozaki-I rows.
 want() { [ -z "${RUN_ONLY:-}" ] || [[ " $RUN_ONLY " == *" $1 "* ]]; }
 for t in lib cuda_host kernels_compile gpu_bits gpu_func_bits gpu_rns_bits gpu_ozaki \
-         gpu_emulation gpu_blas cli; do
+         gpu_emulation gpu_blas gpu_blas_rns cli; do
     want "$t" || continue
     echo
     echo "== $t"

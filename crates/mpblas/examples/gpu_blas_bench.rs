@@ -15,7 +15,8 @@
 //! signs. Run: `cargo run --release --example gpu_blas_bench [-- n,n,...]` (default 2^20, 2^24,
 //! 2^27), or via `scripts/gpu-check.sh`'s bundle. Without sizes it also times the launch shapes,
 //! the RNS sums, and GEMV (N and T) and GER at 16384 × 8192 and 1000 × 1000 against
-//! `cublasDgemv`/`cublasDger` (bytes: A, x and y read, y or A written).
+//! `cublasDgemv`/`cublasDger` (bytes: A, x and y read, y or A written), and the RNS GEMV of
+//! Table 5 of the MPRES-BLAS GEMV paper (1000 × 1000, 106 to 1696 bits).
 
 use mpblas::blas::gpu::{self as bg, GpuFormat, LaunchShape};
 use mpblas::blas::{self, Summation};
@@ -374,6 +375,125 @@ fn rns_sum_rows(dev: &Device, n: usize) -> Result<()> {
     Ok(())
 }
 
+/// True if the two runs of numbers have the same representation, field by field.
+fn same_rns_bits(
+    b: &std::sync::Arc<mpblas::rns::Basis>,
+    x: &[mpblas::rns::MpFloat],
+    y: &[mpblas::rns::MpFloat],
+) -> Result<bool> {
+    let (p, q) = (
+        mpblas::rns::MpArray::from_mpfloats(b, x)?,
+        mpblas::rns::MpArray::from_mpfloats(b, y)?,
+    );
+    let eval = |a: &mpblas::rns::MpArray| -> Vec<(u64, i64)> {
+        a.eval.iter().map(|e| (e.f.to_bits(), e.e)).collect()
+    };
+    Ok(p.digits == q.digits
+        && p.sign == q.sign
+        && p.exp == q.exp
+        && p.class == q.class
+        && eval(&p) == eval(&q))
+}
+
+/// RNS GEMV of an `n × n` matrix (Table 5 of the MPRES-BLAS GEMV paper): inputs uniform in
+/// [−1, 1] with full 53-bit significands and rounded to 26 bits, no-transpose and transpose,
+/// `α = 1.5`, `β = 0.5`, at the paper's precisions. `= CPU`: the first 16 entries of y (the
+/// CPU's `gemv_blas` on those rows or columns) have the CPU's bits.
+fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
+    use mpblas::rns::gpu::DeviceMpArray;
+    use mpblas::rns::{Basis, MpArray, MpFloat};
+    println!("\n## RNS GEMV, {n} × {n} (CUDA events, median of {REPS})\n");
+    println!("| precision | moduli | inputs | N ms | T ms | = CPU |");
+    println!("|---|---|---|---|---|---|");
+    let mut rng = mpblas_testdata::SplitMix64::new(0x6e3);
+    let mut uniform = |k: usize| -> Vec<f64> {
+        (0..k)
+            .map(|_| {
+                let u = (rng.next_u64() >> 11) as f64 * 2f64.powi(-53);
+                2.0 * u - 1.0
+            })
+            .collect()
+    };
+    let a53 = uniform(n * n);
+    let x53 = uniform(n);
+    let y53 = uniform(n);
+    let round26 = |v: &[f64]| -> Vec<f64> {
+        v.iter()
+            .map(|&t| {
+                if t == 0.0 {
+                    return 0.0;
+                }
+                let e = t.abs().log2().floor() as i32;
+                let s = 2f64.powi(25 - e);
+                (t * s).round() / s
+            })
+            .collect()
+    };
+    let inputs = [
+        ("53-bit", a53.clone(), x53.clone(), y53.clone()),
+        ("26-bit", round26(&a53), round26(&x53), round26(&y53)),
+    ];
+    for bits in [106, 212, 424, 848, 1696] {
+        let b = Basis::new(bits)?;
+        for (name, ha, hx, hy) in &inputs {
+            let (ma, mx, my) = (
+                MpArray::from_f64(&b, ha),
+                MpArray::from_f64(&b, hx),
+                MpArray::from_f64(&b, hy),
+            );
+            let da = DeviceMpArray::upload(dev, &ma)?;
+            let dx = DeviceMpArray::upload(dev, &mx)?;
+            let mut dy = DeviceMpArray::upload(dev, &my)?;
+            let (alpha, beta) = (MpFloat::from_f64(&b, 1.5), MpFloat::from_f64(&b, 0.5));
+            let mut ms = [0.0; 2];
+            let mut same = true;
+            for (k, trans) in [Trans::No, Trans::Yes].into_iter().enumerate() {
+                ms[k] = median_ms(dev, || {
+                    bg::rns::gemv(dev, trans, n, n, &alpha, &da, n, &dx, 1, &beta, &mut dy, 1)
+                })?;
+                // the CPU's bits on the first 16 entries, from a fresh y
+                dy.copy_from_host(&my)?;
+                bg::rns::gemv(dev, trans, n, n, &alpha, &da, n, &dx, 1, &beta, &mut dy, 1)?;
+                let got = dy.download()?.to_mpfloats();
+                let a = ma.to_mpfloats();
+                let x = mx.to_mpfloats();
+                let k16 = n.min(16);
+                let mut want = my.to_mpfloats()[..k16].to_vec();
+                match trans {
+                    // rows 0..16: the leading 16 × n block (lda = n)
+                    Trans::No => blas::level2::gemv_blas(
+                        trans, k16, n, &alpha, &a, n, &x, 1, &beta, &mut want, 1,
+                    )?,
+                    // columns 0..16 of A: the leading n × 16 block
+                    Trans::Yes => blas::level2::gemv_blas(
+                        trans,
+                        n,
+                        k16,
+                        &alpha,
+                        &a[..n * k16],
+                        n,
+                        &x,
+                        1,
+                        &beta,
+                        &mut want,
+                        1,
+                    )?,
+                }
+                same &= same_rns_bits(&b, &got[..k16], &want)?;
+                dy.copy_from_host(&my)?;
+            }
+            println!(
+                "| {bits} | {} | {name} | {:.3} | {:.3} | {} |",
+                b.len(),
+                ms[0],
+                ms[1],
+                if same { "yes" } else { "NO" }
+            );
+        }
+    }
+    Ok(())
+}
+
 /// GEMV (both transposes) and GER of an `m × n` column-major matrix in each format against
 /// `cublasDgemv` / `cublasDger` in the same run. Bytes: gemv reads A, x and y and writes y; ger
 /// reads A, x and y and writes A. `= CPU`: every entry of y has the CPU's bits (gemv).
@@ -519,9 +639,12 @@ fn main() -> Result<()> {
         None => vec![1 << 20, 1 << 24, 1 << 27],
     };
     let dev = Device::open(0)?;
-    // MPBLAS_BENCH_ONLY=gemv: only the level-2 rows at 16384 × 8192 (profiling runs).
-    if std::env::var("MPBLAS_BENCH_ONLY").is_ok_and(|v| v == "gemv") {
-        return level2_rows(&dev, 16384, 8192);
+    // MPBLAS_BENCH_ONLY=gemv: only the level-2 rows at 16384 × 8192 (profiling runs);
+    // MPBLAS_BENCH_ONLY=rns: only the RNS GEMV rows.
+    match std::env::var("MPBLAS_BENCH_ONLY").as_deref() {
+        Ok("gemv") => return level2_rows(&dev, 16384, 8192),
+        Ok("rns") => return rns_gemv_rows(&dev, 1000),
+        _ => {}
     }
     println!(
         "# BLAS level 1 on {} (CUDA events, median of {REPS})",
@@ -568,5 +691,6 @@ fn main() -> Result<()> {
     }
     level2_rows(&dev, 16384, 8192)?;
     level2_rows(&dev, 1000, 1000)?;
-    Ok(())
+    dev.release_workspaces()?;
+    rns_gemv_rows(&dev, 1000)
 }

@@ -58,8 +58,19 @@ fn push_array(buf: &mut Vec<u8>, a: &MpArray) {
     buf.extend_from_slice(&a.class);
 }
 
-/// Runs operation `op` (0 add, 1 sub, 2 mul, 3 div, 4 sqrt) of the harness.
+/// Runs operation `op` of the harness (0 add, 1 sub, 2 mul, 3 div, 4 sqrt as the split
+/// kernels; 5 add, 6 sub, 7 mul, 8 `x·y + w` as the fused one-thread functions).
 fn twin(op: u32, b: &Arc<Basis>, x: &MpArray, y: Option<&MpArray>) -> MpArray {
+    twin3(op, b, x, y, None)
+}
+
+fn twin3(
+    op: u32,
+    b: &Arc<Basis>,
+    x: &MpArray,
+    y: Option<&MpArray>,
+    w: Option<&MpArray>,
+) -> MpArray {
     let tab = pack_basis(b);
     let mut input = Vec::new();
     input.extend_from_slice(&op.to_le_bytes());
@@ -69,8 +80,8 @@ fn twin(op: u32, b: &Arc<Basis>, x: &MpArray, y: Option<&MpArray>) -> MpArray {
     }
     input.extend_from_slice(&(x.len() as u64).to_le_bytes());
     push_array(&mut input, x);
-    if let Some(y) = y {
-        push_array(&mut input, y);
+    for a in [y, w].into_iter().flatten() {
+        push_array(&mut input, a);
     }
     let mut child = Command::new(harness())
         .stdin(Stdio::piped())
@@ -172,6 +183,90 @@ fn addsub_at(p: u32) {
     check_binary("sub adversarial", 1, MpFloat::sub, &b, &xs, &ys);
 }
 
+/// The fused one-thread add, sub and mul of the BLAS kernels on the inputs of the split ones.
+fn fused_at(p: u32) {
+    let b = Basis::new(p).expect("basis");
+    let sub_ok = |x: &MpFloat, y: &MpFloat| x.sub(y);
+    let (xs, ys) = random_pairs(&b, 51 + p as u64, count(p) / 2, 8);
+    check_binary("fused add random", 5, MpFloat::add, &b, &xs, &ys);
+    check_binary("fused mul random", 7, MpFloat::mul, &b, &xs, &ys);
+    let (xs, ys) = random_pairs(&b, 52 + p as u64, count(p) / 4, 3 * p as i64);
+    check_binary("fused add wide", 5, MpFloat::add, &b, &xs, &ys);
+    let (xs, ys) = addsub_pairs(&b, 53 + p as u64);
+    check_binary("fused add adversarial", 5, MpFloat::add, &b, &xs, &ys);
+    check_binary("fused sub adversarial", 6, sub_ok, &b, &xs, &ys);
+    let (xs, ys) = mul_pairs(&b, 54 + p as u64);
+    check_binary("fused mul adversarial", 7, MpFloat::mul, &b, &xs, &ys);
+}
+
+/// `x·y + w` with one rounding (the step of the BLAS kernels' dot products) against
+/// [`MpFloat::fma`]: random, wide, and built to cancel (`w = −x·y` rounded, nudged), with
+/// special values in every position.
+fn fma_at(bits: u32) {
+    let b = Basis::new(bits).expect("basis");
+    let p = b.precision(); // at least `bits`
+    let mut rng = Rng::new(61 + p as u64);
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    let mut ws = Vec::new();
+    for spread in [8, p as i64, 3 * p as i64] {
+        for _ in 0..count(p) / 4 {
+            xs.push(random(&b, &mut rng, spread));
+            ys.push(random(&b, &mut rng, spread));
+            ws.push(random(&b, &mut rng, 2 * spread));
+        }
+    }
+    // cancellation: w close to −x·y, so the exact product's low half decides
+    for k in 0..count(p) / 4 {
+        let x = random(&b, &mut rng, 8);
+        let y = random(&b, &mut rng, 8);
+        let prod = x.mul(&y).expect("basis").neg();
+        let (_, _, e) = prod.to_limbs().expect("finite");
+        // a few ulps of the rounded product, or bits inside the exact product's lower half
+        let shift = [0, 1, -(p as i64) / 2, -(p as i64), -(p as i64) - 3][k % 5];
+        let tweak = int_exp(&b, k % 2 == 0, 1 + (k % 3) as u64, e + shift);
+        ws.push(prod.add(&tweak).expect("basis"));
+        xs.push(x);
+        ys.push(y);
+    }
+    // exact ties decided by a truncated addend: x·y = 5·Y·2^e with Y odd, Y ≡ 1 (mod 4) and
+    // 5·Y of p + 1 bits, so the rounding bit is 1, everything below it 0 and the kept part
+    // even; a tiny w of either sign (far below, truncated) must break the tie its way
+    for k in 0..count(p) / 8 {
+        let mut y = random_limbs(&mut rng, p as u64 - 1);
+        let top = p as u64 - 3; // below 1.5·2^(p−2): 5·Y stays below 2^(p+1)
+        y[(top / 64) as usize] &= !(1u64 << (top % 64));
+        y[0] = (y[0] & !3) | 1;
+        let e = rng.int(-40, 40);
+        xs.push(int_exp(&b, k % 2 == 1, 5, e));
+        ys.push(MpFloat::from_limbs(&b, false, &y, -(p as i64)));
+        let below = [3 * p as i64, p as i64 + 2, 2 * p as i64 + 1][k % 3];
+        ws.push(int_exp(&b, k % 4 < 2, 1 + (k % 5) as u64, e - below));
+    }
+    let (ax, ay) = addsub_pairs(&b, 62 + p as u64);
+    for (x, y) in ax.iter().zip(&ay) {
+        for w in [x, y] {
+            xs.push(x.clone());
+            ys.push(y.clone());
+            ws.push(w.clone());
+        }
+    }
+    let x = MpArray::from_mpfloats(&b, &xs).expect("basis");
+    let y = MpArray::from_mpfloats(&b, &ys).expect("basis");
+    let w = MpArray::from_mpfloats(&b, &ws).expect("basis");
+    let want: Vec<MpFloat> = (0..xs.len())
+        .map(|i| xs[i].fma(&ys[i], &ws[i]).expect("basis"))
+        .collect();
+    let want = MpArray::from_mpfloats(&b, &want).expect("basis");
+    let got = twin3(8, &b, &x, Some(&y), Some(&w));
+    assert_same(
+        &format!("fma at {bits} bits (host twin)"),
+        &got,
+        &want,
+        |i| format!("x = {:?}, y = {:?}, w = {:?}", xs[i], ys[i], ws[i]),
+    );
+}
+
 fn mul_at(p: u32) {
     let b = Basis::new(p).expect("basis");
     let (xs, ys) = random_pairs(&b, 21 + p as u64, count(p), 8);
@@ -208,6 +303,20 @@ fn sqrt_at(p: u32) {
 fn add_sub_twins_match_cpu() {
     for p in PRECISIONS {
         addsub_at(p);
+    }
+}
+
+#[test]
+fn fused_twins_match_cpu() {
+    for p in PRECISIONS {
+        fused_at(p);
+    }
+}
+
+#[test]
+fn fma_twin_matches_cpu() {
+    for p in PRECISIONS {
+        fma_at(p);
     }
 }
 

@@ -31,6 +31,7 @@ pub mod accurate;
 pub(crate) mod blas_exact_gpu;
 pub(crate) mod blas_level1_gpu;
 pub(crate) mod blas_level2_gpu;
+pub(crate) mod blas_level2_rns_gpu;
 pub mod bounds;
 pub mod level1;
 pub mod level2;
@@ -81,6 +82,36 @@ pub mod gpu {
     pub use super::blas_level2_gpu::{
         GEMV_MAX_COLUMNS, GemvShape, gemv, gemv_bounded, gemv_shaped, ger,
     };
+
+    /// BLAS level 2 in RNS multiple precision on the GPU, on
+    /// [`DeviceMpArray`](crate::rns::gpu::DeviceMpArray) storage with BLAS-style arguments:
+    /// the bits and bounds of the CPU's [`level2`](crate::blas::level2) routines on
+    /// [`MpFloat`](crate::rns::MpFloat), for any launch. Each thread runs the CPU's own
+    /// algorithms on operands in local memory (one node of the blocked order's tree per
+    /// thread).
+    ///
+    /// ```no_run
+    /// use mpblas::blas::gpu::rns;
+    /// use mpblas::cuda::Device;
+    /// use mpblas::rns::gpu::DeviceMpArray;
+    /// use mpblas::rns::{Basis, MpArray, MpFloat};
+    /// use mpblas::Trans;
+    /// # fn main() -> mpblas::Result<()> {
+    /// let dev = Device::open(0)?;
+    /// let b = Basis::new(424)?;
+    /// let (m, n) = (3, 2);
+    /// let a = DeviceMpArray::upload(&dev, &MpArray::from_f64(&b, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))?;
+    /// let x = DeviceMpArray::upload(&dev, &MpArray::from_f64(&b, &[1.0, 0.5]))?;
+    /// let mut y = DeviceMpArray::zeros(&dev, &b, m)?;
+    /// let (one, zero) = (MpFloat::from_f64(&b, 1.0), MpFloat::from_f64(&b, 0.0));
+    /// rns::gemv(&dev, Trans::No, m, n, &one, &a, m, &x, 1, &zero, &mut y, 1)?;
+    /// assert_eq!(y.download()?.to_f64(), [3.0, 4.5, 6.0]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub mod rns {
+        pub use super::super::blas_level2_rns_gpu::{gemv, gemv_bounded, ger};
+    }
 }
 
 pub use accurate::{

@@ -440,6 +440,9 @@ static __device__ __forceinline__ RnsNum rns_special(u8 cls, bool neg) {
     return r;
 }
 
+// MpFloat::is_zero: finite with a zero upper bound.
+static __device__ __forceinline__ bool rns_num_is_zero(const RnsNum &x) { return x.cls == 0 && x.hi.f == 0.0; }
+
 // MpFloat::normalised: range rule and evaluation of a p-bit significand (residues in s; they are
 // zeroed for an infinite or zero result).
 static __device__ RnsNum normalised(const RnsBasis &b, bool neg, u32 *s, i64 exp) {
@@ -455,13 +458,23 @@ static __device__ RnsNum normalised(const RnsBasis &b, bool neg, u32 *s, i64 exp
     return r;
 }
 
-// MpFloat::finish with Tail::Zero: rounds (-1)^neg * S * 2^exp, S < 2^max_bits <= M/2, to p bits.
-static __device__ RnsNum finish(const RnsBasis &b, bool neg, u32 *s, i64 exp, u64 max_bits) {
+// Where the exact value lies against the residues S of finish_tail (float.rs Tail): exactly S,
+// or S plus or minus a nonzero part below its last bit (a truncated operand).
+#define RNS_TAIL_ZERO 0
+#define RNS_TAIL_ABOVE 1
+#define RNS_TAIL_BELOW 2
+
+// MpFloat::finish: rounds (-1)^neg * (S +- tail) * 2^exp, S < 2^max_bits <= M/2, to p bits
+// (nearest, ties to even), normalises it and evaluates it.
+static __device__ RnsNum finish_tail(const RnsBasis &b, bool neg, u32 *s, i64 exp, int tail, u64 max_bits) {
     u64 p = b.p;
     u64 top = (u64)b.log2m - 1;
     Eval ev;
     if (!eval_unsigned(b, s, top > max_bits ? top - max_bits : 0, &ev)) return rns_special(0, neg);
     u64 bits = bit_length(b, s, ev, max_bits);
+    // clamp_exponent: far beyond the range rule, so only a guard against i64 overflow
+    const i64 lim = (i64)1 << 62;
+    exp = exp < -lim ? -lim : exp > lim ? lim : exp;
     if (bits <= p) {
         scale_up(b, s, p - bits);
         exp -= (i64)(p - bits);
@@ -470,7 +483,8 @@ static __device__ RnsNum finish(const RnsBasis &b, bool neg, u32 *s, i64 exp, u6
         bool round, sticky, odd;
         shift_right(b, s, k, &round, &sticky, &odd);
         exp += (i64)k;
-        if (round && (sticky || odd)) {
+        bool up = tail == RNS_TAIL_ZERO ? (round && (sticky || odd)) : tail == RNS_TAIL_ABOVE ? round : (round && sticky);
+        if (up) {
             bool top_reached = true;
             for (u32 i = 0; i < b.n; i++) {
                 s[i] = add_mod(s[i], 1, b.m[i]);
@@ -483,6 +497,193 @@ static __device__ RnsNum finish(const RnsBasis &b, bool neg, u32 *s, i64 exp, u6
         }
     }
     return normalised(b, neg, s, exp);
+}
+
+// MpFloat::finish with Tail::Zero.
+static __device__ __forceinline__ RnsNum finish(const RnsBasis &b, bool neg, u32 *s, i64 exp, u64 max_bits) {
+    return finish_tail(b, neg, s, exp, RNS_TAIL_ZERO, max_bits);
+}
+
+// ---- fused operations (one thread per result) -----------------------------------------------
+//
+// The CPU's own algorithms (float.rs add_signed, add_core, mul, fma) for a kernel that keeps its
+// operands in registers and local memory instead of going through the split kernels: a BLAS
+// kernel chaining many operations per thread. Each result is correctly rounded, so it equals the
+// split kernels' result as well. Residues are passed beside the numbers; `out` (n words) never
+// aliases an operand's residues.
+
+// An operand of the addition core (float.rs Op): (-1)^neg * res * 2^exp with res < 2^bits.
+struct RnsOp {
+    bool neg;
+    const u32 *res;
+    i64 exp;
+    u64 bits;
+};
+
+static __device__ __forceinline__ void rns_copy(const RnsBasis &b, u32 *dst, const u32 *src) {
+    for (u32 i = 0; i < b.n; i++) dst[i] = src[i];
+}
+
+static __device__ __forceinline__ void rns_zero(const RnsBasis &b, u32 *dst) {
+    for (u32 i = 0; i < b.n; i++) dst[i] = 0;
+}
+
+// float.rs add_core: x + y rounded once. The operand with the higher top position is scaled up
+// exactly to the common exponent e0; the other is scaled up, or, below e0, scaled down with its
+// dropped part kept as the tail (never with cancellation: see the CPU's proof).
+static __device__ RnsNum rns_add_core(const RnsBasis &b, RnsOp x, RnsOp y, u32 *out) {
+    const u32 n = b.n;
+    i64 tx = x.exp + (i64)x.bits, ty = y.exp + (i64)y.bits;
+    bool x_big = tx >= ty;
+    RnsOp big = x_big ? x : y, small = x_big ? y : x;
+    i64 tbig = x_big ? tx : ty, tsmall = x_big ? ty : tx;
+    bool sub = big.neg != small.neg;
+    i64 l = (i64)b.log2m - (sub ? 1 : 2);
+    i64 e0 = big.exp < small.exp ? big.exp : small.exp;
+    if (e0 < tbig - l) e0 = tbig - l;
+    rns_copy(b, out, big.res);
+    scale_up(b, out, (u64)(big.exp - e0));
+    u32 t[RNS_MAX_N];
+    bool truncated = false;
+    if (small.exp >= e0) {
+        rns_copy(b, t, small.res);
+        scale_up(b, t, (u64)(small.exp - e0));
+    } else {
+        u64 s = (u64)(e0 - small.exp);
+        truncated = true;
+        if (s >= small.bits) {
+            rns_zero(b, t);
+        } else {
+            rns_copy(b, t, small.res);
+            bool round, sticky, odd;
+            shift_right(b, t, s, &round, &sticky, &odd);
+            truncated = round || sticky;
+        }
+    }
+    if (!sub) {
+        for (u32 i = 0; i < n; i++) out[i] = add_mod(out[i], t[i], b.m[i]);
+        return finish_tail(b, big.neg, out, e0, truncated ? RNS_TAIL_ABOVE : RNS_TAIL_ZERO, (u64)(tbig - e0 + 1));
+    }
+    for (u32 i = 0; i < n; i++) out[i] = sub_mod(out[i], t[i], b.m[i]);
+    bool neg = big.neg;
+    if (truncated) return finish_tail(b, neg, out, e0, RNS_TAIL_BELOW, (u64)(tbig - e0));
+    if (tbig == tsmall) {
+        // same binade: |X' - Y'| < 2^(t - e0 - 1); its sign decides, exactly
+        int sg = sign_of(b, out, (u64)(tbig - e0 - 1));
+        if (sg == 0) {
+            rns_zero(b, out);
+            return rns_special(0, false);
+        }
+        if (sg < 0) {
+            for (u32 i = 0; i < n; i++) out[i] = sub_mod(0, out[i], b.m[i]);
+            neg = small.neg;
+        }
+    }
+    return finish_tail(b, neg, out, e0, RNS_TAIL_ZERO, (u64)(tbig - e0));
+}
+
+// float.rs add_signed: x + y (y negated when `negate_y`), special values first.
+static __device__ RnsNum rns_add_fused(const RnsBasis &b, const RnsNum &x, const u32 *xr, const RnsNum &y,
+                                       const u32 *yr, bool negate_y, u32 *out) {
+    bool bneg = (y.neg != 0) != negate_y;
+    if (x.cls == 2 || y.cls == 2) {
+        rns_zero(b, out);
+        return rns_special(2, false);
+    }
+    if (x.cls == 1 && y.cls == 1) {
+        if ((x.neg != 0) == bneg) {
+            rns_copy(b, out, xr);
+            return x;
+        }
+        rns_zero(b, out);
+        return rns_special(2, false);
+    }
+    if (x.cls == 1) {
+        rns_copy(b, out, xr);
+        return x;
+    }
+    if (y.cls == 1) {
+        rns_zero(b, out);
+        return rns_special(1, bneg);
+    }
+    bool xz = rns_num_is_zero(x), yz = rns_num_is_zero(y);
+    if (xz && yz) {
+        rns_zero(b, out);
+        return rns_special(0, x.neg != 0 && bneg);
+    }
+    if (xz) {
+        rns_copy(b, out, yr);
+        RnsNum r = y;
+        r.neg = (u8)bneg;
+        return r;
+    }
+    if (yz) {
+        rns_copy(b, out, xr);
+        return x;
+    }
+    RnsOp a = {x.neg != 0, xr, x.exp, (u64)b.p};
+    RnsOp c = {bneg, yr, y.exp, (u64)b.p};
+    return rns_add_core(b, a, c, out);
+}
+
+// float.rs mul_special: the product of special operands (NaN, infinite, zero), or false.
+static __device__ __forceinline__ bool rns_mul_special(const RnsNum &x, const RnsNum &y, bool neg, RnsNum *r) {
+    if (x.cls == 2 || y.cls == 2) {
+        *r = rns_special(2, false);
+    } else if (x.cls == 1 || y.cls == 1) {
+        *r = (rns_num_is_zero(x) || rns_num_is_zero(y)) ? rns_special(2, false) : rns_special(1, neg);
+    } else if (rns_num_is_zero(x) || rns_num_is_zero(y)) {
+        *r = rns_special(0, neg);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// MpFloat::mul: x * y rounded once.
+static __device__ RnsNum rns_mul_fused(const RnsBasis &b, const RnsNum &x, const u32 *xr, const RnsNum &y,
+                                       const u32 *yr, u32 *out) {
+    bool neg = (x.neg != 0) != (y.neg != 0);
+    RnsNum r;
+    if (rns_mul_special(x, y, neg, &r)) {
+        rns_zero(b, out);
+        return r;
+    }
+    for (u32 i = 0; i < b.n; i++) out[i] = mul_mod(xr[i], yr[i], b.m[i], b.mu[i]);
+    return finish(b, neg, out, x.exp + y.exp, 2 * (u64)b.p);
+}
+
+// MpFloat::fma: x * y + c rounded once. The product is formed exactly (below 2^(2p) <= M/4) and
+// enters the addition core with its exact bit length.
+static __device__ RnsNum rns_fma_fused(const RnsBasis &b, const RnsNum &x, const u32 *xr, const RnsNum &y,
+                                       const u32 *yr, const RnsNum &c, const u32 *cr, u32 *out) {
+    bool neg = (x.neg != 0) != (y.neg != 0);
+    u32 z[RNS_MAX_N];
+    RnsNum prod;
+    if (rns_mul_special(x, y, neg, &prod)) {
+        // an exact product (NaN, infinite or zero): adding c rounds once
+        rns_zero(b, z);
+        return rns_add_fused(b, prod, z, c, cr, false, out);
+    }
+    if (c.cls == 2) {
+        rns_zero(b, out);
+        return rns_special(2, false);
+    }
+    if (c.cls == 1) {
+        rns_copy(b, out, cr);
+        return c;
+    }
+    for (u32 i = 0; i < b.n; i++) z[i] = mul_mod(xr[i], yr[i], b.m[i], b.mu[i]);
+    const u64 max_bits = 2 * (u64)b.p;
+    if (rns_num_is_zero(c)) {
+        rns_copy(b, out, z);
+        return finish(b, neg, out, x.exp + y.exp, max_bits);
+    }
+    Eval ev;
+    u64 bits = eval_unsigned(b, z, (u64)b.log2m - 1 - max_bits, &ev) ? bit_length(b, z, ev, max_bits) : 0;
+    RnsOp pa = {neg, z, x.exp + y.exp, bits};
+    RnsOp pc = {c.neg != 0, cr, c.exp, (u64)b.p};
+    return rns_add_core(b, pa, pc, out);
 }
 
 // ---- array access ---------------------------------------------------------------------------
@@ -532,9 +733,6 @@ static __device__ __forceinline__ void rns_store(const RnsView &a, u64 len, u64 
     rns_store_extf(a.eval, i, x.lo);
     rns_store_extf(a.eval, len + i, x.hi);
 }
-
-// MpFloat::is_zero: finite with a zero upper bound.
-static __device__ __forceinline__ bool rns_num_is_zero(const RnsNum &x) { return x.cls == 0 && x.hi.f == 0.0; }
 
 // ---- split add/sub/mul: the plan ------------------------------------------------------------
 //

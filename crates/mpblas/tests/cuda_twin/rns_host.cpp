@@ -5,9 +5,13 @@
 // order the launches would, on arrays in the device layout. A shim maps the CUDA intrinsics the
 // header uses to exact host equivalents.
 //
-// Protocol on stdin (little-endian): u32 op (0 add, 1 sub, 2 mul, 3 div, 4 sqrt), u64 T, T u32
-// words of the packed basis table, u64 L, then for x (and y when op != 4): digits n*L u32,
-// sign L u8, exp L i64, eval 4L u64, class L u8. On stdout: the result in the same layout.
+// The fused one-thread operations of the BLAS kernels (rns_add_fused, rns_mul_fused,
+// rns_fma_fused) run element by element too.
+//
+// Protocol on stdin (little-endian): u32 op (0 add, 1 sub, 2 mul, 3 div, 4 sqrt, 5 fused add,
+// 6 fused sub, 7 fused mul, 8 fused x*y + w), u64 T, T u32 words of the packed basis table,
+// u64 L, then for x (and y when op != 4, and w when op = 8): digits n*L u32, sign L u8, exp L
+// i64, eval 4L u64, class L u8. On stdout: the result in the same layout.
 
 #include <cmath>
 #include <cstdint>
@@ -67,12 +71,14 @@ int main() {
     if (!rd(tab) || std::fread(&len, 8, 1, stdin) != 1) return 3;
     const u64 n = tab[1];
     if (n > RNS_MAX_N) return 6;
-    Arr x, y, z;
+    Arr x, y, w, z;
     x.alloc(n, len);
     y.alloc(n, len);
+    w.alloc(n, len);
     z.alloc(n, len);
     if (!read_arr(x)) return 4;
     if (op != 4 && !read_arr(y)) return 4;
+    if (op == 8 && !read_arr(w)) return 4;
     std::vector<u32> plan(4 * len, 0);
     RnsBasis b = rns_basis(tab.data());
     switch (op) {
@@ -94,6 +100,21 @@ int main() {
         break;
     case 4:
         for (u64 i = 0; i < len; i++) rns_sqrt_at(tab.data(), len, x.cview(), z.view(), i);
+        break;
+    case 5:
+    case 6:
+    case 7:
+    case 8:
+        for (u64 i = 0; i < len; i++) {
+            RnsNum a = rns_load(x.cview(), len, i), c = rns_load(y.cview(), len, i);
+            const u32 *ar = x.d.data() + i * n, *cr = y.d.data() + i * n;
+            u32 *out = z.d.data() + i * n;
+            RnsNum r;
+            if (op == 7) r = rns_mul_fused(b, a, ar, c, cr, out);
+            else if (op == 8) r = rns_fma_fused(b, a, ar, c, cr, rns_load(w.cview(), len, i), w.d.data() + i * n, out);
+            else r = rns_add_fused(b, a, ar, c, cr, op == 6, out);
+            rns_store(z.view(), len, i, r);
+        }
         break;
     default:
         return 5;

@@ -1,0 +1,209 @@
+// BLAS level 2 in RNS multiple precision on the GPU (launcher: blas_level2_rns_gpu.rs).
+//
+// gemv: each row's dot product in the level-1 blocked order (sum.rs), one thread per node of its
+// tree: a lane kernel forms the lanes of every chunk (the CPU's fused multiply-add per term,
+// starting from -0), a tree kernel joins them level by level (the CPU's addition), later passes
+// sum the chunk results the same way, and a finish kernel forms alpha*s_i + beta*y_i (two
+// products and an addition, as the CPU). ger: t_j = alpha*y_j, then a_ij + x_i*t_j.
+//
+// The arithmetic is the CPU's own algorithms in one thread (rns.cuh fused operations), every
+// result correctly rounded: each value has the CPU's bits, for any launch. Operands stay in
+// local memory between the operations of a thread; only tree nodes go through global memory.
+//
+// Grid-stride loops over 64-bit work indices; every store is guarded by the work count.
+
+#include "rns.cuh"
+
+#define BLAS_RNS_LANES 256ull
+#define BLAS_RNS_PER_LANE 16ull
+#define BLAS_RNS_CHUNK (BLAS_RNS_LANES * BLAS_RNS_PER_LANE)
+
+#define BLAS_RNS_GRID_STRIDE(w, count)                                                            \
+    for (u64 w = (u64)blockIdx.x * (u64)blockDim.x + (u64)threadIdx.x; w < (count);              \
+         w += (u64)blockDim.x * (u64)gridDim.x)
+
+// An RNS array of `len` elements (the DeviceMpArray layout) and a strided view of it: element
+// (i, j) at off + i*rs + j*cs (a vector uses i only; its stride may be negative).
+struct RnsArg {
+    u32 *d;
+    u8 *sign;
+    i64 *exp;
+    u64 *eval;
+    u8 *cls;
+    u64 len;
+    i64 off, rs, cs;
+};
+
+static __device__ __forceinline__ u64 blas_rns_at(const RnsArg &a, u64 i, u64 j) {
+    return (u64)(a.off + (i64)i * a.rs + (i64)j * a.cs);
+}
+
+static __device__ __forceinline__ RnsNum blas_rns_get(const RnsArg &a, u64 e) {
+    RnsCView v = {a.d, a.sign, a.exp, a.eval, a.cls};
+    return rns_load(v, a.len, e);
+}
+
+static __device__ __forceinline__ const u32 *blas_rns_res(const RnsArg &a, u32 n, u64 e) { return a.d + e * n; }
+
+static __device__ __forceinline__ void blas_rns_put(const RnsArg &a, u32 n, u64 e, const RnsNum &x, const u32 *res) {
+    RnsView v = {a.d, a.sign, a.exp, a.eval, a.cls};
+    rns_store(v, a.len, e, x);
+    for (u32 j = 0; j < n; j++) a.d[e * n + j] = res[j];
+}
+
+// Lanes of a pass in the blocked order: `terms` terms per row, chunk c of CHUNK terms, lane l of
+// LANES; the lanes a chunk uses (the tail chunk may use fewer).
+static __device__ __forceinline__ u64 blas_rns_used(u64 terms, u64 c) {
+    u64 here = terms - c * BLAS_RNS_CHUNK;
+    if (here > BLAS_RNS_CHUNK) here = BLAS_RNS_CHUNK;
+    return here < BLAS_RNS_LANES ? here : BLAS_RNS_LANES;
+}
+
+// First pass of s_i = sum_j a_ij x_j (or |a_ij||x_j| when `abs`): work item w = (c LANES + l) m + i
+// is lane l of chunk c of row i, which starts at -0 and takes terms j = c CHUNK + k LANES + l in
+// order k, each with one fused multiply-add (Scalar::add_product). The lane goes to element w of s.
+extern "C" __global__ void blas_rns_gemv_lanes(const u32 *__restrict__ tab, RnsArg a, RnsArg x, u64 m, u64 n,
+                                               int abs, RnsArg s) {
+    RnsBasis b = rns_basis(tab);
+    const u32 nm = b.n;
+    u64 chunks = (n + BLAS_RNS_CHUNK - 1) / BLAS_RNS_CHUNK;
+    BLAS_RNS_GRID_STRIDE(w, m * BLAS_RNS_LANES * chunks) {
+        u64 i = w % m, l = (w / m) % BLAS_RNS_LANES, c = w / (m * BLAS_RNS_LANES);
+        if (l >= blas_rns_used(n, c)) continue;
+        u32 acc[2][RNS_MAX_N];
+        u32 cur = 0;
+        rns_zero(b, acc[0]);
+        RnsNum sum = rns_special(0, true);
+        for (u64 k = 0; k < BLAS_RNS_PER_LANE; k++) {
+            u64 j = c * BLAS_RNS_CHUNK + k * BLAS_RNS_LANES + l;
+            if (j >= n) break;
+            u64 ea = blas_rns_at(a, i, j), ex = blas_rns_at(x, j, 0);
+            RnsNum av = blas_rns_get(a, ea), xv = blas_rns_get(x, ex);
+            if (abs) {
+                av.neg = 0;
+                xv.neg = 0;
+            }
+            sum = rns_fma_fused(b, av, blas_rns_res(a, nm, ea), xv, blas_rns_res(x, nm, ex), sum, acc[cur], acc[1 - cur]);
+            cur = 1 - cur;
+        }
+        blas_rns_put(s, nm, w, sum, acc[cur]);
+    }
+}
+
+// A later pass: the `terms` results of the pass before (term j of row i at p's element
+// j*p.cs + i*p.rs) summed in the blocked order's lanes, each lane starting at -0 and adding its
+// terms in order (Reduction::join). Lane l of chunk c of row i goes to element (c LANES + l) m + i
+// of s.
+extern "C" __global__ void blas_rns_gemv_join_lanes(const u32 *__restrict__ tab, RnsArg p, u64 m, u64 terms,
+                                                    RnsArg s) {
+    RnsBasis b = rns_basis(tab);
+    const u32 nm = b.n;
+    u64 chunks = (terms + BLAS_RNS_CHUNK - 1) / BLAS_RNS_CHUNK;
+    BLAS_RNS_GRID_STRIDE(w, m * BLAS_RNS_LANES * chunks) {
+        u64 i = w % m, l = (w / m) % BLAS_RNS_LANES, c = w / (m * BLAS_RNS_LANES);
+        if (l >= blas_rns_used(terms, c)) continue;
+        u32 acc[2][RNS_MAX_N];
+        u32 cur = 0;
+        rns_zero(b, acc[0]);
+        RnsNum sum = rns_special(0, true);
+        for (u64 k = 0; k < BLAS_RNS_PER_LANE; k++) {
+            u64 j = c * BLAS_RNS_CHUNK + k * BLAS_RNS_LANES + l;
+            if (j >= terms) break;
+            u64 e = blas_rns_at(p, i, j);
+            sum = rns_add_fused(b, sum, acc[cur], blas_rns_get(p, e), blas_rns_res(p, nm, e), false, acc[1 - cur]);
+            cur = 1 - cur;
+        }
+        blas_rns_put(s, nm, w, sum, acc[cur]);
+    }
+}
+
+// One level h of the halving tree over the lanes of every chunk (sum.rs `chunk`): lane t <- lane t
+// + lane t + h for each t < h with a partner among the used lanes. In place: a thread writes
+// lane t < h and reads lane t + h >= h, which no thread of this level writes.
+extern "C" __global__ void blas_rns_gemv_tree(const u32 *__restrict__ tab, RnsArg s, u64 m, u64 terms, u64 h) {
+    RnsBasis b = rns_basis(tab);
+    const u32 nm = b.n;
+    u64 chunks = (terms + BLAS_RNS_CHUNK - 1) / BLAS_RNS_CHUNK;
+    BLAS_RNS_GRID_STRIDE(w, m * h * chunks) {
+        u64 i = w % m, t = (w / m) % h, c = w / (m * h);
+        u64 used = blas_rns_used(terms, c);
+        u64 k = used > h ? (used - h < h ? used - h : h) : 0;
+        if (t >= k) continue;
+        u64 e1 = (c * BLAS_RNS_LANES + t) * m + i, e2 = e1 + h * m;
+        u32 out[RNS_MAX_N];
+        RnsNum r = rns_add_fused(b, blas_rns_get(s, e1), blas_rns_res(s, nm, e1), blas_rns_get(s, e2),
+                                 blas_rns_res(s, nm, e2), false, out);
+        blas_rns_put(s, nm, e1, r, out);
+    }
+}
+
+// y_i <- alpha*s_i + beta*y_i as the CPU forms it: by = beta*y_i unless beta = 0 (y not read),
+// then alpha*s_i (+ by); with alpha = 0, by (or +0). s_i at s's element i*s.rs; alpha and beta are
+// elements 0 and 1 of `ab`.
+extern "C" __global__ void blas_rns_gemv_finish(const u32 *__restrict__ tab, RnsArg s, RnsArg ab, RnsArg y, u64 m,
+                                                int alpha_zero, int beta_zero) {
+    RnsBasis b = rns_basis(tab);
+    const u32 nm = b.n;
+    RnsNum alpha = blas_rns_get(ab, 0), beta = blas_rns_get(ab, 1);
+    BLAS_RNS_GRID_STRIDE(i, m) {
+        u32 by[RNS_MAX_N], sa[RNS_MAX_N], out[RNS_MAX_N];
+        u64 ey = blas_rns_at(y, i, 0);
+        RnsNum byv = rns_special(0, false);
+        rns_zero(b, by);
+        if (!beta_zero) byv = rns_mul_fused(b, beta, blas_rns_res(ab, nm, 1), blas_rns_get(y, ey), blas_rns_res(y, nm, ey), by);
+        if (alpha_zero) {
+            blas_rns_put(y, nm, ey, byv, by);
+            continue;
+        }
+        u64 es = blas_rns_at(s, i, 0);
+        RnsNum asv = rns_mul_fused(b, alpha, blas_rns_res(ab, nm, 0), blas_rns_get(s, es), blas_rns_res(s, nm, es), sa);
+        if (beta_zero) {
+            blas_rns_put(y, nm, ey, asv, sa);
+            continue;
+        }
+        RnsNum r = rns_add_fused(b, asv, sa, byv, by, false, out);
+        blas_rns_put(y, nm, ey, r, out);
+    }
+}
+
+// dst[k] <- src[k*src.rs], k < count (dst contiguous from element dst.off).
+extern "C" __global__ void blas_rns_copy(const u32 *__restrict__ tab, RnsArg src, RnsArg dst, u64 count) {
+    RnsBasis b = rns_basis(tab);
+    const u32 nm = b.n;
+    BLAS_RNS_GRID_STRIDE(k, count) {
+        u64 e = blas_rns_at(src, k, 0);
+        blas_rns_put(dst, nm, dst.off + k, blas_rns_get(src, e), blas_rns_res(src, nm, e));
+    }
+}
+
+// ger, step 1: t_j = alpha*y_j (element j of t; alpha is element 0 of `al`).
+extern "C" __global__ void blas_rns_ger_scale(const u32 *__restrict__ tab, RnsArg al, RnsArg y, u64 n, RnsArg t) {
+    RnsBasis b = rns_basis(tab);
+    const u32 nm = b.n;
+    RnsNum alpha = blas_rns_get(al, 0);
+    BLAS_RNS_GRID_STRIDE(j, n) {
+        u32 out[RNS_MAX_N];
+        u64 ey = blas_rns_at(y, j, 0);
+        RnsNum r = rns_mul_fused(b, alpha, blas_rns_res(al, nm, 0), blas_rns_get(y, ey), blas_rns_res(y, nm, ey), out);
+        blas_rns_put(t, nm, j, r, out);
+    }
+}
+
+// ger, step 2: a_ij <- a_ij + x_i*t_j, except in the columns where y_j = 0 (reference BLAS skips
+// them). Work item w = j m + i (consecutive threads on consecutive rows).
+extern "C" __global__ void blas_rns_ger_update(const u32 *__restrict__ tab, RnsArg a, RnsArg x, RnsArg y, RnsArg t,
+                                               u64 m, u64 n) {
+    RnsBasis b = rns_basis(tab);
+    const u32 nm = b.n;
+    BLAS_RNS_GRID_STRIDE(w, m * n) {
+        u64 i = w % m, j = w / m;
+        RnsNum yv = blas_rns_get(y, blas_rns_at(y, j, 0));
+        if (rns_num_is_zero(yv)) continue;
+        u32 prod[RNS_MAX_N], out[RNS_MAX_N];
+        u64 ex = blas_rns_at(x, i, 0), ea = blas_rns_at(a, i, j);
+        RnsNum p = rns_mul_fused(b, blas_rns_get(x, ex), blas_rns_res(x, nm, ex), blas_rns_get(t, j),
+                                 blas_rns_res(t, nm, j), prod);
+        RnsNum r = rns_add_fused(b, blas_rns_get(a, ea), blas_rns_res(a, nm, ea), p, prod, false, out);
+        blas_rns_put(a, nm, ea, r, out);
+    }
+}

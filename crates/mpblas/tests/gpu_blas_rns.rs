@@ -1,0 +1,353 @@
+//! GPU equals CPU for BLAS level 2 in RNS: `mpblas::blas::gpu::rns::{gemv, gemv_bounded, ger}`
+//! return, field by field (class, sign, exponent, residues, evaluation bounds), the CPU's
+//! [`level2`](mpblas::blas::level2) results on [`MpFloat`], and `gemv_bounded` the CPU's bounds
+//! bit for bit: at 106, 424 and 1696 bits, no-transpose and transpose, shapes around the lane
+//! (256) and chunk (4096) boundaries and one that needs a second pass, leading dimensions above
+//! `m`, increments ±, random full-precision values spread over a wide exponent range with
+//! cancelling partners in every row, special values (±0, ±∞, NaN, the ends of the exponent
+//! range) and the special scalars (`α = 0`, `β = 0`, `β = 1`). Also the argument errors.
+//!
+//! Every test needs a GPU and is `#[ignore]`d; run them on the GPU machine with
+//! `scripts/gpu-check.sh`. Without a GPU, a forced run fails (it never passes vacuously).
+#![cfg(feature = "cuda")]
+
+mod rns_common;
+
+use mpblas::blas::gpu::rns;
+use mpblas::blas::level2;
+use mpblas::cuda::Device;
+use mpblas::rns::gpu::DeviceMpArray;
+use mpblas::rns::{Basis, MpArray, MpFloat};
+use mpblas::view::{MatRef, VecMut, VecRef};
+use mpblas::{Error, Trans};
+use rns_common::*;
+use std::sync::Arc;
+
+fn device() -> Device {
+    match Device::open(0) {
+        Ok(d) => {
+            eprintln!("{}", d.info());
+            d
+        }
+        Err(e) => panic!("these tests need a CUDA GPU, and none is usable: {e}"),
+    }
+}
+
+/// `len` random values: full significands, exponents spread by `spread` around 1, every fourth
+/// the negated predecessor nudged in its last bits (cancellation inside every row and column),
+/// and, with `specials`, a special value every 97 elements.
+fn data(b: &Arc<Basis>, rng: &mut Rng, len: usize, spread: i64, specials: bool) -> Vec<MpFloat> {
+    let sp = rns_common::specials(b);
+    let mut v: Vec<MpFloat> = Vec::with_capacity(len);
+    for k in 0..len {
+        let x = if specials && k % 97 == 41 {
+            sp[(k / 97) % sp.len()].clone()
+        } else if k % 4 == 3 && v[k - 1].is_finite() && !v[k - 1].is_zero() {
+            near(b, rng, &v[k - 1].neg(), 20)
+        } else {
+            random(b, rng, spread)
+        };
+        v.push(x);
+    }
+    v
+}
+
+fn upload(dev: &Device, b: &Arc<Basis>, v: &[MpFloat]) -> DeviceMpArray {
+    DeviceMpArray::upload(dev, &MpArray::from_mpfloats(b, v).expect("basis")).expect("upload")
+}
+
+fn storage_len(n: usize, inc: isize) -> usize {
+    if n == 0 {
+        1
+    } else {
+        1 + (n - 1) * inc.unsigned_abs()
+    }
+}
+
+struct Case {
+    trans: Trans,
+    m: usize,
+    n: usize,
+    lda: usize,
+    incx: isize,
+    incy: isize,
+}
+
+/// One gemv case against the CPU, values and bounds, for the scalar pairs given.
+fn gemv_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: bool) {
+    let (lx, ly) = match c.trans {
+        Trans::No => (c.n, c.m),
+        Trans::Yes => (c.m, c.n),
+    };
+    let a = data(
+        b,
+        rng,
+        c.lda * c.n.max(1),
+        3 * b.precision() as i64,
+        specials,
+    );
+    let x = data(b, rng, storage_len(lx, c.incx), 40, specials);
+    let y = data(b, rng, storage_len(ly, c.incy), 40, false);
+    let r = random(b, rng, 4);
+    let one = MpFloat::from_f64(b, 1.0);
+    let zero = MpFloat::zero(b, false);
+    let scalars = [
+        (r.clone(), random(b, rng, 4)),
+        (one.clone(), zero.clone()),
+        (r.clone(), one.clone()),
+        (zero.clone(), r.clone()),
+        (zero.clone(), zero.clone()),
+        (zero.clone(), one.clone()),
+    ];
+    let da = upload(dev, b, &a);
+    let dx = upload(dev, b, &x);
+    for (alpha, beta) in &scalars {
+        let what = format!(
+            "{}-bit gemv {:?} m={} n={} lda={} incx={} incy={} alpha={:?} beta={:?}",
+            b.precision(),
+            c.trans,
+            c.m,
+            c.n,
+            c.lda,
+            c.incx,
+            c.incy,
+            alpha.to_f64(),
+            beta.to_f64()
+        );
+        let mut want = y.clone();
+        level2::gemv_blas(
+            c.trans, c.m, c.n, alpha, &a, c.lda, &x, c.incx, beta, &mut want, c.incy,
+        )
+        .expect("cpu gemv");
+        let mut dy = upload(dev, b, &y);
+        rns::gemv(
+            dev, c.trans, c.m, c.n, alpha, &da, c.lda, &dx, c.incx, beta, &mut dy, c.incy,
+        )
+        .expect("gpu gemv");
+        let got = dy.download().expect("download");
+        let want_arr = MpArray::from_mpfloats(b, &want).expect("basis");
+        assert_same(&what, &got, &want_arr, |i| format!("y[{i}]"));
+
+        // the bounds: the CPU's, bit for bit
+        let ma = MatRef::from_blas(("a", "lda"), Trans::No, c.m, c.n, &a, c.lda).expect("a");
+        let ma = if c.trans == Trans::Yes { ma.t() } else { ma };
+        let vx = VecRef::from_blas("x", lx, &x, c.incx).expect("x");
+        let mut want_b = y.clone();
+        let vy = VecMut::from_blas("y", ly, &mut want_b, c.incy).expect("y");
+        let cpu_bounds = level2::gemv_bounded(alpha, ma, vx, beta, vy).expect("cpu bounded");
+        let mut dy = upload(dev, b, &y);
+        let gpu_bounds = rns::gemv_bounded(
+            dev, c.trans, c.m, c.n, alpha, &da, c.lda, &dx, c.incx, beta, &mut dy, c.incy,
+        )
+        .expect("gpu bounded");
+        let same = cpu_bounds.len() == gpu_bounds.len()
+            && cpu_bounds
+                .iter()
+                .zip(&gpu_bounds)
+                .all(|(p, q)| p.to_bits() == q.to_bits());
+        assert!(
+            same,
+            "{what}: bounds differ\n cpu {cpu_bounds:?}\n gpu {gpu_bounds:?}"
+        );
+        let got = dy.download().expect("download");
+        assert_same(&format!("{what} (bounded)"), &got, &want_arr, |i| {
+            format!("y[{i}]")
+        });
+    }
+}
+
+fn gemv_at(dev: &Device, bits: u32, big: bool) {
+    let b = Basis::new(bits).expect("basis");
+    let mut rng = Rng::new(700 + bits as u64);
+    let mut cases = vec![
+        Case {
+            trans: Trans::No,
+            m: 1,
+            n: 1,
+            lda: 1,
+            incx: 1,
+            incy: 1,
+        },
+        Case {
+            trans: Trans::No,
+            m: 37,
+            n: 300,
+            lda: 40,
+            incx: 1,
+            incy: 1,
+        },
+        Case {
+            trans: Trans::Yes,
+            m: 300,
+            n: 37,
+            lda: 301,
+            incx: -2,
+            incy: 3,
+        },
+        Case {
+            trans: Trans::No,
+            m: 5,
+            n: 257,
+            lda: 5,
+            incx: 3,
+            incy: -1,
+        },
+        Case {
+            trans: Trans::Yes,
+            m: 4097,
+            n: 3,
+            lda: 4100,
+            incx: 1,
+            incy: -2,
+        },
+        Case {
+            trans: Trans::No,
+            m: 0,
+            n: 5,
+            lda: 1,
+            incx: 1,
+            incy: 1,
+        },
+        Case {
+            trans: Trans::Yes,
+            m: 4,
+            n: 0,
+            lda: 4,
+            incx: 1,
+            incy: 1,
+        },
+    ];
+    if big {
+        // 18 chunks: a second pass over the chunk results
+        cases.push(Case {
+            trans: Trans::No,
+            m: 2,
+            n: 70_001,
+            lda: 2,
+            incx: 1,
+            incy: 1,
+        });
+        cases.push(Case {
+            trans: Trans::Yes,
+            m: 70_001,
+            n: 1,
+            lda: 70_001,
+            incx: -1,
+            incy: 1,
+        });
+    }
+    for (k, c) in cases.iter().enumerate() {
+        gemv_case(dev, &b, &mut rng, c, k % 2 == 1);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_gemv_equals_the_cpu_106() {
+    gemv_at(&device(), 106, true);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_gemv_equals_the_cpu_424() {
+    gemv_at(&device(), 424, false);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_gemv_equals_the_cpu_1696() {
+    gemv_at(&device(), 1696, false);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_ger_equals_the_cpu() {
+    let dev = device();
+    for bits in [106, 424, 1696] {
+        let b = Basis::new(bits).expect("basis");
+        let mut rng = Rng::new(800 + bits as u64);
+        for (m, n, lda, incx, incy, specials) in [
+            (1, 1, 1, 1, 1, false),
+            (33, 17, 35, 1, -2, true),
+            (300, 5, 300, -1, 1, false),
+            (3, 260, 4, 2, 1, true),
+        ] {
+            let a = data(&b, &mut rng, lda * n, 2 * b.precision() as i64, specials);
+            let x = data(&b, &mut rng, storage_len(m, incx), 40, specials);
+            let mut y = data(&b, &mut rng, storage_len(n, incy), 40, specials);
+            // a zero y_j leaves its column alone (even against an infinite x_i)
+            y[0] = MpFloat::zero(&b, true);
+            for alpha in [random(&b, &mut rng, 4), MpFloat::zero(&b, false)] {
+                let mut want = a.clone();
+                level2::ger_blas(m, n, &alpha, &x, incx, &y, incy, &mut want, lda).expect("cpu");
+                let mut da = upload(&dev, &b, &a);
+                let (dx, dy) = (upload(&dev, &b, &x), upload(&dev, &b, &y));
+                rns::ger(&dev, m, n, &alpha, &dx, incx, &dy, incy, &mut da, lda).expect("gpu ger");
+                let got = da.download().expect("download");
+                let want = MpArray::from_mpfloats(&b, &want).expect("basis");
+                let what = format!("{bits}-bit ger m={m} n={n} lda={lda} incx={incx} incy={incy}");
+                assert_same(&what, &got, &want, |i| format!("a[{i}]"));
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_level2_bad_arguments_are_errors() {
+    let dev = device();
+    let b = Basis::new(106).expect("basis");
+    let c = Basis::new(212).expect("basis");
+    let one = MpFloat::from_f64(&b, 1.0);
+    let a = DeviceMpArray::zeros(&dev, &b, 12).expect("a");
+    let x = DeviceMpArray::zeros(&dev, &b, 4).expect("x");
+    let xc = DeviceMpArray::zeros(&dev, &c, 4).expect("x");
+    let mut y = DeviceMpArray::zeros(&dev, &b, 3).expect("y");
+    let gemv = |a: &DeviceMpArray, lda, x: &DeviceMpArray, incx, y: &mut DeviceMpArray, incy| {
+        rns::gemv(&dev, Trans::No, 3, 4, &one, a, lda, x, incx, &one, y, incy)
+    };
+    assert!(matches!(
+        gemv(&a, 2, &x, 1, &mut y, 1),
+        Err(Error::LeadingDim { .. })
+    ));
+    assert!(matches!(
+        gemv(&a, 4, &x, 1, &mut y, 1),
+        Err(Error::ArrayTooShort { .. })
+    ));
+    assert!(matches!(
+        gemv(&a, 3, &x, 0, &mut y, 1),
+        Err(Error::InvalidView { .. })
+    ));
+    assert!(matches!(
+        gemv(&a, 3, &x, 1, &mut y, 0),
+        Err(Error::InvalidView { .. })
+    ));
+    assert!(matches!(
+        gemv(&a, 3, &x, 2, &mut y, 1),
+        Err(Error::ArrayTooShort { .. })
+    ));
+    assert!(matches!(
+        gemv(&a, 3, &xc, 1, &mut y, 1),
+        Err(Error::BasisMismatch { .. })
+    ));
+    let other = MpFloat::from_f64(&c, 1.0);
+    assert!(matches!(
+        rns::gemv(&dev, Trans::No, 3, 4, &other, &a, 3, &x, 1, &one, &mut y, 1),
+        Err(Error::BasisMismatch { .. })
+    ));
+    let mut a2 = DeviceMpArray::zeros(&dev, &b, 12).expect("a");
+    assert!(matches!(
+        rns::ger(&dev, 3, 4, &one, &x, 1, &x, 1, &mut a2, 4),
+        Err(Error::ArrayTooShort { .. })
+    ));
+    assert!(matches!(
+        rns::ger(&dev, 3, 4, &one, &x, 1, &xc, 1, &mut a2, 3),
+        Err(Error::BasisMismatch { .. })
+    ));
+    let mut moved = DeviceMpArray::zeros(&dev, &b, 3).expect("y");
+    moved.set_ordinal_for_tests(7);
+    assert!(matches!(
+        gemv(&a, 3, &x, 1, &mut moved, 1),
+        Err(Error::DeviceMismatch { .. })
+    ));
+}
