@@ -10,9 +10,10 @@
 #      of the device headers, and (with NVRTC) every module compiling for sm_90 plus the disk
 #      cache round trip;
 #   2. the release test binaries of mpblas (lib, gpu_bits, gpu_func_bits, gpu_rns_bits,
-#      gpu_ozaki, gpu_emulation, kernels_compile, cuda_host), the CLI's unit tests (`cli`: the
-#      GPU reproduction against the CPU's) and the gpu_bench, gpu_func_bench, gpu_rns_bench and
-#      gpu_ozaki_bench examples, with debug info stripped, into gpu-bundle/;
+#      gpu_ozaki, gpu_emulation, gpu_blas, gpu_blas_rns, kernels_compile, cuda_host), the CLI's
+#      unit tests (`cli`: the GPU reproduction against the CPU's), the `mpblas` binary itself
+#      (`mpblas reproduce ... --gpu`) and the gpu_bench, gpu_func_bench, gpu_blas_bench,
+#      gpu_rns_bench and gpu_ozaki_bench examples, with debug info stripped, into gpu-bundle/;
 #   3. gpu-bundle/run.sh, which runs every test binary with --include-ignored --test-threads=1,
 #      then the benchmarks, and prints a summary.
 set -euo pipefail
@@ -49,6 +50,7 @@ cargo test --release -p mpblas --features cuda,unstable-internals --no-run --mes
 cargo build --release -p mpblas --features cuda --example gpu_bench --example gpu_func_bench \
     --example gpu_blas_bench --example gpu_rns_bench --example gpu_ozaki_bench --message-format=json >>"$list"
 cargo test --release -p mpblas-cli --bins --no-run --message-format=json >>"$list"
+cargo build --release -p mpblas-cli --bin mpblas --message-format=json >>"$list"
 # Pick the executables out of cargo's JSON messages: "<name> <path>" per line.
 python3 - "$list" >"$bundle/bin/.list" <<'PY'
 import json, sys
@@ -61,7 +63,8 @@ for line in open(sys.argv[1]):
         t = m["target"]
         name = "lib" if "lib" in t["kind"] else t["name"]
         if t["name"] == "mpblas" and "bin" in t["kind"]:
-            name = "cli"  # the mpblas binary's unit tests
+            # the mpblas binary's unit tests, or the binary itself (`reproduce ... --gpu`)
+            name = "cli" if m.get("profile", {}).get("test") else "mpblas"
         print(name, m["executable"])
 PY
 while read -r name exe; do

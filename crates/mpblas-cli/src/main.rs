@@ -140,7 +140,7 @@ enum Paper {
     /// `--n` [default: 1000, the paper's] in f64, dd, qd and RNS at 106..1696 bits, on inputs
     /// with 53-bit and with 26-bit significands: CPU times beside the paper's GTX 1080 and
     /// MPRES-BLAS's H100 times, the largest relative error (exact reference) and error / returned
-    /// bound; `--gpu` adds the f64, dd and qd rows on GPU 0.
+    /// bound; `--gpu` adds every row on GPU 0, with whether its bits equal the CPU's.
     Gemv,
 }
 

@@ -2,7 +2,8 @@
 //! `y ← αAᵀx + βy`, `A` 1000 × 1000) with our CPU times for `f64`, `Dd`, `Qd` and RNS at the
 //! paper's 106..1696 bits beside the paper's GTX 1080 times and MPRES-BLAS measured on an
 //! H100, the largest relative error of the entries of `y` and the largest ratio of error to the
-//! bound the library returns; with `--gpu` the `f64`, `Dd` and `Qd` rows again on GPU 0.
+//! bound the library returns; with `--gpu` every row again on GPU 0 (`f64`, `Dd`, `Qd` with
+//! [`blas::gpu::gemv`], RNS with [`blas::gpu::rns::gemv`]), with whether its bits equal the CPU's.
 //!
 //! Two input sets: uniform in `[−1, 1]` with full 53-bit significands, and the same values
 //! rounded to 26 bits (MPRES-BLAS's benchmark inputs: on full doubles it is 1,300 times slower
@@ -21,20 +22,20 @@ use indicatif::ProgressBar;
 use mpblas::blas::{self, gpu::GpuFormat};
 use mpblas::cuda::{Device, DeviceMatRef, DeviceVec, DeviceVecMut, DeviceVecRef};
 use mpblas::exact::ExactDot;
-use mpblas::rns::{Basis, MpFloat};
-use mpblas::view::{MatRef, VecMut, VecRef};
+use mpblas::rns::gpu::DeviceMpArray;
+use mpblas::rns::{Basis, MpArray, MpFloat};
+use mpblas::view::{MatRef, Trans, VecMut, VecRef};
 use mpblas::{Dd, Qd, Scalar};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Significand bits of the two input sets, in table order.
 pub const INPUT_BITS: [u32; 2] = [53, 26];
 /// Untimed GPU launches before the timed ones (the first compiles or loads the module).
 const GPU_WARMUP: usize = 3;
-/// The GPU cells of the RNS rows.
-pub const NOT_ON_GPU: &str = "— (not yet on the GPU)";
 
 /// How `reproduce gemv` runs.
 #[derive(Clone, Debug)]
@@ -452,18 +453,89 @@ fn gpu_cases<T: GpuFormat>(
         let bits = |v: &T| v.to_words().map(f64::to_bits);
         let same_bits =
             got.len() == cpu[t].len() && got.iter().zip(&cpu[t]).all(|(g, c)| bits(g) == bits(c));
-        for _ in 0..GPU_WARMUP {
-            run(&mut dy).map_err(e("launch"))?;
-        }
-        let mut times = Vec::with_capacity(reps.max(1));
-        for _ in 0..reps.max(1) {
-            let ms = dev.time_ms(|| run(&mut dy)).map_err(e("timed launch"))?;
-            times.push(f64::from(ms));
-        }
-        times.sort_by(f64::total_cmp);
+        let (ms, reps) = gpu_median(dev, reps, || run(&mut dy)).map_err(e("timed launch"))?;
         case.gpu = Some(GpuCase {
-            ms: crate::measure::median(&times),
-            reps: times.len(),
+            ms,
+            reps,
+            same_bits,
+        });
+    }
+    Ok(())
+}
+
+/// Times `run` on the GPU: [`GPU_WARMUP`] launches, then `reps` (at least one) timed with CUDA
+/// events; the median in milliseconds and the launches it is taken over.
+fn gpu_median(
+    dev: &Device,
+    reps: usize,
+    mut run: impl FnMut() -> mpblas::Result<()>,
+) -> mpblas::Result<(f64, usize)> {
+    for _ in 0..GPU_WARMUP {
+        run()?;
+    }
+    let mut times = Vec::with_capacity(reps.max(1));
+    for _ in 0..reps.max(1) {
+        times.push(f64::from(dev.time_ms(&mut run)?));
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((crate::measure::median(&times), times.len()))
+}
+
+/// True if two runs of RNS numbers have the same representation, field by field (class, sign,
+/// exponent, residues, evaluation bounds).
+fn same_rns_bits(basis: &Arc<Basis>, x: &[MpFloat], y: &[MpFloat]) -> mpblas::Result<bool> {
+    let (p, q) = (
+        MpArray::from_mpfloats(basis, x)?,
+        MpArray::from_mpfloats(basis, y)?,
+    );
+    let eval =
+        |a: &MpArray| -> Vec<(u64, i64)> { a.eval.iter().map(|e| (e.f.to_bits(), e.e)).collect() };
+    Ok(p.digits == q.digits
+        && p.sign == q.sign
+        && p.exp == q.exp
+        && p.class == q.class
+        && eval(&p) == eval(&q))
+}
+
+/// The RNS GPU runs of one row ([`blas::gpu::rns::gemv`]), as [`gpu_cases`]: one call from the
+/// original `y` compared field by field with the CPU's result, then the timed launches.
+fn rns_gpu_cases(
+    dev: &Device,
+    basis: &Arc<Basis>,
+    ops: &Operands<MpFloat>,
+    n: usize,
+    cpu: &[Vec<MpFloat>; 2],
+    cases: &mut [Case; 2],
+    reps: usize,
+) -> Result<(), String> {
+    let e = |what: &'static str| move |err: mpblas::Error| format!("GPU RNS gemv, {what}: {err}");
+    let upload = |v: &[MpFloat]| {
+        MpArray::from_mpfloats(basis, v).and_then(|a| DeviceMpArray::upload(dev, &a))
+    };
+    let da = upload(&ops.a).map_err(e("upload"))?;
+    let dx = upload(&ops.x).map_err(e("upload"))?;
+    let y0 = MpArray::from_mpfloats(basis, &ops.y).map_err(e("upload"))?;
+    for (t, case) in cases.iter_mut().enumerate() {
+        let trans = if t == 1 { Trans::Yes } else { Trans::No };
+        let mut dy = DeviceMpArray::upload(dev, &y0).map_err(e("upload"))?;
+        let mut run = || {
+            blas::gpu::rns::gemv(
+                dev, trans, n, n, &ops.alpha, &da, n, &dx, 1, &ops.beta, &mut dy, 1,
+            )
+        };
+        run().map_err(e("launch"))?;
+        drop(run);
+        let got = dy.download().map_err(e("download"))?.to_mpfloats();
+        let same_bits = same_rns_bits(basis, &got, &cpu[t]).map_err(e("compare"))?;
+        let (ms, reps) = gpu_median(dev, reps, || {
+            blas::gpu::rns::gemv(
+                dev, trans, n, n, &ops.alpha, &da, n, &dx, 1, &ops.beta, &mut dy, 1,
+            )
+        })
+        .map_err(e("timed launch"))?;
+        case.gpu = Some(GpuCase {
+            ms,
+            reps,
             same_bits,
         });
     }
@@ -519,7 +591,11 @@ fn row(
         Format::Rns(bits) => {
             let basis = lib(Basis::new(bits))?;
             let ops = Operands::new(inp, |v| MpFloat::from_f64(&basis, v));
-            let (cases, _) = cpu_cases(&ops, inp.n, exact, plan, bar, &label)?;
+            let (mut cases, results) = cpu_cases(&ops, inp.n, exact, plan, bar, &label)?;
+            if let Some(dev) = dev {
+                bar.set_message(format!("{label} on the GPU"));
+                rns_gpu_cases(dev, &basis, &ops, inp.n, &results, &mut cases, plan.reps)?;
+            }
             (cases, basis.precision(), Some(basis.len()))
         }
     };
@@ -669,15 +745,24 @@ fn table5_layout(rows: &[Row], plan: &Plan) -> String {
         r.extend(TABLE5.iter().map(|c| mpres_h100(c.bits, input_bits).text()));
         body.push(r);
     }
-    for input_bits in INPUT_BITS {
-        for (t, tr) in ["", " (transposed)"].into_iter().enumerate() {
-            let mut r = vec![format!("mpblas RNS, CPU{tr}, {input_bits}-bit inputs")];
-            r.extend(TABLE5.iter().map(|c| {
-                rows.iter()
-                    .find(|row| row.format == Format::Rns(c.bits) && row.input_bits == input_bits)
-                    .map_or("-".into(), |row| ms(row.cases[t].cpu_ms))
-            }));
-            body.push(r);
+    let gpu = rows.iter().any(|r| r.cases[0].gpu.is_some());
+    for device in if gpu { &["CPU", "GPU"][..] } else { &["CPU"] } {
+        for input_bits in INPUT_BITS {
+            for (t, tr) in ["", " (transposed)"].into_iter().enumerate() {
+                let mut r = vec![format!("mpblas RNS, {device}{tr}, {input_bits}-bit inputs")];
+                r.extend(TABLE5.iter().map(|c| {
+                    rows.iter()
+                        .find(|row| {
+                            row.format == Format::Rns(c.bits) && row.input_bits == input_bits
+                        })
+                        .and_then(|row| match *device {
+                            "CPU" => Some(row.cases[t].cpu_ms),
+                            _ => row.cases[t].gpu.as_ref().map(|g| g.ms),
+                        })
+                        .map_or("-".into(), ms)
+                }));
+                body.push(r);
+            }
         }
     }
     let hdr: Vec<&str> = header.iter().map(String::as_str).collect();
@@ -804,11 +889,12 @@ fn text(rows: &[Row], plan: &Plan, cpu: &str, gpu: Option<&str>) -> String {
                 s,
                 "  GPU run on {name}; mpblas::blas::gpu::gemv, CUDA-event time, median of {} launches \
                  after {GPU_WARMUP} warm-up launches;\n  GPU = CPU bits: every entry of y, N \
-                 and T, equal word for word to the CPU's; RNS: {NOT_ON_GPU}.",
+                 and T, equal word for word to the CPU's (RNS: field by field,\n  \
+                 mpblas::blas::gpu::rns::gemv, the reference form: one thread per node of the sum's tree).",
                 plan.reps
             );
         }
-        None => s.push_str("  GPU: not run (--gpu times the f64, dd and qd rows on GPU 0).\n"),
+        None => s.push_str("  GPU: not run (--gpu times every row on GPU 0).\n"),
     }
     s
 }
@@ -831,10 +917,9 @@ fn json_doc(rows: &[Row], plan: &Plan, cpu: &str, gpu: Option<&str>) -> Value {
                 Format::Rns(bits) => mpres_h100(bits, r.input_bits).json(),
                 _ => Value::Null,
             };
-            let gpu_json = match (gpu, r.format) {
-                (None, _) => Value::Null,
-                (Some(_), Format::Rns(_)) => json!(NOT_ON_GPU),
-                (Some(_), _) => per(
+            let gpu_json = match gpu {
+                None => Value::Null,
+                Some(_) => per(
                     &|c| match &c.gpu {
                         Some(g) => {
                             json!({"ms": g.ms, "reps": g.reps, "same_bits_as_cpu": g.same_bits})

@@ -433,7 +433,7 @@ fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
         ("53-bit", a53.clone(), x53.clone(), y53.clone()),
         ("26-bit", round26(&a53), round26(&x53), round26(&y53)),
     ];
-    for bits in [106, 212, 424, 848, 1696] {
+    for bits in [106, 212, 424, 848, 1696, 3393] {
         let b = Basis::new(bits)?;
         for (name, ha, hx, hy) in &inputs {
             let (ma, mx, my) = (

@@ -1,7 +1,7 @@
 //! GPU equals CPU for BLAS level 2 in RNS: `mpblas::blas::gpu::rns::{gemv, gemv_bounded, ger}`
 //! return, field by field (class, sign, exponent, residues, evaluation bounds), the CPU's
 //! [`level2`](mpblas::blas::level2) results on [`MpFloat`], and `gemv_bounded` the CPU's bounds
-//! bit for bit: at 106, 424 and 1696 bits, no-transpose and transpose, shapes around the lane
+//! bit for bit: at 106, 424, 1696 and 3393 bits (219 moduli), no-transpose and transpose, shapes around the lane
 //! (256) and chunk (4096) boundaries and one that needs a second pass, leading dimensions above
 //! `m`, increments ±, random full-precision values spread over a wide exponent range with
 //! cancelling partners in every row, special values (±0, ±∞, NaN, the ends of the exponent
@@ -257,6 +257,13 @@ fn rns_gemv_equals_the_cpu_424() {
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn rns_gemv_equals_the_cpu_1696() {
     gemv_at(&device(), 1696, false);
+}
+
+/// Beyond the old limit of 128 moduli of the GPU kernels: 219 moduli.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_gemv_equals_the_cpu_3393() {
+    gemv_at(&device(), 3393, false);
 }
 
 #[test]

@@ -3,8 +3,9 @@
 //! bounds; the results are correctly rounded, so it is unique), on 2^20 seeded random elements
 //! with full `p`-bit significands per operation at 106 and 424 bits and for `+ − ×` at 1696
 //! bits (2^16 for `÷ √` at 1696 bits: the CPU reference there costs about a millisecond per
-//! element), and on adversarial sets (cancellation, exponents 10,000 apart and around the
-//! rounding thresholds, exact ties, overflow and underflow, every pair of special values).
+//! element), at 3393 bits (219 moduli, beyond the old limit of 128: 2^16 elements for `+ − ×`,
+//! 2^10 for `÷ √`), and on adversarial sets (cancellation, exponents 10,000 apart and around
+//! the rounding thresholds, exact ties, overflow and underflow, every pair of special values).
 //! Also the argument checks (device, basis, length, basis size), transfers and empty arrays.
 //!
 //! Every test needs a GPU and is `#[ignore]`d; run them on the GPU machine with
@@ -114,20 +115,23 @@ fn cpu_mul(a: &MpFloat, c: &MpFloat) -> MpFloat {
 }
 
 fn all_ops_at(p: u32, random_divsqrt: usize) {
-    const N: usize = 1 << 20;
+    all_ops_n(p, 1 << 20, random_divsqrt);
+}
+
+fn all_ops_n(p: u32, n: usize, random_divsqrt: usize) {
     let dev = device();
     let b = Basis::new(p).expect("basis");
     let s = p as u64;
     // random, exponents within ±8 binades (the exact-alignment path) ...
-    let xs = randoms(&b, s, N, 8);
-    let ys = randoms(&b, s + 1, N, 8);
+    let xs = randoms(&b, s, n, 8);
+    let ys = randoms(&b, s + 1, n, 8);
     check2(&dev, "add random", gpu::add, cpu_add, &b, &xs, &ys);
     check2(&dev, "sub random", gpu::sub, cpu_sub, &b, &xs, &ys);
     check2(&dev, "mul random", gpu::mul, cpu_mul, &b, &xs, &ys);
     // ... and within ±3p binades (far operands too)
-    let ws = randoms(&b, s + 2, N / 4, 3 * p as i64);
-    check2(&dev, "add wide", gpu::add, cpu_add, &b, &xs[..N / 4], &ws);
-    check2(&dev, "sub wide", gpu::sub, cpu_sub, &b, &ws, &ys[..N / 4]);
+    let ws = randoms(&b, s + 2, n / 4, 3 * p as i64);
+    check2(&dev, "add wide", gpu::add, cpu_add, &b, &xs[..n / 4], &ws);
+    check2(&dev, "sub wide", gpu::sub, cpu_sub, &b, &ws, &ys[..n / 4]);
     check2(
         &dev,
         "div random",
@@ -166,6 +170,13 @@ fn rns_424_bits_gpu_equals_cpu() {
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn rns_1696_bits_gpu_equals_cpu() {
     all_ops_at(1696, 1 << 16);
+}
+
+/// Beyond the old limit of 128 moduli: 3393 bits take 219.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_3393_bits_gpu_equals_cpu() {
+    all_ops_n(3393, 1 << 16, 1 << 10);
 }
 
 #[test]
@@ -251,7 +262,7 @@ fn rns_argument_errors() {
         Err(Error::LengthMismatch { .. })
     ));
     // a basis beyond the kernels' local arrays is refused, not run
-    let huge = Basis::new(2400).expect("basis");
+    let huge = Basis::new(4000).expect("basis"); // 259 moduli
     assert!(matches!(
         DeviceMpArray::zeros(&dev, &huge, 4),
         Err(Error::OutOfRange { .. })

@@ -169,7 +169,7 @@ fn count(p: u32) -> usize {
     }
 }
 
-const PRECISIONS: [u32; 4] = [53, 106, 424, 1696];
+const PRECISIONS: [u32; 5] = [53, 106, 424, 1696, 3393];
 
 fn addsub_at(p: u32) {
     let b = Basis::new(p).expect("basis");

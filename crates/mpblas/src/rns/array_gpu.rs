@@ -12,8 +12,8 @@ pub(crate) static RNS_CUH: Header = Header {
 };
 
 /// Largest number of moduli the GPU kernels handle (`RNS_MAX_N` in `rns.cuh`): bases up
-/// to about 1980 bits of precision.
-pub const MAX_MODULI: usize = 128;
+/// to about 3960 bits of precision (3393 bits take 219 moduli).
+pub const MAX_MODULI: usize = 256;
 
 /// Words of the packed table's header (`RNS_HDR` in `rns.cuh`).
 const HEADER: usize = 40;

@@ -29,10 +29,11 @@ typedef unsigned char u8;
 typedef unsigned __int128 u128;
 typedef __int128 i128;
 
-// Largest number of moduli the per-element kernels handle (local arrays): about 1980 bits.
-#define RNS_MAX_N 128
-// 32-bit limbs of the binary working values of division and square root.
-#define RNS_MAX_W 72
+// Largest number of moduli the per-element kernels handle (local arrays, touched only up to the
+// basis's n): p <= 3967 bits (log2 M < 256 * 31).
+#define RNS_MAX_N 256
+// 32-bit limbs of the binary working values of division and square root: (p + 5 + 31) / 32 <= 125.
+#define RNS_MAX_W 128
 // Words of the packed header.
 #define RNS_HDR 40
 
