@@ -518,21 +518,15 @@ fn rns_gpu_cases(
     for (t, case) in cases.iter_mut().enumerate() {
         let trans = if t == 1 { Trans::Yes } else { Trans::No };
         let mut dy = DeviceMpArray::upload(dev, &y0).map_err(e("upload"))?;
-        let mut run = || {
+        let run = |dy: &mut DeviceMpArray| {
             blas::gpu::rns::gemv(
-                dev, trans, n, n, &ops.alpha, &da, n, &dx, 1, &ops.beta, &mut dy, 1,
+                dev, trans, n, n, &ops.alpha, &da, n, &dx, 1, &ops.beta, dy, 1,
             )
         };
-        run().map_err(e("launch"))?;
-        drop(run);
+        run(&mut dy).map_err(e("launch"))?;
         let got = dy.download().map_err(e("download"))?.to_mpfloats();
         let same_bits = same_rns_bits(basis, &got, &cpu[t]).map_err(e("compare"))?;
-        let (ms, reps) = gpu_median(dev, reps, || {
-            blas::gpu::rns::gemv(
-                dev, trans, n, n, &ops.alpha, &da, n, &dx, 1, &ops.beta, &mut dy, 1,
-            )
-        })
-        .map_err(e("timed launch"))?;
+        let (ms, reps) = gpu_median(dev, reps, || run(&mut dy)).map_err(e("timed launch"))?;
         case.gpu = Some(GpuCase {
             ms,
             reps,

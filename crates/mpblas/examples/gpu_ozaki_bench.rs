@@ -3,7 +3,9 @@
 //! generator).
 //!
 //! For each n: cuBLAS DGEMM; Ozaki II (`mpblas::ozaki::gpu::ozaki2_gemm_blas`) in fast mode with each moduli count
-//! of `OZAKI_BENCH_MODULI` (default 14,16) and in accurate mode with the largest; Ozaki I (`mpblas::ozaki::gpu::ozaki1_gemm_blas`) with f32 slices, s = 2..6, f64 sum (the paper's
+//! of `OZAKI_BENCH_MODULI` (default 14,16), with the default componentwise guard and without
+//! it (`normwise`: the guard's cost is the difference; `recomputed` counts the entries the
+//! guard recomputed in the last call), and in accurate mode with the largest; Ozaki I (`mpblas::ozaki::gpu::ozaki1_gemm_blas`) with f32 slices, s = 2..6, f64 sum (the paper's
 //! method), and with f64 slices, s = 3 (n ≤ 8192). Each is run once to warm up, then timed
 //! `reps` times with CUDA events around the whole call (every conversion step, every GEMM and
 //! the reconstruction included; the workspace is kept between calls), and the median is
@@ -32,7 +34,9 @@ use mpblas::Trans;
 use mpblas::cuda::{self, Device, DeviceVec};
 use mpblas::cuda::{DeviceMatMut, DeviceMatRef};
 use mpblas::exact::ExactDot;
-use mpblas::ozaki::{Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm};
+use mpblas::ozaki::{
+    Accumulate, Ozaki1Params, Ozaki2Guard, Ozaki2Mode, Ozaki2Params, Products, SliceGemm,
+};
 use mpblas_testdata::SplitMix64;
 use rayon::prelude::*;
 use std::io::Write;
@@ -133,12 +137,17 @@ impl Method {
         match self {
             Method::Dgemm => "DGEMM (cuBLAS)".to_string(),
             Method::Oz2(p) => format!(
-                "Ozaki-II N={} {}",
+                "Ozaki-II N={} {}{}",
                 p.moduli,
                 if p.mode == Ozaki2Mode::Fast {
                     "fast"
                 } else {
                     "accurate"
+                },
+                if p.guard == Ozaki2Guard::NormwiseFast {
+                    " normwise"
+                } else {
+                    ""
                 }
             ),
             Method::Oz1(p) => format!(
@@ -246,6 +255,7 @@ fn main() -> Result<()> {
         let refp = Ozaki2Params {
             moduli: 20,
             mode: Ozaki2Mode::Fast,
+            guard: Default::default(),
         };
         let r = mpblas::ozaki::gpu::ozaki2_product(
             &dev,
@@ -261,15 +271,20 @@ fn main() -> Result<()> {
         let mut methods = vec![Method::Dgemm];
         let nms = moduli_list();
         for &nm in &nms {
-            methods.push(Method::Oz2(Ozaki2Params {
-                moduli: nm,
-                mode: Ozaki2Mode::Fast,
-            }));
+            // the default (componentwise guard) and the fast normwise mode, for the guard's cost
+            for guard in [Ozaki2Guard::Componentwise, Ozaki2Guard::NormwiseFast] {
+                methods.push(Method::Oz2(Ozaki2Params {
+                    moduli: nm,
+                    mode: Ozaki2Mode::Fast,
+                    guard,
+                }));
+            }
         }
         if let Some(&nm) = nms.iter().max() {
             methods.push(Method::Oz2(Ozaki2Params {
                 moduli: nm,
                 mode: Ozaki2Mode::Accurate,
+                guard: Default::default(),
             }));
         }
         let skip_oz1 = std::env::var_os("OZAKI_BENCH_SKIP_OZ1").is_some();
@@ -303,6 +318,7 @@ fn main() -> Result<()> {
             } else {
                 reps
             };
+            let mut recomputed = None;
             let ms = time(&dev, r, || match meth {
                 Method::Dgemm => cuda::dgemm_blas(
                     &dev,
@@ -336,7 +352,8 @@ fn main() -> Result<()> {
                     &mut cd,
                     n,
                     p,
-                ),
+                )
+                .map(|rep| recomputed = Some(rep.guard_recomputed)),
                 Method::Oz1(p) => mpblas::ozaki::gpu::ozaki1_gemm_blas(
                     &dev,
                     Trans::No,
@@ -364,8 +381,9 @@ fn main() -> Result<()> {
                 exact_check.push((meth.name(), c));
             }
             let tf = flops / (ms * 1e-3) / 1e12;
+            let guard = recomputed.map_or(String::new(), |r| format!("  recomputed {r}"));
             let line = format!(
-                "{n:>6} {:<22} {ms:>10.3} ms {tf:>8.2} TFLOP/s {:>6.2}x  err {err:.2e}",
+                "{n:>6} {:<31} {ms:>10.3} ms {tf:>8.2} TFLOP/s {:>6.2}x  err {err:.2e}{guard}",
                 meth.name(),
                 t_dgemm / ms
             );

@@ -85,7 +85,7 @@ impl Case {
 
 fn check_ozaki2(dev: &Device, cs: &Case, alpha: f64, beta: f64, p: &Ozaki2Params, what: &str) {
     let mut cpu_c = cs.c.clone();
-    ozaki::ozaki2_gemm_blas(
+    let cpu_report = ozaki::ozaki2_gemm_blas(
         cs.ta, cs.tb, cs.m, cs.n, cs.k, alpha, &cs.a, cs.lda, &cs.b, cs.ldb, beta, &mut cpu_c,
         cs.ldc, p,
     )
@@ -93,10 +93,11 @@ fn check_ozaki2(dev: &Device, cs: &Case, alpha: f64, beta: f64, p: &Ozaki2Params
     let a = dev.upload_f64(&cs.a).unwrap();
     let b = dev.upload_f64(&cs.b).unwrap();
     let mut c = dev.upload_f64(&cs.c).unwrap();
-    mpblas::ozaki::gpu::ozaki2_gemm_blas(
+    let gpu_report = mpblas::ozaki::gpu::ozaki2_gemm_blas(
         dev, cs.ta, cs.tb, cs.m, cs.n, cs.k, alpha, &a, cs.lda, &b, cs.ldb, beta, &mut c, cs.ldc, p,
     )
     .expect("gpu ozaki2");
+    assert_eq!(gpu_report, cpu_report, "{what}: reports differ");
     let gpu_c = c.download().unwrap();
     let mut bad = 0;
     for (idx, (g, h)) in gpu_c.iter().zip(&cpu_c).enumerate() {
@@ -112,7 +113,78 @@ fn check_ozaki2(dev: &Device, cs: &Case, alpha: f64, beta: f64, p: &Ozaki2Params
         }
     }
     assert_eq!(bad, 0, "{what}: {bad} entries differ");
-    eprintln!("{what}: {} entries identical", gpu_c.len());
+    eprintln!(
+        "{what}: {} entries identical (guard recomputed {}, non-finite {})",
+        gpu_c.len(),
+        cpu_report.guard_recomputed,
+        cpu_report.non_finite_recomputed
+    );
+}
+
+/// Issue 11: the componentwise guard flags and recomputes the same entries on the GPU as on
+/// the CPU (same bits, same report), on inputs built to need it: every entry's exponent spread
+/// over 2^±600 inside its row and column, one huge and one tiny entry per row, values near
+/// overflow and underflow with subnormals, cancelling column pairs; and the fast normwise mode.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn ozaki2_guard_equals_cpu() {
+    let dev = device();
+    let mut g = SplitMix64::new(0x11_0010);
+    let val = |g: &mut SplitMix64, e: i32| {
+        let s = if g.next_u64() & 1 == 0 { 1.0 } else { -1.0 };
+        s * (1.0 + g.uniform()) * 2f64.powi(e)
+    };
+    for (kind, &(m, n, k)) in [
+        (0, (40, 33, 100)),
+        (1, (64, 70, 300)),
+        (2, (31, 29, 64)),
+        (3, (50, 50, 257)),
+    ]
+    .iter()
+    .map(|(k, d)| (*k, d))
+    {
+        let mut cs = case(Trans::No, Trans::No, m, n, k, 1.0, 900 + kind as u64);
+        for l in 0..k {
+            for i in 0..m {
+                let r = g.next_u64();
+                *cs.a_at(i, l) = match kind {
+                    0 => val(&mut g, (r % 1201) as i32 - 600),
+                    1 if l == i % k => val(&mut g, 500),
+                    1 if l == (i + 1) % k => val(&mut g, -500),
+                    2 => match r % 4 {
+                        0 => val(&mut g, 1000 + (r % 20) as i32),
+                        1 => val(&mut g, -1000 - (r % 40) as i32),
+                        2 => f64::from_bits(1 + r % 4096),
+                        _ => val(&mut g, 0),
+                    },
+                    _ => *cs.a_at(i, l),
+                };
+            }
+            for j in 0..n {
+                let r = g.next_u64();
+                *cs.b_at(l, j) = match kind {
+                    0 => val(&mut g, (r % 1201) as i32 - 600),
+                    2 => val(&mut g, -40 + (r % 8) as i32),
+                    3 if j % 2 == 1 => -*cs.b_at(l, j - 1) * (1.0 + 2f64.powi(-45)),
+                    _ => *cs.b_at(l, j),
+                };
+            }
+        }
+        for guard in [
+            ozaki::Ozaki2Guard::Componentwise,
+            ozaki::Ozaki2Guard::NormwiseFast,
+        ] {
+            for mode in [Ozaki2Mode::Fast, Ozaki2Mode::Accurate] {
+                let p = Ozaki2Params {
+                    guard,
+                    ..p2(16, mode)
+                };
+                let what = format!("guard kind {kind} {m}x{n}x{k} {mode:?} {guard:?}");
+                check_ozaki2(&dev, &cs, 1.0, 0.0, &p, &what);
+                check_ozaki2(&dev, &cs, -0.5, 2.0, &p, &what);
+            }
+        }
+    }
 }
 
 /// transa, transb, m, n, k, φ, α, β, moduli, mode.
@@ -130,7 +202,11 @@ type Run = (
 );
 
 fn p2(moduli: usize, mode: Ozaki2Mode) -> Ozaki2Params {
-    Ozaki2Params { moduli, mode }
+    Ozaki2Params {
+        moduli,
+        mode,
+        guard: Default::default(),
+    }
 }
 
 #[test]

@@ -54,6 +54,7 @@ fn call(
             ldc,
             &Ozaki2Params::default(),
         )
+        .map(drop)
     }
 }
 
@@ -230,6 +231,7 @@ fn argument_errors() {
         let p = Ozaki2Params {
             moduli,
             mode: Ozaki2Mode::Accurate,
+            guard: Default::default(),
         };
         ozaki2_gemm_blas(
             Trans::No,
@@ -641,7 +643,11 @@ fn what_stays_public_never_panics() {
     }
     for moduli in [0, 7, 8, 16, 20, 21, 1000, usize::MAX] {
         for mode in [Ozaki2Mode::Fast, Ozaki2Mode::Accurate] {
-            let p = Ozaki2Params { moduli, mode };
+            let p = Ozaki2Params {
+                moduli,
+                mode,
+                guard: Default::default(),
+            };
             for &k in &ks {
                 let ok = ozaki2_check_params(k, &p).is_ok();
                 assert!(!ok || (8..=20).contains(&moduli), "{moduli} {k}");

@@ -348,6 +348,7 @@ pub fn reproduce(
                             n,
                             &p,
                         )
+                        .map(drop)
                     })?;
                 }
                 let ap = packed_rows(&a, n);
@@ -357,6 +358,7 @@ pub fn reproduce(
                     let p = Ozaki2Params {
                         moduli: q,
                         mode: Ozaki2Mode::Fast,
+                        guard: Default::default(),
                     };
                     let out = &mut outs[first_ozaki2 + i];
                     time[first_ozaki2 + i] += timed(|| {
@@ -376,6 +378,7 @@ pub fn reproduce(
                             n,
                             &p,
                         )
+                        .map(drop)
                     })?;
                 }
                 let refs: Vec<&[f64]> = outs.iter().map(|v| v.as_slice()).collect();

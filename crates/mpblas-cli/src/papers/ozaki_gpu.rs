@@ -102,6 +102,7 @@ pub fn reproduce_gpu(
                 let refp = Ozaki2Params {
                     moduli: 20,
                     mode: Ozaki2Mode::Fast,
+                    guard: Default::default(),
                 };
                 let r = ozaki2_product(dev, av, bv, &refp)?.download()?;
                 let hi: Vec<f64> = r.iter().map(|x| x.hi).collect();
@@ -155,10 +156,12 @@ pub fn reproduce_gpu(
                 let fast = moduli.iter().map(|&q| Ozaki2Params {
                     moduli: q,
                     mode: Ozaki2Mode::Fast,
+                    guard: Default::default(),
                 });
                 let accurate = Ozaki2Params {
                     moduli: 16,
                     mode: Ozaki2Mode::Accurate,
+                    guard: Default::default(),
                 };
                 for p2 in fast.chain([accurate]) {
                     t.push(timed3(dev, || {
@@ -171,6 +174,7 @@ pub fn reproduce_gpu(
                             DeviceMatMut::col_major(&mut cd, n, n, n)?,
                             &p2,
                         )
+                        .map(drop)
                     })?);
                     e.push(max_rel_error_dd(&cd.download()?, &hi, &lo));
                 }

@@ -8,7 +8,9 @@
 //! - [`ozaki2_gemm`], **scheme II** (Ozaki, Uchino, Imamura 2025): rows of A and columns of B
 //!   are scaled by powers of two and rounded to integers, the integer product is computed
 //!   exactly as `N` INT8 GEMMs modulo small coprime moduli and rebuilt by the Chinese remainder
-//!   theorem.
+//!   theorem. By default ([`Ozaki2Guard::Componentwise`]) each entry's own error bound is
+//!   tested against DGEMM's componentwise bound and the entries it cannot certify are recomputed
+//!   plainly, so no finite input loses more than DGEMM would; [`Ozaki2Report`] says what ran.
 //!
 //! Both return `Err` on every invalid argument ([`Error::LeadingDim`](crate::Error::LeadingDim), [`Error::ArrayTooShort`](crate::Error::ArrayTooShort),
 //! [`Error::OutOfRange`](crate::Error::OutOfRange)) and never panic. Their error bounds are functions in [`bounds`], the
@@ -137,15 +139,37 @@ impl Default for Ozaki1Params {
 pub const OZAKI1_SLICES: (usize, usize) = (2, 8);
 
 /// How scheme II chooses its power-of-two scaling.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Ozaki2Mode {
     /// From the row maxima and a 16-bit-quantised 2-norm bound of each row of `A` and column
     /// of `B` (Cauchy–Schwarz: `|A'||B'| ≤ ‖A'_i‖₂‖B'_j‖₂`; `ozaki2::fast_x`). One extra
     /// read of A and B, no extra GEMM.
+    #[default]
     Fast,
     /// From an extra INT8 GEMM of 6-bit upper bounds of `|A|` and `|B|`, which bounds each entry
     /// of `|A|·|B|` and lets rows and columns with room take more bits.
     Accurate,
+}
+
+/// What scheme II guarantees for each entry of its product.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Ozaki2Guard {
+    /// The default: every entry of `A·B` at least as accurate as DGEMM's componentwise bound,
+    /// `|s − (AB)_ij| ≤ γ_k·(|A||B|)_ij + k·2^-1074`, for every finite input. Each entry's own
+    /// error bound (the scheme's, [`bounds::ozaki2_ab_bound`]'s form with the row's and column's
+    /// exact scaling and 1-norms) is tested against `k·u·(|s| − bound)`, which is below
+    /// `γ_k·(|A||B|)_ij`; an entry the test cannot certify (its row or column spans more
+    /// exponents than the moduli carry, or it cancels) is recomputed as the plain `f64` dot
+    /// product `Σ_l a_il·b_lj` in index order, whose error DGEMM's bound covers. The
+    /// [`Ozaki2Report`] counts them. Cost: one more integer statistic per row and column and a
+    /// few operations per entry, plus `2k` flops per recomputed entry.
+    #[default]
+    Componentwise,
+    /// Fast and **normwise only**: no test and no recomputation. An entry's error is bounded
+    /// by its row's and column's norms ([`bounds::ozaki2_ab_bound`]), so an entry far below
+    /// them (a wide exponent range inside a row or column, or cancellation) can lose every
+    /// bit: `A = [1e20, 1]`, `B = [1e-20, 1e20]ᵀ` gives 0 instead of `1e20 + 1`.
+    NormwiseFast,
 }
 
 /// Parameters of [`ozaki2_gemm`].
@@ -155,6 +179,25 @@ pub struct Ozaki2Params {
     pub moduli: usize,
     /// Scaling mode.
     pub mode: Ozaki2Mode,
+    /// The per-entry guarantee ([`Ozaki2Guard::Componentwise`] by default).
+    pub guard: Ozaki2Guard,
+}
+
+/// What one scheme-II GEMM did ([`ozaki2_gemm`] and its GPU twin return it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ozaki2Report {
+    /// Moduli (INT8 products per column block) used.
+    pub moduli: usize,
+    /// Scaling mode used.
+    pub mode: Ozaki2Mode,
+    /// The guard in force.
+    pub guard: Ozaki2Guard,
+    /// Entries of C computed (`m·n`; 0 after a quick return).
+    pub entries: usize,
+    /// Entries the componentwise guard recomputed as plain `f64` dot products.
+    pub guard_recomputed: usize,
+    /// Entries recomputed because their row of `op(A)` or column of `op(B)` holds NaN or ±Inf.
+    pub non_finite_recomputed: usize,
 }
 
 /// Default number of moduli of scheme II: 16 (`P ≈ 2^125.4`).
@@ -183,6 +226,7 @@ impl Default for Ozaki2Params {
         Ozaki2Params {
             moduli: OZAKI2_DEFAULT_MODULI,
             mode: Ozaki2Mode::Fast,
+            guard: Ozaki2Guard::Componentwise,
         }
     }
 }
@@ -258,19 +302,65 @@ pub(crate) fn non_finite_patch(
             if !(bad_row || bad_col) {
                 continue;
             }
-            let mut s = 0.0;
-            for l in 0..a.cols() {
-                s += a.at(i, l) * b.at(l, j);
-            }
-            let v = if beta == 0.0 {
-                alpha * s
-            } else {
-                alpha * s + beta * c.at(i, j)
-            };
-            patch.push(((i, j), v));
+            patch.push(((i, j), plain_entry(alpha, a, b, beta, c, i, j)));
         }
     }
     patch
+}
+
+/// Entry `(i, j)` of `α·A·B + β·C` as the plain `f64` dot product `Σ_l a_il·b_lj` in index
+/// order (recursive summation, DGEMM's componentwise bound), then `α·s + β·c_ij` (`c` not read
+/// when `β = 0`); the GPU's `oz_patch` performs the same operations.
+pub(crate) fn plain_entry(
+    alpha: f64,
+    a: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
+    beta: f64,
+    c: MatRef<'_, f64>,
+    i: usize,
+    j: usize,
+) -> f64 {
+    let mut s = 0.0;
+    for l in 0..a.cols() {
+        s += a.at(i, l) * b.at(l, j);
+    }
+    if beta == 0.0 {
+        alpha * s
+    } else {
+        alpha * s + beta * c.at(i, j)
+    }
+}
+
+/// Entry `(i, j)` recomputed for the componentwise guard: [`plain_entry`], or, if that is not
+/// finite (a partial sum overflowed although every input is finite), the same dot product on
+/// `op(A)`'s row scaled by `2^-σa` and `op(B)`'s column by `2^-σb` (`σ = ⌈log2 μ⌉` of each,
+/// exact scalings), scaled back by `2^(σa+σb)`: the partial sums stay below `k`, and the terms
+/// that underflow are below `k·2^(σa+σb−1074)`, far inside `γ_k·(|A||B|)_ij` when a partial
+/// sum could overflow. The GPU's `oz_guard_entry` performs the same operations.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn guard_entry(
+    alpha: f64,
+    a: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
+    beta: f64,
+    c: MatRef<'_, f64>,
+    (i, j): (usize, usize),
+    (sa, sb): (i32, i32),
+) -> f64 {
+    let v = plain_entry(alpha, a, b, beta, c, i, j);
+    if v.is_finite() {
+        return v;
+    }
+    let mut s = 0.0;
+    for l in 0..a.cols() {
+        s += split::ldexp(*a.at(i, l), -sa) * split::ldexp(*b.at(l, j), -sb);
+    }
+    let t = split::ldexp(s, sa + sb);
+    if beta == 0.0 {
+        alpha * t
+    } else {
+        alpha * t + beta * c.at(i, j)
+    }
 }
 
 /// A checked CPU GEMM call with work to do: `op(A)` packed row by row and `op(B)` column by

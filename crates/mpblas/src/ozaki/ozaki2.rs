@@ -28,8 +28,8 @@
 
 use super::split::{ceil_log2, ldexp, vec_max_abs};
 use super::{
-    OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Prepared, apply_patch, blas_views, gemm_cpu, prepare,
-    update_dd,
+    OZAKI2_MODULI, Ozaki2Guard, Ozaki2Mode, Ozaki2Params, Ozaki2Report, Prepared, apply_patch,
+    blas_views, gemm_cpu, guard_entry, prepare, update_dd,
 };
 use crate::dd::Dd;
 use crate::eft::two_sum;
@@ -298,6 +298,117 @@ pub fn norm_squares(x: &[f64], len: usize, count: usize, mu: &[f64]) -> Vec<u64>
                 .sum()
         })
         .collect()
+}
+
+/// The guard's 1-norm per vector, an upper bound of `‖x_v‖₁` in units of
+/// `2^(⌈log2 μ_v⌉ − 16)`, built as [`norm_squares`] (same chunks, same quantisation, `g_t`
+/// summed instead of squared, a chunk's sum shifted by `⌈log2 μ_v⌉ − ⌈log2 μ_c⌉` rounding up),
+/// so that `2^(⌈log2 μ_v⌉ − 16)·S1_v ≥ ‖x_v‖₁`. Exact integer arithmetic: any order (the
+/// GPU's) gives the same bits.
+pub fn norm_abs_sums(x: &[f64], len: usize, count: usize, mu: &[f64]) -> Vec<u64> {
+    (0..count)
+        .map(|v| {
+            if mu[v] == 0.0 {
+                return 0;
+            }
+            let e_v = ceil_log2(mu[v]);
+            x[v * len..(v + 1) * len]
+                .chunks(NORM_CHUNK)
+                .map(|chunk| {
+                    let mu_c = chunk.iter().fold(0.0f64, |m, t| m.max(t.abs()));
+                    if mu_c == 0.0 {
+                        return 0;
+                    }
+                    let e_c = ceil_log2(mu_c);
+                    let s_c: u64 = chunk.iter().map(|&t| quantise_up(t, NORM_BITS - e_c)).sum();
+                    shift_right_up(s_c, e_v - e_c)
+                })
+                .sum()
+        })
+        .collect()
+}
+
+/// What the componentwise guard knows of one row of `op(A)` or column of `op(B)`: its scaling
+/// exponent, its largest magnitude and its [`norm_abs_sums`] entry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GuardStats {
+    /// The scaling exponent (`Scaling::ea` or `eb`).
+    pub exp: i32,
+    /// The largest magnitude `μ` (0 for a zero vector).
+    pub mu: f64,
+    /// The quantised 1-norm ([`norm_abs_sums`]).
+    pub s1: u64,
+}
+
+/// Terms of the guard's second test: a lower bound of `(|A||B|)_ij` from the first
+/// `GUARD_SAMPLE` products (or all `k` if fewer).
+pub const GUARD_SAMPLE: usize = 64;
+
+/// Stage 7 of the default mode (the componentwise guard, [`super::Ozaki2Guard`]), first part:
+/// an upper bound `E` of the error of entry `s` (the reconstructed, unscaled product of row
+/// `a` of `op(A)` and column `b` of `op(B)`).
+///
+/// The scheme's error (as [`super::bounds::ozaki2_ab_bound`], with this row's and column's
+/// own exponents `e`, `f` and 1-norm bounds) is `½·2^-e·‖b‖₁ + ½·2^-f·‖a‖₁ + ¼·k·2^-(e+f)`
+/// plus the reconstruction's `2^-100·(|s| + E)`; each term is one `ldexp` of an exact integer,
+/// the sum inflated for its roundings (and for an underflowed term). A zero row or column
+/// gives an exact zero: `E = 0`. Every operation is an IEEE operation in a fixed order, so the
+/// GPU (`oz_guard_bound`) gets the same bits.
+pub fn guard_bound(k: usize, s: Dd, a: GuardStats, b: GuardStats) -> f64 {
+    if a.mu == 0.0 || b.mu == 0.0 {
+        return 0.0;
+    }
+    let t1 = ldexp(b.s1 as f64, ceil_log2(b.mu) - NORM_BITS - a.exp - 1);
+    let t2 = ldexp(a.s1 as f64, ceil_log2(a.mu) - NORM_BITS - b.exp - 1);
+    let t3 = ldexp(k as f64, -a.exp - b.exp - 2);
+    let e = (t1 + t2 + t3) * (1.0 + ldexp(1.0, -50)) + ldexp(1.0, -1072);
+    e + ldexp(s.hi.abs() + e, -100)
+}
+
+/// Second part: `true` if the error bound `e` is certified against DGEMM's componentwise bound
+/// given `lower ≤ (|A||B|)_ij`: `e ≤ ku·lower + k·2^-1074` (evaluated with margins for its own
+/// roundings; `ku < γ_k`). NaN never certifies.
+pub fn guard_certifies(k: usize, e: f64, lower: f64) -> bool {
+    let kf = k as f64;
+    let g = ldexp(kf, -53);
+    e * (1.0 + ldexp(1.0, -50)) <= g * lower * (1.0 - ldexp(1.0, -50)) + ldexp(kf, -1074)
+}
+
+/// Whether entry `s` needs recomputing ([`super::Ozaki2Guard::Componentwise`]): the error
+/// bound `E` ([`guard_bound`]) must be certified ([`guard_certifies`]) against one of two
+/// lower bounds of `(|A||B|)_ij`: `|s| − E` (`≤ |(AB)_ij|`), tested as `E·(1 + ku) ≤ ku·|s|`;
+/// or, only when that fails (an entry that cancels), `Σ_{l < S}|a_l||b_l|` over the first
+/// `S = min(k, GUARD_SAMPLE)` terms (`sample(S)` computes it in index order; it is taken
+/// down by `γ`-style margins for its rounding and underflow). A passing entry has
+/// `|s − (AB)_ij| ≤ γ_k·(|A||B|)_ij + k·2^-1074`.
+pub fn guard_fails(
+    k: usize,
+    s: Dd,
+    a: GuardStats,
+    b: GuardStats,
+    sample: impl FnOnce(usize) -> f64,
+) -> bool {
+    let e = guard_bound(k, s, a, b);
+    if e == 0.0 {
+        return false;
+    }
+    let g = ldexp(k as f64, -53);
+    if guard_certifies(k, e + g * e, s.hi.abs()) {
+        return false;
+    }
+    let terms = k.min(GUARD_SAMPLE);
+    let l = sample(terms) * (1.0 - ldexp(1.0, -45)) - ldexp(terms as f64, -1074);
+    !guard_certifies(k, e, l)
+}
+
+/// `Σ_{l < terms} |a_l|·|b_l|` in index order (the guard's sampled lower bound; the GPU's
+/// `oz_guard_sample` performs the same operations).
+pub fn guard_sample(a: impl Fn(usize) -> f64, b: impl Fn(usize) -> f64, terms: usize) -> f64 {
+    let mut s = 0.0;
+    for l in 0..terms {
+        s += a(l).abs() * b(l).abs();
+    }
+    s
 }
 
 /// Number of [`NORM_CHUNK`]-chunks of a vector of length `len`.
@@ -627,7 +738,19 @@ pub fn reconstruct(crt: &Crt, res: &[Vec<u8>]) -> Vec<Dd> {
 ///
 /// # Errors
 /// Those of [`Crt::new`], [`scaling`], [`products_mod`].
+#[cfg_attr(not(feature = "unstable-internals"), allow(dead_code))]
 pub fn product(m: usize, n: usize, ap: &[f64], bp: &[f64], plan: &Ozaki2Plan) -> Result<Vec<Dd>> {
+    product_scaled(m, n, ap, bp, plan).map(|(c, _)| c)
+}
+
+/// [`product`] and the scaling it used.
+fn product_scaled(
+    m: usize,
+    n: usize,
+    ap: &[f64],
+    bp: &[f64],
+    plan: &Ozaki2Plan,
+) -> Result<(Vec<Dd>, Scaling)> {
     let (crt, k) = (&plan.crt, plan.k);
     let sc = scaling(plan, m, n, ap, bp)?;
     let ai = to_integers(ap, k, m, &sc.ea);
@@ -645,7 +768,21 @@ pub fn product(m: usize, n: usize, ap: &[f64], bp: &[f64], plan: &Ozaki2Plan) ->
             *x = x.ldexp(-(sc.ea[i] + sc.eb[j]));
         }
     }
-    Ok(c)
+    Ok((c, sc))
+}
+
+/// The guard's statistics of `count` packed vectors of length `len` with scaling exponents
+/// `exps`.
+fn guard_stats(x: &[f64], len: usize, count: usize, exps: &[i32]) -> Vec<GuardStats> {
+    let mu = vec_max_abs(x, len, count);
+    let s1 = norm_abs_sums(x, len, count, &mu);
+    (0..count)
+        .map(|v| GuardStats {
+            exp: exps[v],
+            mu: mu[v],
+            s1: s1[v],
+        })
+        .collect()
 }
 
 /// Checks the parameters of scheme II for inner dimension `k`.
@@ -657,10 +794,17 @@ pub fn check_params(k: usize, params: &Ozaki2Params) -> Result<()> {
 }
 
 /// `C ← α·A·B + β·C` by Ozaki scheme II on INT8 products, for views `A` (`m × k`), `B`
-/// (`k × n`) and `C` (`m × n`) of any strides (a transpose is a view: [`MatRef::t`]). Each
-/// entry's error is bounded by [`super::bounds::ozaki2_entry_bound`]; see
-/// [`super::OZAKI2_DEFAULT_MODULI`] for the default's accuracy. BLAS conventions for the quick
-/// returns and `β = 0` ([`super`]).
+/// (`k × n`) and `C` (`m × n`) of any strides (a transpose is a view: [`MatRef::t`]). BLAS
+/// conventions for the quick returns and `β = 0` ([`super`]).
+///
+/// Accuracy. With the default [`Ozaki2Guard::Componentwise`](super::Ozaki2Guard), every entry of
+/// the product `A·B` meets DGEMM's componentwise bound `γ_k·(|A||B|)_ij + k·2^-1074` for every
+/// finite input (entries the scheme cannot certify are recomputed plainly, see
+/// `guard_fails`), and the update `α·s + β·c` adds its own rounding. With
+/// [`Ozaki2Guard::NormwiseFast`](super::Ozaki2Guard) each entry's error is bounded only by
+/// [`super::bounds::ozaki2_entry_bound`] (row and column norms); see
+/// [`super::OZAKI2_DEFAULT_MODULI`] for the default moduli's accuracy. The returned
+/// [`Ozaki2Report`] says what was done.
 ///
 /// # Errors
 /// [`Error::LengthMismatch`] if the shapes do not agree; [`Error::OutOfRange`] (moduli count
@@ -672,26 +816,56 @@ pub fn ozaki2_gemm(
     beta: f64,
     mut c: MatMut<'_, f64>,
     params: &Ozaki2Params,
-) -> Result<()> {
+) -> Result<Ozaki2Report> {
     let plan = Ozaki2Plan::new(a.cols(), params)?;
+    let mut report = Ozaki2Report {
+        moduli: params.moduli,
+        mode: params.mode,
+        guard: params.guard,
+        ..Ozaki2Report::default()
+    };
     let Some(Prepared {
-        dims: (m, n, _),
+        dims: (m, n, k),
         ap,
         bp,
         patch,
     }) = prepare(alpha, a, b, beta, &mut c)?
     else {
-        return Ok(());
+        return Ok(report);
     };
-    let s = product(m, n, &ap, &bp, &plan)?;
+    let (s, sc) = product_scaled(m, n, &ap, &bp, &plan)?;
+    let guarded = params.guard == Ozaki2Guard::Componentwise;
+    let (ga, gb) = if guarded {
+        (
+            guard_stats(&ap, k, m, &sc.ea),
+            guard_stats(&bp, k, n, &sc.eb),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let mut recomputed = 0;
     for j in 0..n {
         for i in 0..m {
+            let sij = s[i + j * m];
+            let sample = |terms| guard_sample(|l| *a.at(i, l), |l| *b.at(l, j), terms);
+            if guarded && guard_fails(k, sij, ga[i], gb[j], sample) {
+                let sigma = (ceil_log2(ga[i].mu), ceil_log2(gb[j].mu));
+                let v = guard_entry(alpha, a, b, beta, c.rb(), (i, j), sigma);
+                *c.at_mut(i, j) = v;
+                recomputed += 1;
+                continue;
+            }
             let cij = c.at_mut(i, j);
-            *cij = update_dd(s[i + j * m], alpha, beta, *cij);
+            *cij = update_dd(sij, alpha, beta, *cij);
         }
     }
+    // The non-finite patch overrides: its rows and columns were zeroed, so their entries
+    // passed the guard as exact zeros and are not counted twice.
     apply_patch(&mut c, &patch);
-    Ok(())
+    report.entries = m * n;
+    report.guard_recomputed = recomputed;
+    report.non_finite_recomputed = patch.len();
+    Ok(report)
 }
 
 /// [`ozaki2_gemm`] with the arguments of BLAS `dgemm` (column-major arrays, transpose flags,
@@ -716,7 +890,7 @@ pub fn ozaki2_gemm_blas(
     c: &mut [f64],
     ldc: usize,
     params: &Ozaki2Params,
-) -> Result<()> {
+) -> Result<Ozaki2Report> {
     let (a, b, c) = blas_views(transa, transb, m, n, k, a, lda, b, ldb, c, ldc)?;
     ozaki2_gemm(alpha, a, b, beta, c, params)
 }
@@ -724,6 +898,58 @@ pub fn ozaki2_gemm_blas(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `norm_abs_sums` bounds the 1-norm from above (exactly summed), and not by much more than
+    /// the quantisation (`k` units of `2^(⌈log2 μ⌉−16)`), on vectors whose chunks sit at very
+    /// different scales, down to subnormals, with zero chunks.
+    #[test]
+    fn norm_abs_sums_bound_the_one_norm() {
+        let mut g = mpblas_testdata::SplitMix64::new(11);
+        for case in 0..200 {
+            let len = 1 + (g.next_u64() % 700) as usize;
+            let x: Vec<f64> = (0..len)
+                .map(|t| {
+                    let e = match case % 3 {
+                        0 => ((t / NORM_CHUNK) as i32 * 37 + case) % 90 - 60,
+                        1 => -1060 + (t % 20) as i32,
+                        _ => (g.next_u64() % 400) as i32 - 200,
+                    };
+                    if case % 5 == 0 && (t / NORM_CHUNK) % 2 == 1 {
+                        0.0
+                    } else {
+                        (g.uniform() - 0.5) * ldexp(1.0, e)
+                    }
+                })
+                .collect();
+            let mu = x.iter().fold(0.0f64, |m, t| m.max(t.abs()));
+            let s1 = norm_abs_sums(&x, len, 1, &[mu])[0];
+            if mu == 0.0 {
+                assert_eq!(s1, 0);
+                continue;
+            }
+            let mut exact = crate::exact::ExactDot::new();
+            for &t in &x {
+                exact.add(t.abs());
+            }
+            // ‖x‖₁ ≤ 2^(⌈log2 μ⌉−16)·S1, compared exactly with both sides scaled by 2^60 (the
+            // unit itself can be below the subnormals): unit·S1 − ‖x‖₁ ≥ 0
+            let unit = ldexp(1.0, ceil_log2(mu) - NORM_BITS + 60);
+            let mut d = crate::exact::ExactDot::new();
+            d.add_product(unit, s1 as f64);
+            for &t in &x {
+                d.add_product(-t.abs(), ldexp(1.0, 60));
+            }
+            assert!(
+                d.to_f64() >= 0.0,
+                "case {case}: S1 below the 1-norm ({:e})",
+                exact.to_f64()
+            );
+            assert!(
+                d.to_f64() <= unit * (len as f64 + norm_chunks(len) as f64),
+                "case {case}: S1 too loose"
+            );
+        }
+    }
 
     /// `norm_squares` against exact arithmetic (MPFR): `4^(⌈log2 μ⌉−16)·S ≥ ‖x‖₂²` and
     /// `√S ≤ 2^(16−⌈log2 μ⌉)‖x‖₂ + √k + √chunks` (the bound `ozaki2_exponent_lower` uses), on

@@ -5,13 +5,13 @@
 
 use super::ozaki_gpu::*;
 use crate::cuda::{
-    Arg, Blas, Device, DeviceMatMut, DeviceMatRef, DeviceVec, GemmType, args, blocks,
+    Arg, Blas, Device, DeviceMatMut, DeviceMatRef, DeviceVec, GemmType, args, blocks, download_raw,
 };
 use crate::dd::Dd;
 use crate::dd::dd_gpu::DeviceDdVec;
 use crate::error::{Error, Result};
 use crate::ozaki::ozaki2::{Crt, Ozaki2Plan, norm_chunks};
-use crate::ozaki::{OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params};
+use crate::ozaki::{OZAKI2_MODULI, Ozaki2Guard, Ozaki2Mode, Ozaki2Params, Ozaki2Report};
 use crate::view::Trans;
 
 /// The moduli the kernels hard-code (`OZ_MODULI_LIST` in `ozaki_gpu.cu`), which must be
@@ -88,25 +88,39 @@ unsafe fn gemm_i8_tn(
     }
 }
 
-/// The fast mode's statistics in one read of `x`: `mubits[v]` as [`vecmax`] gives it and
-/// `sq[v]` = [`cpu::ozaki2::norm_squares`], through per-chunk records in `chunks`
-/// (`16·count·norm_chunks(len)` bytes).
-fn vecstats(dev: &Device, x: Vecs, len: usize, mubits: u64, chunks: u64, sq: u64) -> Result<()> {
+/// Bytes of the per-chunk records of [`vecstats`] for `count` vectors of length `len`.
+fn chunk_record_bytes(count: usize, len: usize) -> usize {
+    24 * count * norm_chunks(len)
+}
+
+/// The fast mode's and the guard's statistics in one read of `x`: `mubits[v]` as [`vecmax`]
+/// gives it, `sq[v]` = `ozaki2::norm_squares` and `s1[v]` = `ozaki2::norm_abs_sums`, through
+/// per-chunk records in `chunks` ([`chunk_record_bytes`]).
+fn vecstats(
+    dev: &Device,
+    x: Vecs,
+    len: usize,
+    mubits: u64,
+    chunks: u64,
+    (sq, s1): (u64, u64),
+) -> Result<()> {
     let nch = norm_chunks(len);
-    let (cm, cs) = (chunks, chunks + (8 * x.count * nch) as u64);
+    let rec = (8 * x.count * nch) as u64;
+    let (cm, cs, c1) = (chunks, chunks + rec, chunks + 2 * rec);
     memset0(dev, mubits, 8 * x.count)?;
     if x.st == 1 {
         let kernel = "ozaki_vecstats_tcontig";
         let grid = blocks(x.count * nch, 8, dev.resident_blocks(&MODULE, kernel, 256)?);
         // SAFETY: ozaki_vecstats_tcontig(const double* x, u64 sv, u64 count, u64 len, u64 nch,
-        // u64* mubits, u64* cm, u64* cs), block 256, any grid: x addresses x[v·sv + t] for
-        // v < count, t < len (check_gemm_args), mubits holds count u64, cm and cs count·nch.
+        // u64* mubits, u64* cm, u64* cs, u64* c1), block 256, any grid: x addresses
+        // x[v·sv + t] for v < count, t < len (check_gemm_args), mubits holds count u64, cm, cs
+        // and c1 count·nch each (chunk_record_bytes).
         unsafe {
             launch(
                 dev,
                 kernel,
                 cfg((grid, 1), 256),
-                args![x.ptr, x.sv, x.count, len, nch, mubits, cm, cs],
+                args![x.ptr, x.sv, x.count, len, nch, mubits, cm, cs, c1],
             )?
         };
     } else {
@@ -114,27 +128,27 @@ fn vecstats(dev: &Device, x: Vecs, len: usize, mubits: u64, chunks: u64, sq: u64
         let tiles = nch * x.count.div_ceil(32);
         let grid = blocks(tiles, 1, dev.resident_blocks(&MODULE, kernel, 256)?);
         // SAFETY: ozaki_vecstats_tiled(const double* x, u64 sv, u64 st, u64 count, u64 len,
-        // u64 nch, u64* mubits, u64* cm, u64* cs), block 256, any grid: as above with
+        // u64 nch, u64* mubits, u64* cm, u64* cs, u64* c1), block 256, any grid: as above with
         // x[v·sv + t·st].
         unsafe {
             launch(
                 dev,
                 kernel,
                 cfg((grid, 1), 256),
-                args![x.ptr, x.sv, x.st, x.count, len, nch, mubits, cm, cs],
+                args![x.ptr, x.sv, x.st, x.count, len, nch, mubits, cm, cs, c1],
             )?
         };
     }
     let grid = blocks(x.count, 8, 65_535);
     // SAFETY: ozaki_vecstats_combine(const u64* mubits, const u64* cm, const u64* cs,
-    // u64 count, u64 nch, u64* sq), block 256, any grid: the records written above, sq holds
-    // count u64.
+    // const u64* c1, u64 count, u64 nch, u64* sq, u64* s1), block 256, any grid: the records
+    // written above, sq and s1 hold count u64 each.
     unsafe {
         launch(
             dev,
             "ozaki_vecstats_combine",
             cfg((grid, 1), 256),
-            args![mubits, cm, cs, x.count, nch, sq],
+            args![mubits, cm, cs, c1, x.count, nch, sq, s1],
         )
     }
 }
@@ -295,6 +309,8 @@ struct DevicePlan {
     kp: usize,
     mp: usize,
     accurate: bool,
+    /// Whether the componentwise guard runs (update mode with [`Ozaki2Guard::Componentwise`]).
+    guarded: bool,
     /// Whether `k` needs several INT32-exact INT8 GEMMs per product (folded modulo `m_l`).
     chunked: bool,
     res_a_bytes: usize,
@@ -309,7 +325,14 @@ struct DevicePlan {
 impl DevicePlan {
     /// The plan of an `m × n × k` product (`k = plan.k`) on `dev`, whose workspace holds `held`
     /// bytes now. Fails before anything is enqueued.
-    fn new(dev: &Device, held: usize, m: usize, n: usize, plan: Ozaki2Plan) -> Result<DevicePlan> {
+    fn new(
+        dev: &Device,
+        held: usize,
+        m: usize,
+        n: usize,
+        plan: Ozaki2Plan,
+        guarded: bool,
+    ) -> Result<DevicePlan> {
         let k = plan.k;
         let nmod = plan.crt.moduli.len();
         if plan.crt.moduli[..] != KERNEL_MODULI[..nmod] {
@@ -340,12 +363,12 @@ impl DevicePlan {
         } else {
             0
         };
-        let chunk_bytes = if accurate {
+        let chunk_bytes = if accurate && !guarded {
             0
         } else {
-            16 * m.max(n) * norm_chunks(k)
+            chunk_record_bytes(m.max(n), k)
         };
-        let fixed = res_a_bytes + res_b_bytes + acc_bytes + chunk_bytes + 32 * (m + n);
+        let fixed = res_a_bytes + res_b_bytes + acc_bytes + chunk_bytes + 48 * (m + n) + 16;
         let per_col = 4 * mp * (nmod + usize::from(chunked));
         let nb = plan_cols(dev, held, fixed, per_col, n)?;
         let crt = crt_arg(&plan.crt)?.arg();
@@ -356,6 +379,7 @@ impl DevicePlan {
             kp,
             mp,
             accurate,
+            guarded,
             chunked,
             res_a_bytes,
             res_b_bytes,
@@ -368,6 +392,10 @@ impl DevicePlan {
 
 /// Stages 1–7 of scheme II on the device, following `dp` (arguments already checked,
 /// `m, n, k ≥ 1`).
+///
+/// Returns the counts of entries the update recomputed: by the guard, and in non-finite rows
+/// or columns (read back from the device, which waits for the work; `[0, 0]` for the product
+/// output).
 fn ozaki2_device(
     dev: &Device,
     ws: &mut Workspace,
@@ -375,7 +403,7 @@ fn ozaki2_device(
     (va, vb): (Vecs, Vecs),
     dp: &DevicePlan,
     out: Output,
-) -> Result<()> {
+) -> Result<[u64; 2]> {
     let DevicePlan {
         plan,
         m,
@@ -383,6 +411,7 @@ fn ozaki2_device(
         kp,
         mp,
         accurate,
+        guarded,
         chunked,
         res_a_bytes,
         res_b_bytes,
@@ -391,7 +420,7 @@ fn ozaki2_device(
         crt: crt_a,
     } = dp;
     let (m, n, kp, mp, nb, k) = (*m, *n, *kp, *mp, *nb, plan.k);
-    let (accurate, chunked) = (*accurate, *chunked);
+    let (accurate, guarded, chunked) = (*accurate, *guarded, *chunked);
     let (res_a_bytes, res_b_bytes, chunk_bytes) = (*res_a_bytes, *res_b_bytes, *chunk_bytes);
     let (crt, q) = (&plan.crt, plan.q);
     let nmod = crt.moduli.len();
@@ -466,15 +495,21 @@ fn ozaki2_device(
         };
         exps_make(dev, mua, m, q, xa, 0, ea)?;
         exps_make(dev, mub, n, q, yb, 0, eb)?;
-    } else {
-        let x = plan.x;
+    }
+    // The fast mode's 2-norm bounds and the guard's 1-norm bounds (in accurate mode only for
+    // the guard: one more read of A and B; the maxima come out the same).
+    let s1a = ws.s1a.get(dev, 8 * m)?;
+    let s1b = ws.s1b.get(dev, 8 * n)?;
+    if !accurate || guarded {
         let sqa = ws.sqa.get(dev, 8 * m)?;
         let sqb = ws.sqb.get(dev, 8 * n)?;
         let chunks = ws.chunks.get(dev, chunk_bytes)?;
-        vecstats(dev, va, k, mua, chunks, sqa)?;
-        vecstats(dev, vb, k, mub, chunks, sqb)?;
-        exps_make(dev, mua, m, x, 0, sqa, ea)?;
-        exps_make(dev, mub, n, x, 0, sqb, eb)?;
+        vecstats(dev, va, k, mua, chunks, (sqa, s1a))?;
+        vecstats(dev, vb, k, mub, chunks, (sqb, s1b))?;
+        if !accurate {
+            exps_make(dev, mua, m, plan.x, 0, sqa, ea)?;
+            exps_make(dev, mub, n, plan.x, 0, sqb, eb)?;
+        }
     }
     prof.mark(dev, "exponents");
 
@@ -501,6 +536,8 @@ fn ozaki2_device(
         } => (alpha, beta, c, ldc, 0i32, 0u64, 0u64),
         Output::Product { hi, lo } => (1.0, 0.0, 0, m, 1, hi, lo),
     };
+    let counts = ws.counts.get(dev, 16)?;
+    memset0(dev, counts, 16)?;
     let mut j0 = 0;
     while j0 < n {
         let nbt = nb.min(n - j0);
@@ -544,10 +581,12 @@ fn ozaki2_device(
         // OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
         // double alpha, double beta, double* c, u64 ldc, int mode, double* out_hi,
         // double* out_lo, const double* a, u64 asv, u64 ast, const double* b, u64 bsv,
-        // u64 bst, u64 k), 2-D launch (cfg_2d): prod holds nmod slabs of slab = mp·nb ints
-        // with leading dimension mp; ea, mua hold m entries, eb, mub n; in mode 0 c holds
-        // ldc·(n−1)+m doubles and a, b address op(A), op(B) (read only for bad vectors); in
-        // mode 1 out_hi, out_lo hold m·n doubles.
+        // u64 bst, u64 k, int guard, const u64* s1a, const u64* s1b, unsigned long long*
+        // counts), 2-D launch (cfg_2d): prod holds nmod slabs of slab = mp·nb ints with
+        // leading dimension mp; ea, mua, s1a hold m entries, eb, mub, s1b n (s1a, s1b written
+        // by vecstats when guarded, read only then); in mode 0 c holds ldc·(n−1)+m doubles and
+        // a, b address op(A), op(B) (read for bad vectors and guarded entries); counts holds
+        // two u64; in mode 1 out_hi, out_lo hold m·n doubles.
         unsafe {
             launch(
                 dev,
@@ -578,7 +617,11 @@ fn ozaki2_device(
                     vb.ptr,
                     vb.sv,
                     vb.st,
-                    k
+                    k,
+                    i32::from(guarded),
+                    s1a,
+                    s1b,
+                    counts
                 ],
             )?
         };
@@ -586,7 +629,12 @@ fn ozaki2_device(
         j0 += nbt;
     }
     prof.report(&format!("ozaki2 {m}x{n}x{k} N={nmod} {:?}", plan.mode));
-    Ok(())
+    let mut got = [0u64; 2];
+    if mode == 0 {
+        // SAFETY: counts holds two u64 (workspace, 16 bytes), written by the kernels above.
+        unsafe { download_raw(dev, counts, &mut got)? };
+    }
+    Ok(got)
 }
 
 /// `C ← α·A·B + β·C` by Ozaki scheme II on INT8 tensor cores: the GPU twin of
@@ -609,8 +657,14 @@ pub fn ozaki2_gemm(
     beta: f64,
     c: DeviceMatMut<'_, f64>,
     params: &Ozaki2Params,
-) -> Result<()> {
+) -> Result<Ozaki2Report> {
     let plan = Ozaki2Plan::new(a.cols(), params)?;
+    let mut report = Ozaki2Report {
+        moduli: params.moduli,
+        mode: params.mode,
+        guard: params.guard,
+        ..Ozaki2Report::default()
+    };
     let Some(Update {
         blas,
         va,
@@ -620,7 +674,7 @@ pub fn ozaki2_gemm(
         ldc,
     }) = prepare_update(dev, alpha, a, b, beta, &c)?
     else {
-        return Ok(());
+        return Ok(report);
     };
     let out = Output::Update {
         alpha,
@@ -628,10 +682,15 @@ pub fn ozaki2_gemm(
         c: pc,
         ldc,
     };
-    with_workspace(dev, |ws| {
-        let dp = DevicePlan::new(dev, ws.held(), m, n, plan)?;
+    let guarded = params.guard == Ozaki2Guard::Componentwise;
+    let [by_guard, non_finite] = with_workspace(dev, |ws| {
+        let dp = DevicePlan::new(dev, ws.held(), m, n, plan, guarded)?;
         ozaki2_device(dev, ws, &blas, (va, vb), &dp, out)
-    })
+    })?;
+    report.entries = m * n;
+    report.guard_recomputed = by_guard as usize;
+    report.non_finite_recomputed = non_finite as usize;
+    Ok(report)
 }
 
 /// [`ozaki2_gemm`] with the arguments of BLAS `dgemm` on device vectors.
@@ -656,7 +715,7 @@ pub fn ozaki2_gemm_blas(
     c: &mut DeviceVec<f64>,
     ldc: usize,
     params: &Ozaki2Params,
-) -> Result<()> {
+) -> Result<Ozaki2Report> {
     let (a, b, c) = blas_views(transa, transb, (m, n, k), (a, lda), (b, ldb), (c, ldc))?;
     ozaki2_gemm(dev, alpha, a, b, beta, c, params)
 }
@@ -696,7 +755,7 @@ pub fn ozaki2_product(
     let hi = out.word_addr(0);
     let lo = out.word_addr(1);
     with_workspace(dev, |ws| {
-        let dp = DevicePlan::new(dev, ws.held(), m, n, plan)?;
+        let dp = DevicePlan::new(dev, ws.held(), m, n, plan, false)?;
         ozaki2_device(dev, ws, &blas, (va, vb), &dp, Output::Product { hi, lo })
     })?;
     Ok(out)

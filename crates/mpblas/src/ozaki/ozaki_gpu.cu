@@ -205,8 +205,9 @@ MP_DEV u64 oz_quantise_up(double t, int e) {
 #define OZ_CHUNK 128  // ozaki2::NORM_CHUNK: one warp, 4 values per lane
 
 // One chunk of 128 values (4 per lane, the whole warp): its maximum bits (NaN bits exceed
-// Inf's) and S_c = sum of ceil(|x| 2^(16 - ceil_log2 mu_c))^2 (0 for a zero or bad chunk).
-MP_DEV void oz_chunk_stats(const double xv[4], u64 *mbits, u64 *sc) {
+// Inf's), S_c = sum of g^2 and S1_c = sum of g, g = ceil(|x| 2^(16 - ceil_log2 mu_c)) (0 for a
+// zero or bad chunk).
+MP_DEV void oz_chunk_stats(const double xv[4], u64 *mbits, u64 *sc, u64 *s1c) {
     u64 m = 0;
     for (int j = 0; j < 4; ++j) {
         u64 bits = (u64)__double_as_longlong(xv[j]) & OZ_ABS_MASK;
@@ -217,28 +218,34 @@ MP_DEV void oz_chunk_stats(const double xv[4], u64 *mbits, u64 *sc) {
         m = other > m ? other : m;
     }
     double mu = oz_mu(m);
-    u64 s = 0;
+    u64 s = 0, s1 = 0;
     if (mu != 0.0) {
         int e = 16 - oz_ceil_log2(mu);
         for (int j = 0; j < 4; ++j) {
             u64 g = oz_quantise_up(xv[j], e);
             s += g * g;
+            s1 += g;
         }
     }
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    for (int o = 16; o > 0; o >>= 1) {
+        s += __shfl_xor_sync(0xffffffffu, s, o);
+        s1 += __shfl_xor_sync(0xffffffffu, s1, o);
+    }
     *mbits = m;
     *sc = s;
+    *s1c = s1;
 }
 
-// The record of chunk c of vector v: cm/cs[v*nch + c], and the vector maximum
+// The record of chunk c of vector v: cm/cs/c1[v*nch + c], and the vector maximum
 // (mubits[v] = max(mubits[v], chunk bits); mubits zeroed before).
 MP_DEV void oz_chunk_store(const double xv[4], u64 v, u64 c, u64 nch, u64 *__restrict__ mubits,
-                           u64 *__restrict__ cm, u64 *__restrict__ cs) {
-    u64 mb, sc;
-    oz_chunk_stats(xv, &mb, &sc);
+                           u64 *__restrict__ cm, u64 *__restrict__ cs, u64 *__restrict__ c1) {
+    u64 mb, sc, s1c;
+    oz_chunk_stats(xv, &mb, &sc, &s1c);
     if (threadIdx.x % 32 == 0) {
         cm[v * nch + c] = mb;
         cs[v * nch + c] = sc;
+        c1[v * nch + c] = s1c;
         if (mb != 0) atomicMax(&mubits[v], mb);
     }
 }
@@ -247,7 +254,7 @@ MP_DEV void oz_chunk_store(const double xv[4], u64 v, u64 c, u64 nch, u64 *__res
 // Launch: block (256), any grid.
 extern "C" __global__ void ozaki_vecstats_tcontig(const double *__restrict__ x, u64 sv, u64 count, u64 len,
                                                   u64 nch, u64 *__restrict__ mubits, u64 *__restrict__ cm,
-                                                  u64 *__restrict__ cs) {
+                                                  u64 *__restrict__ cs, u64 *__restrict__ c1) {
     unsigned lane = threadIdx.x % 32;
     u64 warp_id = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     u64 nwarps = (u64)gridDim.x * blockDim.x / 32;
@@ -267,7 +274,7 @@ extern "C" __global__ void ozaki_vecstats_tcontig(const double *__restrict__ x, 
         } else {
             for (int j = 0; j < 4; ++j) xv[j] = t + j < len ? p[j] : 0.0;
         }
-        oz_chunk_store(xv, v, c, nch, mubits, cm, cs);
+        oz_chunk_store(xv, v, c, nch, mubits, cm, cs, c1);
     }
 }
 
@@ -319,7 +326,8 @@ MP_DEV void oz_for_tiles(double (*tile)[OZ_TT + 1], const double *__restrict__ x
 // grid-stride over tiles. Launch: block (256), any grid.
 extern "C" __global__ void ozaki_vecstats_tiled(const double *__restrict__ x, u64 sv, u64 st, u64 count,
                                                 u64 len, u64 nch, u64 *__restrict__ mubits,
-                                                u64 *__restrict__ cm, u64 *__restrict__ cs) {
+                                                u64 *__restrict__ cm, u64 *__restrict__ cs,
+                                                u64 *__restrict__ c1) {
     __shared__ double tile[OZ_TV][OZ_TT + 1];
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
     // A tile's 128 positions are one chunk (OZ_TT == OZ_CHUNK): c = t0 / 128 < nch.
@@ -328,33 +336,47 @@ extern "C" __global__ void ozaki_vecstats_tiled(const double *__restrict__ x, u6
             if (v0 + vv >= count) continue;  // the whole warp
             double xv[4];
             for (int j = 0; j < 4; ++j) xv[j] = tile[vv][4 * lane + j];
-            oz_chunk_store(xv, v0 + vv, t0 / OZ_CHUNK, nch, mubits, cm, cs);
+            oz_chunk_store(xv, v0 + vv, t0 / OZ_CHUNK, nch, mubits, cm, cs, c1);
         }
     });
 }
 
-// sq[v] = sum_c ceil(S_c / 4^(ceil_log2 mu_v - ceil_log2 mu_c)) (0 for zero and bad vectors),
-// a warp per vector. Launch: block (256), any grid.
+// ozaki2::shift_right_up: ceil(s / 2^sh) for sh >= 0 (1 for any s >= 1 once sh >= 64).
+MP_DEV u64 oz_shift_right_up(u64 s, int sh) {
+    return s == 0 || sh <= 0 ? s : (sh >= 64 ? 1 : (s >> sh) + ((s & ((1ULL << sh) - 1)) != 0));
+}
+
+// sq[v] = sum_c ceil(S_c / 4^(ceil_log2 mu_v - ceil_log2 mu_c)) (ozaki2::norm_squares) and
+// s1[v] = sum_c ceil(S1_c / 2^(ceil_log2 mu_v - ceil_log2 mu_c)) (ozaki2::norm_abs_sums), 0 for
+// zero and bad vectors, a warp per vector. Launch: block (256), any grid.
 extern "C" __global__ void ozaki_vecstats_combine(const u64 *__restrict__ mubits, const u64 *__restrict__ cm,
-                                                  const u64 *__restrict__ cs, u64 count, u64 nch,
-                                                  u64 *__restrict__ sq) {
+                                                  const u64 *__restrict__ cs, const u64 *__restrict__ c1,
+                                                  u64 count, u64 nch, u64 *__restrict__ sq,
+                                                  u64 *__restrict__ s1out) {
     unsigned lane = threadIdx.x % 32;
     u64 warp_id = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     u64 nwarps = (u64)gridDim.x * blockDim.x / 32;
     for (u64 v = warp_id; v < count; v += nwarps) {
         double mu = oz_mu(mubits[v]);
-        u64 s = 0;
+        u64 s = 0, s1 = 0;
         if (mu != 0.0) {
             int e = oz_ceil_log2(mu);
             for (u64 c = lane; c < nch; c += 32) {
                 u64 sc = cs[v * nch + c];
                 if (sc == 0) continue;
-                int sh = 2 * (e - oz_ceil_log2(oz_mu(cm[v * nch + c])));
-                s += sh >= 64 ? 1 : (sh <= 0 ? sc : (sc >> sh) + ((sc & ((1ULL << sh) - 1)) != 0));
+                int d = e - oz_ceil_log2(oz_mu(cm[v * nch + c]));
+                s += oz_shift_right_up(sc, 2 * d);
+                s1 += oz_shift_right_up(c1[v * nch + c], d);
             }
         }
-        for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-        if (lane == 0) sq[v] = s;
+        for (int o = 16; o > 0; o >>= 1) {
+            s += __shfl_xor_sync(0xffffffffu, s, o);
+            s1 += __shfl_xor_sync(0xffffffffu, s1, o);
+        }
+        if (lane == 0) {
+            sq[v] = s;
+            s1out[v] = s1;
+        }
     }
 }
 
@@ -660,10 +682,66 @@ MP_DEV Dd oz_crt_entry(const int *p, const OzCrt &crt) {
     return s;
 }
 
+// ---- the componentwise guard (ozaki2::guard_bound, guard_certifies, guard_fails) -----------
+
+#define OZ_GUARD_SAMPLE 64  // ozaki2::GUARD_SAMPLE
+
+// ozaki2::guard_bound: an upper bound of the scheme's error of the unscaled entry s.
+MP_DEV double oz_guard_bound(u64 k, Dd s, int ea, double mua, u64 s1a, int eb, double mub, u64 s1b) {
+    if (mua == 0.0 || mub == 0.0) return 0.0;
+    double t1 = oz_ldexp((double)s1b, oz_ceil_log2(mub) - 16 - ea - 1);
+    double t2 = oz_ldexp((double)s1a, oz_ceil_log2(mua) - 16 - eb - 1);
+    double t3 = oz_ldexp((double)k, -ea - eb - 2);
+    double e = (t1 + t2 + t3) * (1.0 + 0x1p-50) + 0x1p-1072;
+    return e + oz_ldexp(mp_abs(s.hi) + e, -100);
+}
+
+// ozaki2::guard_certifies: e <= k u lower + k 2^-1074, with margins.
+MP_DEV bool oz_guard_certifies(u64 k, double e, double lower) {
+    double kf = (double)k;
+    double g = oz_ldexp(kf, -53);
+    return e * (1.0 + 0x1p-50) <= g * lower * (1.0 - 0x1p-50) + oz_ldexp(kf, -1074);
+}
+
+// ozaki2::guard_sample: sum_{l < terms} |a_il| |b_lj| in index order.
+MP_DEV double oz_guard_sample(const double *__restrict__ a, u64 asv, u64 ast, const double *__restrict__ b,
+                              u64 bsv, u64 bst, u64 i, u64 j, u64 terms) {
+    double s = 0.0;
+    for (u64 l = 0; l < terms; ++l) s = s + mp_abs(a[i * asv + l * ast]) * mp_abs(b[j * bsv + l * bst]);
+    return s;
+}
+
+// ozaki2::guard_fails.
+MP_DEV bool oz_guard_fails(u64 k, Dd s, double e, const double *__restrict__ a, u64 asv, u64 ast,
+                           const double *__restrict__ b, u64 bsv, u64 bst, u64 i, u64 j) {
+    if (e == 0.0) return false;
+    double g = oz_ldexp((double)k, -53);
+    if (oz_guard_certifies(k, e + g * e, mp_abs(s.hi))) return false;
+    u64 terms = k < OZ_GUARD_SAMPLE ? k : OZ_GUARD_SAMPLE;
+    double l = oz_guard_sample(a, asv, ast, b, bsv, bst, i, j, terms) * (1.0 - 0x1p-45) -
+               oz_ldexp((double)terms, -1074);
+    return !oz_guard_certifies(k, e, l);
+}
+
+// ozaki/mod.rs guard_entry: the plain value (oz_patch), or, if that is not finite, the dot
+// product of the row scaled by 2^-sa and the column by 2^-sb, scaled back.
+MP_DEV double oz_guard_entry(const double *__restrict__ a, u64 asv, u64 ast, const double *__restrict__ b,
+                             u64 bsv, u64 bst, u64 i, u64 j, u64 k, double alpha, double beta, double c,
+                             int sa, int sb) {
+    double v = oz_patch(a, asv, ast, b, bsv, bst, i, j, k, alpha, beta, c);
+    if (mp_is_finite(v)) return v;
+    double s = 0.0;
+    for (u64 l = 0; l < k; ++l) s = s + oz_ldexp(a[i * asv + l * ast], -sa) * oz_ldexp(b[j * bsv + l * bst], -sb);
+    double t = oz_ldexp(s, sa + sb);
+    return beta == 0.0 ? alpha * t : alpha * t + beta * c;
+}
+
 // For the entries (i, j0 + jj), i < m, jj < nb: the products prod_l (nmod slabs of int32,
 // m x nb column-major with leading dimension ldp, slab elements apart), ozaki2::reconstruct,
 // Dd::ldexp by -(ea_i + eb_j), and
-//   mode 0: c_ij = alpha s + beta c_ij (ozaki2_gemm), bad rows/columns recomputed plainly;
+//   mode 0: c_ij = alpha s + beta c_ij (ozaki2_gemm), bad rows/columns recomputed plainly,
+//           and with `guard` the entries oz_guard_fails flags recomputed by oz_guard_entry
+//           (counts[0] counts those, counts[1] the bad ones);
 //   mode 1: (hi, lo)[i + j m] = s (ozaki2::product).
 // All nmod loads of an entry are issued before any arithmetic (one outstanding load per
 // thread left this stage at 1.9 TB/s; with the loads together it reads at 2.6 TB/s).
@@ -675,7 +753,8 @@ extern "C" __global__ void ozaki_crt_update(const int *__restrict__ prod, u64 ld
                  const u64 *__restrict__ mub, double alpha, double beta, double *__restrict__ c,
                  u64 ldc, int mode, double *__restrict__ out_hi, double *__restrict__ out_lo,
                  const double *__restrict__ a, u64 asv, u64 ast, const double *__restrict__ b,
-                 u64 bsv, u64 bst, u64 k) {
+                 u64 bsv, u64 bst, u64 k, int guard, const u64 *__restrict__ s1a,
+                 const u64 *__restrict__ s1b, unsigned long long *__restrict__ counts) {
     const int nmod = crt.nmod;
     for (u64 jj = blockIdx.y; jj < nb; jj += gridDim.y) {
         u64 j = j0 + jj;
@@ -691,11 +770,23 @@ extern "C" __global__ void ozaki_crt_update(const int *__restrict__ prod, u64 ld
             if (mode == 0 && (bad_j || oz_bad(mua[i]))) {
                 double cij = beta == 0.0 ? 0.0 : c[i + j * ldc];
                 c[i + j * ldc] = oz_patch(a, asv, ast, b, bsv, bst, i, j, k, alpha, beta, cij);
+                atomicAdd(&counts[1], 1ULL);
                 continue;
             }
             Dd s = crt.words == 2 ? oz_crt_entry<2>(p, crt)
                  : (crt.words == 3 ? oz_crt_entry<3>(p, crt) : oz_crt_entry<4>(p, crt));
             s = oz_dd_ldexp(s, -(ea[i] + eb_j));
+            if (mode == 0 && guard) {
+                double mu_i = oz_mu(mua[i]), mu_j = oz_mu(mub[j]);
+                double e = oz_guard_bound(k, s, ea[i], mu_i, s1a[i], eb_j, mu_j, s1b[j]);
+                if (oz_guard_fails(k, s, e, a, asv, ast, b, bsv, bst, i, j)) {
+                    double cij = beta == 0.0 ? 0.0 : c[i + j * ldc];
+                    c[i + j * ldc] = oz_guard_entry(a, asv, ast, b, bsv, bst, i, j, k, alpha, beta, cij,
+                                                    oz_ceil_log2(mu_i), oz_ceil_log2(mu_j));
+                    atomicAdd(&counts[0], 1ULL);
+                    continue;
+                }
+            }
             if (mode == 0) {
                 double cij = beta == 0.0 ? 0.0 : c[i + j * ldc];
                 c[i + j * ldc] = oz_update_dd(s, alpha, beta, cij);
