@@ -10,7 +10,7 @@ use mpblas::Trans;
 use mpblas::exact::ExactDot;
 use mpblas::ozaki::bounds::{self, U, VecStats};
 use mpblas::ozaki::{
-    Accumulate, Ozaki1Params, Ozaki2Guard, Ozaki2Mode, Ozaki2Params, Products, SliceGemm,
+    Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, OzakiGuard, Products, SliceGemm,
     ozaki1_gemm_blas, ozaki2, ozaki2_gemm_blas,
 };
 use ozaki_common::{Case, PREC, TRANS, case};
@@ -142,6 +142,7 @@ fn ozaki1_every_entry_within_bound() {
                                 products,
                                 slice_gemm,
                                 accumulate,
+                                guard: Default::default(),
                             };
                             let got = run1(&cs, &p);
                             check_entries(
@@ -174,6 +175,7 @@ fn ozaki1_f64_slices_beat_dgemm() {
                     products: Products::Triangular,
                     slice_gemm: SliceGemm::F64,
                     accumulate,
+                    guard: Default::default(),
                 };
                 let got = run1(&cs, &p);
                 let r = check_entries(&cs, &got, "f64 slices", ozaki1_bound(&cs, &p));
@@ -192,6 +194,7 @@ fn ozaki1_f64_slices_beat_dgemm() {
                 products: Products::Triangular,
                 slice_gemm: SliceGemm::F32,
                 accumulate: Accumulate::F64,
+                guard: Default::default(),
             };
             let got = run1(&cs, &p);
             check_entries(&cs, &got, "f32 slices", ozaki1_bound(&cs, &p));
@@ -353,12 +356,12 @@ fn ozaki2_default_is_fp64_level() {
             let p = Ozaki2Params {
                 moduli,
                 mode: Ozaki2Mode::Fast,
-                guard: Ozaki2Guard::NormwiseFast,
+                guard: OzakiGuard::NormwiseFast,
             };
             let guarded = run2(
                 &cs,
                 &Ozaki2Params {
-                    guard: Ozaki2Guard::Componentwise,
+                    guard: OzakiGuard::Componentwise,
                     ..p
                 },
             );

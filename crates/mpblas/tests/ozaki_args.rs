@@ -35,8 +35,9 @@ fn call(
             products: Products::Triangular,
             slice_gemm: SliceGemm::F64,
             accumulate: Accumulate::Dd,
+            guard: Default::default(),
         };
-        ozaki1_gemm_blas(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &p)
+        ozaki1_gemm_blas(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &p).map(drop)
     } else {
         ozaki2_gemm_blas(
             ta,
@@ -198,6 +199,7 @@ fn argument_errors() {
             products: Products::Full,
             slice_gemm,
             accumulate: Accumulate::F64,
+            guard: Default::default(),
         };
         ozaki1_gemm_blas(
             Trans::No,
@@ -521,6 +523,7 @@ fn extreme_scales() {
             products: Products::Triangular,
             slice_gemm,
             accumulate: Accumulate::F64,
+            guard: Default::default(),
         };
         let mut c = cs.c();
         ozaki1_gemm_blas(
@@ -619,6 +622,7 @@ fn what_stays_public_never_panics() {
                     products,
                     slice_gemm,
                     accumulate: Accumulate::Dd,
+                    guard: Default::default(),
                 };
                 for &k in &ks {
                     let ok = ozaki1_check_params(k, &p).is_ok();

@@ -10,7 +10,10 @@
 
 use mpblas::Trans;
 use mpblas::exact::ExactDot;
-use mpblas::ozaki::{Ozaki2Guard, Ozaki2Mode, Ozaki2Params, Ozaki2Report, ozaki2_gemm_blas};
+use mpblas::ozaki::{
+    Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard, Products,
+    SliceGemm, ozaki1_gemm_blas, ozaki2_gemm_blas,
+};
 use mpblas_testdata::SplitMix64;
 
 /// `C = A·B` (`A` m × k, `B` k × n, column-major, `α = 1`, `β = 0`) by scheme II.
@@ -41,6 +44,37 @@ fn gemm(
     )
     .expect("valid arguments");
     (c, r)
+}
+
+/// `C = A·B` by scheme I (as [`gemm`]); returns C and the entries the guard recomputed.
+fn gemm1(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f64],
+    b: &[f64],
+    p: &Ozaki1Params,
+) -> (Vec<f64>, usize) {
+    let mut c = vec![f64::NAN; m * n];
+    let r = ozaki1_gemm_blas(
+        Trans::No,
+        Trans::No,
+        m,
+        n,
+        k,
+        1.0,
+        a,
+        m,
+        b,
+        k,
+        0.0,
+        &mut c,
+        m,
+        p,
+    )
+    .expect("valid arguments");
+    assert_eq!(r.entries, m * n);
+    (c, r.guard_recomputed)
 }
 
 /// Checks every entry against the exact product and DGEMM's componentwise bound; returns the
@@ -170,7 +204,7 @@ fn componentwise_on_adversarial_inputs() {
                 r.guard_recomputed, r.entries
             );
             assert_eq!(r.entries, m * n);
-            assert_eq!(r.guard, Ozaki2Guard::Componentwise);
+            assert_eq!(r.guard, OzakiGuard::Componentwise);
         }
     }
 }
@@ -199,7 +233,7 @@ fn accurate_mode_is_guarded_too() {
 #[test]
 fn issue_reproducers() {
     let fast = Ozaki2Params {
-        guard: Ozaki2Guard::NormwiseFast,
+        guard: OzakiGuard::NormwiseFast,
         ..Ozaki2Params::default()
     };
     for (a, b, want) in [
@@ -236,7 +270,7 @@ fn guard_is_free_on_the_papers_inputs() {
         let b = fill(n * n);
         let (c, r) = gemm(n, n, n, &a, &b, &Ozaki2Params::default());
         let fast = Ozaki2Params {
-            guard: Ozaki2Guard::NormwiseFast,
+            guard: OzakiGuard::NormwiseFast,
             ..Ozaki2Params::default()
         };
         let (c_fast, _) = gemm(n, n, n, &a, &b, &fast);
@@ -261,5 +295,51 @@ fn guard_is_free_on_the_papers_inputs() {
             r.guard_recomputed
         );
         check(&format!("paper n={n} φ={phi}"), n, n, n, &a, &b, &c);
+    }
+}
+
+/// Scheme I under its default guard: the same adversarial inputs within DGEMM's componentwise
+/// bound, for the paper's `f32` slices and for `f64` slices with a double-double sum.
+#[test]
+fn scheme_one_is_guarded_too() {
+    let mut g = SplitMix64::new(0x11_0004);
+    let f64_slices = Ozaki1Params {
+        slices: 4,
+        products: Products::Triangular,
+        slice_gemm: SliceGemm::F64,
+        accumulate: Accumulate::Dd,
+        guard: OzakiGuard::Componentwise,
+    };
+    for kind in 0..5 {
+        let (m, n, k) = (13, 11, 70);
+        let a = matrix(&mut g, m, k, kind);
+        let mut b = matrix(&mut g, k, n, kind);
+        if kind == 2 {
+            tame(&mut b);
+        }
+        for p in [Ozaki1Params::default(), f64_slices] {
+            let (c, recomputed) = gemm1(m, n, k, &a, &b, &p);
+            let what = format!("scheme I {:?} s={} kind {kind}", p.slice_gemm, p.slices);
+            let worst = check(&what, m, n, k, &a, &b, &c);
+            println!("{what}: worst error/bound {worst:.3}, recomputed {recomputed}");
+        }
+    }
+}
+
+/// The issue's scheme-I reproducers: right under the guard.
+#[test]
+fn scheme_one_reproducers() {
+    let p = Ozaki1Params::default();
+    for (a, b, want) in [
+        (vec![1e300, 1.0], vec![1e-300, 1e300], 1e300),
+        (vec![1e20, 1.0], vec![1e-20, 1e20], 1e20 + 1.0),
+    ] {
+        let (c, _) = gemm1(1, 1, 2, &a, &b, &p);
+        assert_eq!(c[0], want);
+    }
+    // f64::MAX times 0.5 was NaN (an overflow in the split); 9e307 times 0.5 was inexact
+    for x in [f64::MAX, 9e307] {
+        let (c, _) = gemm1(1, 1, 1, &[x], &[0.5], &p);
+        assert_eq!(c[0], x * 0.5);
     }
 }

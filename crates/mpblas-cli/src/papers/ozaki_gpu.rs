@@ -9,7 +9,9 @@ use super::ozaki::{
 use mpblas::cuda::emulation::{EmulationConfig, dgemm_emulated};
 use mpblas::cuda::{Device, DeviceBuffer, DeviceMatMut, DeviceMatRef, DeviceVec};
 use mpblas::ozaki::gpu::{ozaki1_gemm, ozaki2_gemm, ozaki2_product};
-use mpblas::ozaki::{Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm};
+use mpblas::ozaki::{
+    Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, OzakiGuard, Products, SliceGemm,
+};
 use mpblas::{Result, Trans};
 
 /// One warm-up call, then the median of three CUDA-event timings, in seconds.
@@ -102,7 +104,7 @@ pub fn reproduce_gpu(
                 let refp = Ozaki2Params {
                     moduli: 20,
                     mode: Ozaki2Mode::Fast,
-                    guard: Default::default(),
+                    guard: OzakiGuard::NormwiseFast, // the paper's method (normwise)
                 };
                 let r = ozaki2_product(dev, av, bv, &refp)?.download()?;
                 let hi: Vec<f64> = r.iter().map(|x| x.hi).collect();
@@ -128,6 +130,7 @@ pub fn reproduce_gpu(
                         products: Products::Triangular,
                         slice_gemm: SliceGemm::F32,
                         accumulate: Accumulate::F64,
+                        guard: OzakiGuard::NormwiseFast, // the paper's method (normwise)
                     };
                     t.push(timed3(dev, || {
                         ozaki1_gemm(
@@ -139,6 +142,7 @@ pub fn reproduce_gpu(
                             DeviceMatMut::col_major(&mut cd, n, n, n)?,
                             &p,
                         )
+                        .map(drop)
                     })?);
                     e.push(max_rel_error_dd(&cd.download()?, &hi, &lo));
                 }
@@ -156,12 +160,12 @@ pub fn reproduce_gpu(
                 let fast = moduli.iter().map(|&q| Ozaki2Params {
                     moduli: q,
                     mode: Ozaki2Mode::Fast,
-                    guard: Default::default(),
+                    guard: OzakiGuard::NormwiseFast, // the paper's method (normwise)
                 });
                 let accurate = Ozaki2Params {
                     moduli: 16,
                     mode: Ozaki2Mode::Accurate,
-                    guard: Default::default(),
+                    guard: OzakiGuard::NormwiseFast, // the paper's method (normwise)
                 };
                 for p2 in fast.chain([accurate]) {
                     t.push(timed3(dev, || {

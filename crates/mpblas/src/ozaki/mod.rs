@@ -8,7 +8,7 @@
 //! - [`ozaki2_gemm`], **scheme II** (Ozaki, Uchino, Imamura 2025): rows of A and columns of B
 //!   are scaled by powers of two and rounded to integers, the integer product is computed
 //!   exactly as `N` INT8 GEMMs modulo small coprime moduli and rebuilt by the Chinese remainder
-//!   theorem. By default ([`Ozaki2Guard::Componentwise`]) each entry's own error bound is
+//!   theorem. By default ([`OzakiGuard::Componentwise`]) each entry's own error bound is
 //!   tested against DGEMM's componentwise bound and the entries it cannot certify are recomputed
 //!   plainly, so no finite input loses more than DGEMM would; [`Ozaki2Report`] says what ran.
 //!
@@ -121,18 +121,41 @@ pub struct Ozaki1Params {
     pub slice_gemm: SliceGemm,
     /// Arithmetic of the final sum.
     pub accumulate: Accumulate,
+    /// The per-entry guarantee ([`OzakiGuard::Componentwise`] by default; the paper's method
+    /// is [`OzakiGuard::NormwiseFast`]).
+    pub guard: OzakiGuard,
 }
 
 impl Default for Ozaki1Params {
-    /// The seed paper's method with 3 slices: `f32` slices, triangular products, `f64` sum.
+    /// The seed paper's method with 3 slices (`f32` slices, triangular products, `f64` sum)
+    /// under the componentwise guard. Its normwise bound is far from DGEMM's for `k` in the
+    /// thousands, so the guard then recomputes most entries as plain dot products: correct,
+    /// slow. For the paper's speed (normwise accuracy) take [`OzakiGuard::NormwiseFast`]; for
+    /// FP64 accuracy at speed, scheme II.
     fn default() -> Self {
         Ozaki1Params {
             slices: 3,
             products: Products::Triangular,
             slice_gemm: SliceGemm::F32,
             accumulate: Accumulate::F64,
+            guard: OzakiGuard::Componentwise,
         }
     }
+}
+
+/// What one scheme-I GEMM did ([`ozaki1_gemm`] and its GPU twin return it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ozaki1Report {
+    /// Slices of A and of B.
+    pub slices: usize,
+    /// The guard in force.
+    pub guard: OzakiGuard,
+    /// Entries of C computed (`m·n`; 0 after a quick return).
+    pub entries: usize,
+    /// Entries the componentwise guard recomputed as plain `f64` dot products.
+    pub guard_recomputed: usize,
+    /// Entries recomputed because their row of `op(A)` or column of `op(B)` holds NaN or ±Inf.
+    pub non_finite_recomputed: usize,
 }
 
 /// Smallest and largest slice counts of scheme I.
@@ -151,18 +174,20 @@ pub enum Ozaki2Mode {
     Accurate,
 }
 
-/// What scheme II guarantees for each entry of its product.
+/// What an Ozaki GEMM guarantees for each entry of its product.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Ozaki2Guard {
+pub enum OzakiGuard {
     /// The default: every entry of `A·B` at least as accurate as DGEMM's componentwise bound,
     /// `|s − (AB)_ij| ≤ γ_k·(|A||B|)_ij + k·2^-1074`, for every finite input. Each entry's own
-    /// error bound (the scheme's, [`bounds::ozaki2_ab_bound`]'s form with the row's and column's
-    /// exact scaling and 1-norms) is tested against `k·u·(|s| − bound)`, which is below
-    /// `γ_k·(|A||B|)_ij`; an entry the test cannot certify (its row or column spans more
-    /// exponents than the moduli carry, or it cancels) is recomputed as the plain `f64` dot
-    /// product `Σ_l a_il·b_lj` in index order, whose error DGEMM's bound covers. The
-    /// [`Ozaki2Report`] counts them. Cost: one more integer statistic per row and column and a
-    /// few operations per entry, plus `2k` flops per recomputed entry.
+    /// error bound (scheme II: [`bounds::ozaki2_ab_bound`]'s form with the row's and column's
+    /// exact scaling and 1-norms; scheme I: [`bounds::ozaki1_ab_bound`]) is tested against
+    /// `k·u·(|s| − bound)`, and where that fails against `k·u` times a lower bound of
+    /// `(|A||B|)_ij` from the first 64 products; both are below `γ_k·(|A||B|)_ij`. An entry the
+    /// tests cannot certify (its row or column spans more exponents than the scheme carries,
+    /// or it cancels) is recomputed as the plain `f64` dot product `Σ_l a_il·b_lj` in index
+    /// order, whose error DGEMM's bound covers. The reports ([`Ozaki2Report`],
+    /// [`Ozaki1Report`]) count them. Cost for scheme II: one more integer statistic per row
+    /// and column and a few operations per entry, plus `2k` flops per recomputed entry.
     #[default]
     Componentwise,
     /// Fast and **normwise only**: no test and no recomputation. An entry's error is bounded
@@ -179,8 +204,8 @@ pub struct Ozaki2Params {
     pub moduli: usize,
     /// Scaling mode.
     pub mode: Ozaki2Mode,
-    /// The per-entry guarantee ([`Ozaki2Guard::Componentwise`] by default).
-    pub guard: Ozaki2Guard,
+    /// The per-entry guarantee ([`OzakiGuard::Componentwise`] by default).
+    pub guard: OzakiGuard,
 }
 
 /// What one scheme-II GEMM did ([`ozaki2_gemm`] and its GPU twin return it).
@@ -191,7 +216,7 @@ pub struct Ozaki2Report {
     /// Scaling mode used.
     pub mode: Ozaki2Mode,
     /// The guard in force.
-    pub guard: Ozaki2Guard,
+    pub guard: OzakiGuard,
     /// Entries of C computed (`m·n`; 0 after a quick return).
     pub entries: usize,
     /// Entries the componentwise guard recomputed as plain `f64` dot products.
@@ -226,7 +251,7 @@ impl Default for Ozaki2Params {
         Ozaki2Params {
             moduli: OZAKI2_DEFAULT_MODULI,
             mode: Ozaki2Mode::Fast,
-            guard: Ozaki2Guard::Componentwise,
+            guard: OzakiGuard::Componentwise,
         }
     }
 }

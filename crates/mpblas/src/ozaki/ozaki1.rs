@@ -10,10 +10,12 @@
 //!
 //! The error bound is [`super::bounds::ozaki1_entry_bound`].
 
+use super::ozaki2::{guard_rejects, guard_sample};
 use super::split::{self, Scaled, Split};
+use super::split::{ceil_log2, ldexp, vec_max_abs};
 use super::{
-    Accumulate, OZAKI1_SLICES, Ozaki1Params, Prepared, Products, SliceGemm, apply_patch,
-    blas_views, gemm_cpu, prepare, update_dd,
+    Accumulate, OZAKI1_SLICES, Ozaki1Params, Ozaki1Report, OzakiGuard, Prepared, Products,
+    SliceGemm, apply_patch, blas_views, bounds, gemm_cpu, guard_entry, prepare, update_dd,
 };
 use crate::dd::Dd;
 use crate::error::{Error, Result};
@@ -217,13 +219,21 @@ pub fn check_params(k: usize, params: &Ozaki1Params) -> Result<()> {
 }
 
 /// `C ← α·A·B + β·C` by Ozaki scheme I, for views `A` (`m × k`), `B` (`k × n`) and `C`
-/// (`m × n`) of any strides. With `f64` slices and `s ≥ 3` it is at least as accurate as
-/// DGEMM; with `f32` slices it is the seed paper's method, between single and double
-/// precision. The error of each entry is bounded by [`super::bounds::ozaki1_entry_bound`].
+/// (`m × n`) of any strides. The scheme's error of each entry is bounded by
+/// [`super::bounds::ozaki1_entry_bound`] (normwise: `k·μ_a·μ_b`): with `f64` slices and
+/// `s ≥ 3` about DGEMM's level, with `f32` slices (the seed paper's method) between single and
+/// double precision. Under the default [`OzakiGuard::Componentwise`] every entry of `A·B` also
+/// meets DGEMM's componentwise bound on every finite input: an entry whose bound
+/// ([`guard_bound`]) cannot be certified is recomputed as the plain `f64` dot product (with
+/// `f32` slices and `k` in the thousands, most entries are). The [`Ozaki1Report`] counts them.
+/// The GPU twin flags entries by the same test on its own sums (which agree with these to the
+/// slice products' rounding), so the two may recompute different borderline entries.
 ///
 /// # Errors
 /// [`Error::LengthMismatch`] if the shapes do not agree; [`Error::OutOfRange`] (slice count
 /// outside `2..=8`, `k` too large for the slice precision).
+// (i, j) index C, the sums and the row and column maxima alike, as the GPU kernel does.
+#[allow(clippy::needless_range_loop)]
 pub fn ozaki1_gemm(
     alpha: f64,
     a: MatRef<'_, f64>,
@@ -231,8 +241,13 @@ pub fn ozaki1_gemm(
     beta: f64,
     mut c: MatMut<'_, f64>,
     params: &Ozaki1Params,
-) -> Result<()> {
+) -> Result<Ozaki1Report> {
     check_params(a.cols(), params)?;
+    let mut report = Ozaki1Report {
+        slices: params.slices,
+        guard: params.guard,
+        ..Ozaki1Report::default()
+    };
     let Some(Prepared {
         dims: (m, n, k),
         ap,
@@ -240,8 +255,16 @@ pub fn ozaki1_gemm(
         patch,
     }) = prepare(alpha, a, b, beta, &mut c)?
     else {
-        return Ok(());
+        return Ok(report);
     };
+    let guarded = params.guard == OzakiGuard::Componentwise;
+    let coef = guard_coefficients(params, k);
+    let (mua, mub) = if guarded {
+        (vec_max_abs(&ap, k, m), vec_max_abs(&bp, k, n))
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let mut recomputed = 0;
     let sa = split::split(&ap, k, m, params.slices, params.slice_gemm, false);
     let sb = split::split(
         &bp,
@@ -254,8 +277,23 @@ pub fn ozaki1_gemm(
     let sum = slice_products(m, n, k, &sa, &sb, params)?;
     for j in 0..n {
         for i in 0..m {
-            let cij = c.at_mut(i, j);
             let idx = i + j * m;
+            if guarded {
+                let s_abs = match &sum {
+                    ProductSum::F64(s) => s[idx].abs(),
+                    ProductSum::Dd(s) => s[idx].hi.abs(),
+                };
+                let e = guard_bound(coef, mua[i], mub[j], s_abs);
+                let sample = |terms| guard_sample(|l| *a.at(i, l), |l| *b.at(l, j), terms);
+                if guard_rejects(k, e, s_abs, sample) {
+                    let sigma = (ceil_log2(mua[i]), ceil_log2(mub[j]));
+                    let v = guard_entry(alpha, a, b, beta, c.rb(), (i, j), sigma);
+                    *c.at_mut(i, j) = v;
+                    recomputed += 1;
+                    continue;
+                }
+            }
+            let cij = c.at_mut(i, j);
             *cij = match &sum {
                 ProductSum::F64(s) => {
                     if beta == 0.0 {
@@ -269,7 +307,29 @@ pub fn ozaki1_gemm(
         }
     }
     apply_patch(&mut c, &patch);
-    Ok(())
+    report.entries = m * n;
+    report.guard_recomputed = recomputed;
+    report.non_finite_recomputed = patch.len();
+    Ok(report)
+}
+
+/// The componentwise guard's coefficients of scheme I for inner dimension `k`: `(K1, K2)`
+/// with [`bounds::ozaki1_ab_bound`]`(μa, μb, x) = K1·μa·μb + K2·x` (the bound is affine in
+/// `k·μa·μb` and in `|(AB)_ij|`).
+pub fn guard_coefficients(params: &Ozaki1Params, k: usize) -> (f64, f64) {
+    (
+        bounds::ozaki1_ab_bound(params, k, 1.0, 1.0, 0.0),
+        bounds::ozaki1_ab_bound(params, k, 0.0, 0.0, 1.0),
+    )
+}
+
+/// The guard's error bound of one entry of scheme I with row maximum `mu_a`, column maximum
+/// `mu_b` and computed magnitude `s_abs`: [`bounds::ozaki1_ab_bound`] at `|(AB)_ij| ≤ s_abs +
+/// E` (the `K2·E` term), widened by `2^-40` for the roundings of this evaluation. The GPU's
+/// finish kernel evaluates the same expression.
+pub fn guard_bound(coef: (f64, f64), mu_a: f64, mu_b: f64, s_abs: f64) -> f64 {
+    let e0 = coef.0 * mu_a * mu_b + coef.1 * s_abs;
+    (e0 + coef.1 * e0) * (1.0 + ldexp(1.0, -40))
 }
 
 /// [`ozaki1_gemm`] with the arguments of BLAS `dgemm` (column-major arrays, transpose flags,
@@ -294,7 +354,7 @@ pub fn ozaki1_gemm_blas(
     c: &mut [f64],
     ldc: usize,
     params: &Ozaki1Params,
-) -> Result<()> {
+) -> Result<Ozaki1Report> {
     let (a, b, c) = blas_views(transa, transb, m, n, k, a, lda, b, ldb, c, ldc)?;
     ozaki1_gemm(alpha, a, b, beta, c, params)
 }

@@ -5,10 +5,13 @@
 use super::ozaki_gpu::*;
 use crate::cuda::{
     Device, DeviceMatMut, DeviceMatRef, DeviceVec, GemmType, ScratchBuffer, args, blocks,
+    download_raw,
 };
 use crate::error::{Error, Result};
 use crate::ozaki::split;
-use crate::ozaki::{self as cpu, Accumulate, Ozaki1Params, Products, SliceGemm};
+use crate::ozaki::{
+    self as cpu, Accumulate, Ozaki1Params, Ozaki1Report, OzakiGuard, Products, SliceGemm,
+};
 use crate::view::Trans;
 
 /// A device split: slice `i` at `slices[i]` (f32 or f64 values, `count × len`), its exponents
@@ -150,8 +153,13 @@ pub fn ozaki1_gemm(
     beta: f64,
     c: DeviceMatMut<'_, f64>,
     params: &Ozaki1Params,
-) -> Result<()> {
+) -> Result<Ozaki1Report> {
     cpu::ozaki1::check_params(a.cols(), params)?;
+    let mut report = Ozaki1Report {
+        slices: params.slices,
+        guard: params.guard,
+        ..Ozaki1Report::default()
+    };
     let Some(Update {
         blas,
         va,
@@ -161,8 +169,10 @@ pub fn ozaki1_gemm(
         ldc,
     }) = prepare_update(dev, alpha, a, b, beta, &c)?
     else {
-        return Ok(());
+        return Ok(report);
     };
+    let guarded = params.guard == OzakiGuard::Componentwise;
+    let (k1, k2) = cpu::ozaki1::guard_coefficients(params, k);
     let s = params.slices;
     let prec = params.slice_gemm;
     let esize = if prec == SliceGemm::F32 { 4 } else { 8 };
@@ -293,22 +303,52 @@ pub fn ozaki1_gemm(
                 )?
             };
         }
+        let counts = ws.counts.get(dev, 16)?;
+        memset0(dev, counts, 16)?;
         // SAFETY: ozaki_term_finish(const double* acc_hi, const double* acc_lo, int dd, u64 m,
         // u64 n, double alpha, double beta, double* c, u64 ldc, const u64* mua,
         // const u64* mub, const double* a, u64 asv, u64 ast, const double* b, u64 bsv,
-        // u64 bst, u64 k), 2-D launch: accumulators m·n doubles, c ldc·(n−1)+m doubles,
-        // mua m, mub n, a and b the user's operands (check_gemm_args).
+        // u64 bst, u64 k, int guard, double k1, double k2, unsigned long long* counts), 2-D
+        // launch: accumulators m·n doubles, c ldc·(n−1)+m doubles, mua m, mub n, a and b the
+        // user's operands (check_gemm_args), counts two u64.
         unsafe {
             launch(
                 dev,
                 "ozaki_term_finish",
                 dev.grid_2d(m, n),
                 args![
-                    acc_hi, acc_lo, dd, m, n, alpha, beta, pc, ldc, mua, mub, va.ptr, va.sv, va.st,
-                    vb.ptr, vb.sv, vb.st, k
+                    acc_hi,
+                    acc_lo,
+                    dd,
+                    m,
+                    n,
+                    alpha,
+                    beta,
+                    pc,
+                    ldc,
+                    mua,
+                    mub,
+                    va.ptr,
+                    va.sv,
+                    va.st,
+                    vb.ptr,
+                    vb.sv,
+                    vb.st,
+                    k,
+                    i32::from(guarded),
+                    k1,
+                    k2,
+                    counts
                 ],
-            )
-        }
+            )?
+        };
+        let mut got = [0u64; 2];
+        // SAFETY: counts holds two u64 (workspace), written by the kernel above.
+        unsafe { download_raw(dev, counts, &mut got)? };
+        report.entries = m * n;
+        report.guard_recomputed = got[0] as usize;
+        report.non_finite_recomputed = got[1] as usize;
+        Ok(report)
     })
 }
 
@@ -334,7 +374,7 @@ pub fn ozaki1_gemm_blas(
     c: &mut DeviceVec<f64>,
     ldc: usize,
     params: &Ozaki1Params,
-) -> Result<()> {
+) -> Result<Ozaki1Report> {
     let (a, b, c) = blas_views(transa, transb, (m, n, k), (a, lda), (b, ldb), (c, ldc))?;
     ozaki1_gemm(dev, alpha, a, b, beta, c, params)
 }

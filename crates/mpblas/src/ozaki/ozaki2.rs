@@ -28,7 +28,7 @@
 
 use super::split::{ceil_log2, ldexp, vec_max_abs};
 use super::{
-    OZAKI2_MODULI, Ozaki2Guard, Ozaki2Mode, Ozaki2Params, Ozaki2Report, Prepared, apply_patch,
+    OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard, Prepared, apply_patch,
     blas_views, gemm_cpu, guard_entry, prepare, update_dd,
 };
 use crate::dd::Dd;
@@ -344,25 +344,51 @@ pub struct GuardStats {
 /// `GUARD_SAMPLE` products (or all `k` if fewer).
 pub const GUARD_SAMPLE: usize = 64;
 
-/// Stage 7 of the default mode (the componentwise guard, [`super::Ozaki2Guard`]), first part:
+/// What the guard's bound needs of one row of `op(A)` or column of `op(B)`, made once per
+/// vector ([`guard_factors`]) so that each entry costs a few multiplications: `p ≥ 2^-e` (the
+/// inverse scaling) and `n1 ≥ ‖x‖₁`; both 0 for a zero vector.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GuardFactors {
+    /// An upper bound of `2^-e`, `e` the vector's scaling exponent.
+    pub p: f64,
+    /// An upper bound of the vector's 1-norm (`2^(⌈log2 μ⌉−16)·S1`, [`norm_abs_sums`]).
+    pub n1: f64,
+}
+
+/// [`GuardFactors`] of one vector: each value one `ldexp` of an exact integer, plus `2^-1074`
+/// (which leaves a normal value unchanged and lifts one rounded down into the subnormal range,
+/// or to zero, back above the true value); an overflow gives `+∞`, which the guard rejects.
+/// The GPU's `ozaki_guard_factors` performs the same operations.
+pub fn guard_factors(st: GuardStats) -> GuardFactors {
+    if st.mu == 0.0 {
+        return GuardFactors::default();
+    }
+    let tiny = ldexp(1.0, -1074);
+    GuardFactors {
+        p: ldexp(1.0, -st.exp) + tiny,
+        n1: ldexp(st.s1 as f64, ceil_log2(st.mu) - NORM_BITS) + tiny,
+    }
+}
+
+/// Stage 7 of the default mode (the componentwise guard, [`super::OzakiGuard`]), first part:
 /// an upper bound `E` of the error of entry `s` (the reconstructed, unscaled product of row
 /// `a` of `op(A)` and column `b` of `op(B)`).
 ///
 /// The scheme's error (as [`super::bounds::ozaki2_ab_bound`], with this row's and column's
 /// own exponents `e`, `f` and 1-norm bounds) is `½·2^-e·‖b‖₁ + ½·2^-f·‖a‖₁ + ¼·k·2^-(e+f)`
-/// plus the reconstruction's `2^-100·(|s| + E)`; each term is one `ldexp` of an exact integer,
-/// the sum inflated for its roundings (and for an underflowed term). A zero row or column
-/// gives an exact zero: `E = 0`. Every operation is an IEEE operation in a fixed order, so the
-/// GPU (`oz_guard_bound`) gets the same bits.
-pub fn guard_bound(k: usize, s: Dd, a: GuardStats, b: GuardStats) -> f64 {
-    if a.mu == 0.0 || b.mu == 0.0 {
+/// plus the reconstruction's `2^-100·(|s| + E)`, here from the vectors' [`GuardFactors`], the
+/// sum inflated for its roundings (relative) and for underflowed products (absolute). A zero
+/// row or column gives an exact zero: `E = 0`. Every operation is an IEEE operation in a fixed
+/// order, so the GPU (`oz_guard_bound`) gets the same bits.
+pub fn guard_bound(k: usize, s: Dd, a: GuardFactors, b: GuardFactors) -> f64 {
+    if a.p == 0.0 || b.p == 0.0 {
         return 0.0;
     }
-    let t1 = ldexp(b.s1 as f64, ceil_log2(b.mu) - NORM_BITS - a.exp - 1);
-    let t2 = ldexp(a.s1 as f64, ceil_log2(a.mu) - NORM_BITS - b.exp - 1);
-    let t3 = ldexp(k as f64, -a.exp - b.exp - 2);
+    let t1 = a.p * b.n1 * 0.5;
+    let t2 = b.p * a.n1 * 0.5;
+    let t3 = a.p * b.p * (k as f64 * 0.25);
     let e = (t1 + t2 + t3) * (1.0 + ldexp(1.0, -50)) + ldexp(1.0, -1072);
-    e + ldexp(s.hi.abs() + e, -100)
+    e + (s.hi.abs() + e) * ldexp(1.0, -100)
 }
 
 /// Second part: `true` if the error bound `e` is certified against DGEMM's componentwise bound
@@ -374,7 +400,7 @@ pub fn guard_certifies(k: usize, e: f64, lower: f64) -> bool {
     e * (1.0 + ldexp(1.0, -50)) <= g * lower * (1.0 - ldexp(1.0, -50)) + ldexp(kf, -1074)
 }
 
-/// Whether entry `s` needs recomputing ([`super::Ozaki2Guard::Componentwise`]): the error
+/// Whether entry `s` needs recomputing ([`super::OzakiGuard::Componentwise`]): the error
 /// bound `E` ([`guard_bound`]) must be certified ([`guard_certifies`]) against one of two
 /// lower bounds of `(|A||B|)_ij`: `|s| − E` (`≤ |(AB)_ij|`), tested as `E·(1 + ku) ≤ ku·|s|`;
 /// or, only when that fails (an entry that cancels), `Σ_{l < S}|a_l||b_l|` over the first
@@ -384,16 +410,25 @@ pub fn guard_certifies(k: usize, e: f64, lower: f64) -> bool {
 pub fn guard_fails(
     k: usize,
     s: Dd,
-    a: GuardStats,
-    b: GuardStats,
+    a: GuardFactors,
+    b: GuardFactors,
     sample: impl FnOnce(usize) -> f64,
 ) -> bool {
-    let e = guard_bound(k, s, a, b);
+    guard_rejects(k, guard_bound(k, s, a, b), s.hi.abs(), sample)
+}
+
+/// The two tests of [`guard_fails`] for an entry of magnitude `s_abs` with error bound `e`
+/// (shared by both schemes): an infinite or NaN entry or bound is rejected (the scheme
+/// overflowed where the plain dot product may not), `e = 0` passes.
+pub fn guard_rejects(k: usize, e: f64, s_abs: f64, sample: impl FnOnce(usize) -> f64) -> bool {
+    if !(e.is_finite() && s_abs.is_finite()) {
+        return true;
+    }
     if e == 0.0 {
         return false;
     }
     let g = ldexp(k as f64, -53);
-    if guard_certifies(k, e + g * e, s.hi.abs()) {
+    if guard_certifies(k, e + g * e, s_abs) {
         return false;
     }
     let terms = k.min(GUARD_SAMPLE);
@@ -773,14 +808,17 @@ fn product_scaled(
 
 /// The guard's statistics of `count` packed vectors of length `len` with scaling exponents
 /// `exps`.
-fn guard_stats(x: &[f64], len: usize, count: usize, exps: &[i32]) -> Vec<GuardStats> {
+fn guard_stats(x: &[f64], len: usize, count: usize, exps: &[i32]) -> Vec<(f64, GuardFactors)> {
     let mu = vec_max_abs(x, len, count);
     let s1 = norm_abs_sums(x, len, count, &mu);
     (0..count)
-        .map(|v| GuardStats {
-            exp: exps[v],
-            mu: mu[v],
-            s1: s1[v],
+        .map(|v| {
+            let st = GuardStats {
+                exp: exps[v],
+                mu: mu[v],
+                s1: s1[v],
+            };
+            (mu[v], guard_factors(st))
         })
         .collect()
 }
@@ -797,11 +835,11 @@ pub fn check_params(k: usize, params: &Ozaki2Params) -> Result<()> {
 /// (`k × n`) and `C` (`m × n`) of any strides (a transpose is a view: [`MatRef::t`]). BLAS
 /// conventions for the quick returns and `β = 0` ([`super`]).
 ///
-/// Accuracy. With the default [`Ozaki2Guard::Componentwise`](super::Ozaki2Guard), every entry of
+/// Accuracy. With the default [`OzakiGuard::Componentwise`](super::OzakiGuard), every entry of
 /// the product `A·B` meets DGEMM's componentwise bound `γ_k·(|A||B|)_ij + k·2^-1074` for every
 /// finite input (entries the scheme cannot certify are recomputed plainly, see
 /// `guard_fails`), and the update `α·s + β·c` adds its own rounding. With
-/// [`Ozaki2Guard::NormwiseFast`](super::Ozaki2Guard) each entry's error is bounded only by
+/// [`OzakiGuard::NormwiseFast`](super::OzakiGuard) each entry's error is bounded only by
 /// [`super::bounds::ozaki2_entry_bound`] (row and column norms); see
 /// [`super::OZAKI2_DEFAULT_MODULI`] for the default moduli's accuracy. The returned
 /// [`Ozaki2Report`] says what was done.
@@ -834,7 +872,7 @@ pub fn ozaki2_gemm(
         return Ok(report);
     };
     let (s, sc) = product_scaled(m, n, &ap, &bp, &plan)?;
-    let guarded = params.guard == Ozaki2Guard::Componentwise;
+    let guarded = params.guard == OzakiGuard::Componentwise;
     let (ga, gb) = if guarded {
         (
             guard_stats(&ap, k, m, &sc.ea),
@@ -848,8 +886,8 @@ pub fn ozaki2_gemm(
         for i in 0..m {
             let sij = s[i + j * m];
             let sample = |terms| guard_sample(|l| *a.at(i, l), |l| *b.at(l, j), terms);
-            if guarded && guard_fails(k, sij, ga[i], gb[j], sample) {
-                let sigma = (ceil_log2(ga[i].mu), ceil_log2(gb[j].mu));
+            if guarded && guard_fails(k, sij, ga[i].1, gb[j].1, sample) {
+                let sigma = (ceil_log2(ga[i].0), ceil_log2(gb[j].0));
                 let v = guard_entry(alpha, a, b, beta, c.rb(), (i, j), sigma);
                 *c.at_mut(i, j) = v;
                 recomputed += 1;

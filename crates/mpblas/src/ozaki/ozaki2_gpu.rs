@@ -11,7 +11,7 @@ use crate::dd::Dd;
 use crate::dd::dd_gpu::DeviceDdVec;
 use crate::error::{Error, Result};
 use crate::ozaki::ozaki2::{Crt, Ozaki2Plan, norm_chunks};
-use crate::ozaki::{OZAKI2_MODULI, Ozaki2Guard, Ozaki2Mode, Ozaki2Params, Ozaki2Report};
+use crate::ozaki::{OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard};
 use crate::view::Trans;
 
 /// The moduli the kernels hard-code (`OZ_MODULI_LIST` in `ozaki_gpu.cu`), which must be
@@ -178,6 +178,28 @@ fn exps_make(
     }
 }
 
+/// The guard's per-vector factors (`ozaki2::guard_factors`) as `(p, n1)` pairs at `out`.
+fn guard_factors(
+    dev: &Device,
+    exps: u64,
+    mubits: u64,
+    s1: u64,
+    count: usize,
+    out: u64,
+) -> Result<()> {
+    let c = cfg((blocks(count, 256, 4096), 1), 256);
+    // SAFETY: ozaki_guard_factors(const int* exps, const u64* mubits, const u64* s1, u64 count,
+    // double* out): exps, mubits, s1 hold count entries, out 2·count doubles.
+    unsafe {
+        launch(
+            dev,
+            "ozaki_guard_factors",
+            c,
+            args![exps, mubits, s1, count, out],
+        )
+    }
+}
+
 /// `ozaki_residues_make` over the padded `countp × lenp` range of `x`.
 #[allow(clippy::too_many_arguments)]
 fn residues(
@@ -309,7 +331,7 @@ struct DevicePlan {
     kp: usize,
     mp: usize,
     accurate: bool,
-    /// Whether the componentwise guard runs (update mode with [`Ozaki2Guard::Componentwise`]).
+    /// Whether the componentwise guard runs (update mode with [`OzakiGuard::Componentwise`]).
     guarded: bool,
     /// Whether `k` needs several INT32-exact INT8 GEMMs per product (folded modulo `m_l`).
     chunked: bool,
@@ -511,6 +533,12 @@ fn ozaki2_device(
             exps_make(dev, mub, n, plan.x, 0, sqb, eb)?;
         }
     }
+    let gfa = ws.gfa.get(dev, 16 * m)?;
+    let gfb = ws.gfb.get(dev, 16 * n)?;
+    if guarded {
+        guard_factors(dev, ea, mua, s1a, m, gfa)?;
+        guard_factors(dev, eb, mub, s1b, n, gfb)?;
+    }
     prof.mark(dev, "exponents");
 
     let ra = ws.res_a.get(dev, res_a_bytes)?;
@@ -581,10 +609,10 @@ fn ozaki2_device(
         // OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
         // double alpha, double beta, double* c, u64 ldc, int mode, double* out_hi,
         // double* out_lo, const double* a, u64 asv, u64 ast, const double* b, u64 bsv,
-        // u64 bst, u64 k, int guard, const u64* s1a, const u64* s1b, unsigned long long*
-        // counts), 2-D launch (cfg_2d): prod holds nmod slabs of slab = mp·nb ints with
-        // leading dimension mp; ea, mua, s1a hold m entries, eb, mub, s1b n (s1a, s1b written
-        // by vecstats when guarded, read only then); in mode 0 c holds ldc·(n−1)+m doubles and
+        // u64 bst, u64 k, int guard, const double* gfa, const double* gfb, unsigned long
+        // long* counts), 2-D launch (cfg_2d): prod holds nmod slabs of slab = mp·nb ints with
+        // leading dimension mp; ea, mua hold m entries, eb, mub n; gfa 2m doubles and gfb 2n
+        // (guard_factors, read only when guarded); in mode 0 c holds ldc·(n−1)+m doubles and
         // a, b address op(A), op(B) (read for bad vectors and guarded entries); counts holds
         // two u64; in mode 1 out_hi, out_lo hold m·n doubles.
         unsafe {
@@ -619,8 +647,8 @@ fn ozaki2_device(
                     vb.st,
                     k,
                     i32::from(guarded),
-                    s1a,
-                    s1b,
+                    gfa,
+                    gfb,
                     counts
                 ],
             )?
@@ -682,7 +710,7 @@ pub fn ozaki2_gemm(
         c: pc,
         ldc,
     };
-    let guarded = params.guard == Ozaki2Guard::Componentwise;
+    let guarded = params.guard == OzakiGuard::Componentwise;
     let [by_guard, non_finite] = with_workspace(dev, |ws| {
         let dp = DevicePlan::new(dev, ws.held(), m, n, plan, guarded)?;
         ozaki2_device(dev, ws, &blas, (va, vb), &dp, out)

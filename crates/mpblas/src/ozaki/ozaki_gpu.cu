@@ -686,14 +686,32 @@ MP_DEV Dd oz_crt_entry(const int *p, const OzCrt &crt) {
 
 #define OZ_GUARD_SAMPLE 64  // ozaki2::GUARD_SAMPLE
 
-// ozaki2::guard_bound: an upper bound of the scheme's error of the unscaled entry s.
-MP_DEV double oz_guard_bound(u64 k, Dd s, int ea, double mua, u64 s1a, int eb, double mub, u64 s1b) {
-    if (mua == 0.0 || mub == 0.0) return 0.0;
-    double t1 = oz_ldexp((double)s1b, oz_ceil_log2(mub) - 16 - ea - 1);
-    double t2 = oz_ldexp((double)s1a, oz_ceil_log2(mua) - 16 - eb - 1);
-    double t3 = oz_ldexp((double)k, -ea - eb - 2);
+// ozaki2::guard_factors of each vector, as pairs: out[2v] = p >= 2^-exps[v], out[2v + 1] =
+// n1 >= its 1-norm (both 0 for a zero or bad vector). Launch: block (256), any grid.
+extern "C" __global__ void ozaki_guard_factors(const int *__restrict__ exps, const u64 *__restrict__ mubits,
+                                               const u64 *__restrict__ s1, u64 count,
+                                               double *__restrict__ out) {
+    OZ_GRID_STRIDE(v, count) {
+        double mu = oz_mu(mubits[v]);
+        double p = 0.0, n1 = 0.0;
+        if (mu != 0.0) {
+            p = oz_ldexp(1.0, -exps[v]) + 0x1p-1074;
+            n1 = oz_ldexp((double)s1[v], oz_ceil_log2(mu) - 16) + 0x1p-1074;
+        }
+        out[2 * v] = p;
+        out[2 * v + 1] = n1;
+    }
+}
+
+// ozaki2::guard_bound: an upper bound of the scheme's error of the unscaled entry s, from the
+// row's factors (pa, na) and the column's (pb, nb).
+MP_DEV double oz_guard_bound(u64 k, Dd s, double pa, double na, double pb, double nb) {
+    if (pa == 0.0 || pb == 0.0) return 0.0;
+    double t1 = pa * nb * 0.5;
+    double t2 = pb * na * 0.5;
+    double t3 = pa * pb * ((double)k * 0.25);
     double e = (t1 + t2 + t3) * (1.0 + 0x1p-50) + 0x1p-1072;
-    return e + oz_ldexp(mp_abs(s.hi) + e, -100);
+    return e + (mp_abs(s.hi) + e) * 0x1p-100;
 }
 
 // ozaki2::guard_certifies: e <= k u lower + k 2^-1074, with margins.
@@ -711,16 +729,14 @@ MP_DEV double oz_guard_sample(const double *__restrict__ a, u64 asv, u64 ast, co
     return s;
 }
 
-// ozaki2::guard_fails.
-MP_DEV bool oz_guard_fails(u64 k, Dd s, double e, const double *__restrict__ a, u64 asv, u64 ast,
-                           const double *__restrict__ b, u64 bsv, u64 bst, u64 i, u64 j) {
-    if (e == 0.0) return false;
+// ozaki2::guard_rejects (both schemes), split in two: the common path, inlined, decides
+// whether the entry passes at once (a zero bound, or the first test); the rest (rare) is
+// oz_guard_slow, not inlined, so that the reconstruction kernels keep their registers.
+MP_DEV bool oz_guard_passes_fast(u64 k, double s_abs, double e) {
+    if (!(mp_is_finite(e) && mp_is_finite(s_abs))) return false;
+    if (e == 0.0) return true;
     double g = oz_ldexp((double)k, -53);
-    if (oz_guard_certifies(k, e + g * e, mp_abs(s.hi))) return false;
-    u64 terms = k < OZ_GUARD_SAMPLE ? k : OZ_GUARD_SAMPLE;
-    double l = oz_guard_sample(a, asv, ast, b, bsv, bst, i, j, terms) * (1.0 - 0x1p-45) -
-               oz_ldexp((double)terms, -1074);
-    return !oz_guard_certifies(k, e, l);
+    return oz_guard_certifies(k, e + g * e, s_abs);
 }
 
 // ozaki/mod.rs guard_entry: the plain value (oz_patch), or, if that is not finite, the dot
@@ -736,11 +752,29 @@ MP_DEV double oz_guard_entry(const double *__restrict__ a, u64 asv, u64 ast, con
     return beta == 0.0 ? alpha * t : alpha * t + beta * c;
 }
 
+// The rest of ozaki2::guard_rejects for an entry oz_guard_passes_fast did not pass: for a finite
+// entry the second test (the first GUARD_SAMPLE products as a lower bound of (|A||B|)_ij); if
+// that fails too (or the entry is not finite), c_ij <- oz_guard_entry. True if it wrote c_ij.
+MP_DEV bool oz_guard_slow(u64 k, double s_abs, double e, const double *__restrict__ a, u64 asv, u64 ast,
+                          const double *__restrict__ b, u64 bsv, u64 bst, u64 i, u64 j, double alpha,
+                          double beta, double *cij, double mu_i, double mu_j) {
+    if (mp_is_finite(e) && mp_is_finite(s_abs)) {
+        u64 terms = k < OZ_GUARD_SAMPLE ? k : OZ_GUARD_SAMPLE;
+        double l = oz_guard_sample(a, asv, ast, b, bsv, bst, i, j, terms) * (1.0 - 0x1p-45) -
+                   oz_ldexp((double)terms, -1074);
+        if (oz_guard_certifies(k, e, l)) return false;
+    }
+    double c0 = beta == 0.0 ? 0.0 : *cij;
+    *cij = oz_guard_entry(a, asv, ast, b, bsv, bst, i, j, k, alpha, beta, c0, oz_ceil_log2(mu_i),
+                          oz_ceil_log2(mu_j));
+    return true;
+}
+
 // For the entries (i, j0 + jj), i < m, jj < nb: the products prod_l (nmod slabs of int32,
 // m x nb column-major with leading dimension ldp, slab elements apart), ozaki2::reconstruct,
 // Dd::ldexp by -(ea_i + eb_j), and
 //   mode 0: c_ij = alpha s + beta c_ij (ozaki2_gemm), bad rows/columns recomputed plainly,
-//           and with `guard` the entries oz_guard_fails flags recomputed by oz_guard_entry
+//           and with `guard` the entries the guard rejects (oz_guard_passes_fast, oz_guard_slow) recomputed
 //           (counts[0] counts those, counts[1] the bad ones);
 //   mode 1: (hi, lo)[i + j m] = s (ozaki2::product).
 // All nmod loads of an entry are issued before any arithmetic (one outstanding load per
@@ -753,13 +787,15 @@ extern "C" __global__ void ozaki_crt_update(const int *__restrict__ prod, u64 ld
                  const u64 *__restrict__ mub, double alpha, double beta, double *__restrict__ c,
                  u64 ldc, int mode, double *__restrict__ out_hi, double *__restrict__ out_lo,
                  const double *__restrict__ a, u64 asv, u64 ast, const double *__restrict__ b,
-                 u64 bsv, u64 bst, u64 k, int guard, const u64 *__restrict__ s1a,
-                 const u64 *__restrict__ s1b, unsigned long long *__restrict__ counts) {
+                 u64 bsv, u64 bst, u64 k, int guard, const double *__restrict__ gfa,
+                 const double *__restrict__ gfb, unsigned long long *__restrict__ counts) {
     const int nmod = crt.nmod;
     for (u64 jj = blockIdx.y; jj < nb; jj += gridDim.y) {
         u64 j = j0 + jj;
         bool bad_j = oz_bad(mub[j]);
         int eb_j = eb[j];
+        double mu_j = oz_mu(mub[j]);
+        double pb_j = guard ? gfb[2 * j] : 0.0, nb_j = guard ? gfb[2 * j + 1] : 0.0;
         for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (u64)blockDim.x * gridDim.x) {
             u64 pidx = i + jj * ldp;
             int p[OZ_MAX_MODULI];
@@ -777,12 +813,12 @@ extern "C" __global__ void ozaki_crt_update(const int *__restrict__ prod, u64 ld
                  : (crt.words == 3 ? oz_crt_entry<3>(p, crt) : oz_crt_entry<4>(p, crt));
             s = oz_dd_ldexp(s, -(ea[i] + eb_j));
             if (mode == 0 && guard) {
-                double mu_i = oz_mu(mua[i]), mu_j = oz_mu(mub[j]);
-                double e = oz_guard_bound(k, s, ea[i], mu_i, s1a[i], eb_j, mu_j, s1b[j]);
-                if (oz_guard_fails(k, s, e, a, asv, ast, b, bsv, bst, i, j)) {
-                    double cij = beta == 0.0 ? 0.0 : c[i + j * ldc];
-                    c[i + j * ldc] = oz_guard_entry(a, asv, ast, b, bsv, bst, i, j, k, alpha, beta, cij,
-                                                    oz_ceil_log2(mu_i), oz_ceil_log2(mu_j));
+                double mu_i = oz_mu(mua[i]);
+                double s_abs = mp_abs(s.hi);
+                double e = oz_guard_bound(k, s, gfa[2 * i], gfa[2 * i + 1], pb_j, nb_j);
+                if (!oz_guard_passes_fast(k, s_abs, e) &&
+                    oz_guard_slow(k, s_abs, e, a, asv, ast, b, bsv, bst, i, j, alpha, beta, c + i + j * ldc,
+                                  mu_i, mu_j)) {
                     atomicAdd(&counts[0], 1ULL);
                     continue;
                 }
@@ -904,20 +940,40 @@ extern "C" __global__ void ozaki_term_acc(const float *__restrict__ p32, const d
     }
 }
 
-// ozaki1_gemm's BLAS update from the sum (f64, or Dd when dd != 0), bad entries patched.
+// ozaki1_gemm's BLAS update from the sum (f64, or Dd when dd != 0), bad entries patched; with
+// `guard`, the entries ozaki1's componentwise guard rejects (bound k1 mu_a mu_b + k2 |s| as
+// ozaki1::guard_bound) recomputed by oz_guard_entry. counts[0] counts those, counts[1] the bad.
 extern "C" __global__ void ozaki_term_finish(const double *__restrict__ acc_hi,
                                              const double *__restrict__ acc_lo, int dd, u64 m, u64 n,
                                              double alpha, double beta, double *__restrict__ c, u64 ldc,
                                              const u64 *__restrict__ mua, const u64 *__restrict__ mub,
                                              const double *__restrict__ a, u64 asv, u64 ast,
-                                             const double *__restrict__ b, u64 bsv, u64 bst, u64 k) {
+                                             const double *__restrict__ b, u64 bsv, u64 bst, u64 k,
+                                             int guard, double k1, double k2,
+                                             unsigned long long *__restrict__ counts) {
     OZ_GRID_2D(i, m, j, n) {
         u64 idx = i + j * m;
         double cij = beta == 0.0 ? 0.0 : c[i + j * ldc];
         double out;
         if (oz_bad(mua[i]) || oz_bad(mub[j])) {
             out = oz_patch(a, asv, ast, b, bsv, bst, i, j, k, alpha, beta, cij);
-        } else if (dd) {
+            atomicAdd(&counts[1], 1ULL);
+            c[i + j * ldc] = out;
+            continue;
+        }
+        if (guard) {
+            double mu_i = oz_mu(mua[i]), mu_j = oz_mu(mub[j]);
+            double s_abs = mp_abs(acc_hi[idx]);
+            double e0 = k1 * mu_i * mu_j + k2 * s_abs;
+            double e = (e0 + k2 * e0) * (1.0 + 0x1p-40);
+            if (!oz_guard_passes_fast(k, s_abs, e) &&
+                oz_guard_slow(k, s_abs, e, a, asv, ast, b, bsv, bst, i, j, alpha, beta, c + i + j * ldc, mu_i,
+                              mu_j)) {
+                atomicAdd(&counts[0], 1ULL);
+                continue;
+            }
+        }
+        if (dd) {
             out = oz_update_dd(dd_make(acc_hi[idx], acc_lo[idx]), alpha, beta, cij);
         } else {
             double s = acc_hi[idx];
