@@ -224,7 +224,7 @@ pub fn check_params(k: usize, params: &Ozaki1Params) -> Result<()> {
 /// `s ≥ 3` about DGEMM's level, with `f32` slices (the seed paper's method) between single and
 /// double precision. Under the default [`OzakiGuard::Componentwise`] every entry of `A·B` also
 /// meets DGEMM's componentwise bound on every finite input: an entry whose bound
-/// ([`guard_bound`]) cannot be certified is recomputed as the plain `f64` dot product (with
+/// (`guard_bound`) cannot be certified is recomputed as the plain `f64` dot product (with
 /// `f32` slices and `k` in the thousands, most entries are). The [`Ozaki1Report`] counts them.
 /// The GPU twin flags entries by the same test on its own sums (which agree with these to the
 /// slice products' rounding), so the two may recompute different borderline entries.
