@@ -272,6 +272,22 @@ pub const NORM_CHUNK: usize = 128;
 /// [`super::bounds::ozaki2_exponent_lower`] assumes), and `2^(⌈log2 μ⌉−16)·√S_v ≥ ‖x_v‖₂`.
 /// Every step is exact integer arithmetic, so any order (the GPU's) gives the same bits.
 pub fn norm_squares(x: &[f64], len: usize, count: usize, mu: &[f64]) -> Vec<u64> {
+    quantised_power_sums(x, len, count, mu, 2)
+}
+
+/// The guard's 1-norm per vector, an upper bound of `‖x_v‖₁` in units of
+/// `2^(⌈log2 μ_v⌉ − 16)`, built as [`norm_squares`] (same chunks, same quantisation, `g_t`
+/// summed instead of squared, a chunk's sum shifted by `⌈log2 μ_v⌉ − ⌈log2 μ_c⌉` rounding up),
+/// so that `2^(⌈log2 μ_v⌉ − 16)·S1_v ≥ ‖x_v‖₁`. Exact integer arithmetic: any order (the
+/// GPU's) gives the same bits.
+pub fn norm_abs_sums(x: &[f64], len: usize, count: usize, mu: &[f64]) -> Vec<u64> {
+    quantised_power_sums(x, len, count, mu, 1)
+}
+
+/// The chunked, quantised sums of [`norm_squares`] (`power = 2`) and [`norm_abs_sums`]
+/// (`power = 1`): per chunk `Σ g_t^power` against the chunk's own maximum, shifted to the
+/// vector's scale by `power·(⌈log2 μ_v⌉ − ⌈log2 μ_c⌉)` bits rounding up, summed.
+fn quantised_power_sums(x: &[f64], len: usize, count: usize, mu: &[f64], power: u32) -> Vec<u64> {
     (0..count)
         .map(|v| {
             if mu[v] == 0.0 {
@@ -288,40 +304,9 @@ pub fn norm_squares(x: &[f64], len: usize, count: usize, mu: &[f64]) -> Vec<u64>
                     let e_c = ceil_log2(mu_c);
                     let s_c: u64 = chunk
                         .iter()
-                        .map(|&t| {
-                            let g = quantise_up(t, NORM_BITS - e_c);
-                            g * g
-                        })
+                        .map(|&t| quantise_up(t, NORM_BITS - e_c).pow(power))
                         .sum();
-                    shift_right_up(s_c, 2 * (e_v - e_c))
-                })
-                .sum()
-        })
-        .collect()
-}
-
-/// The guard's 1-norm per vector, an upper bound of `‖x_v‖₁` in units of
-/// `2^(⌈log2 μ_v⌉ − 16)`, built as [`norm_squares`] (same chunks, same quantisation, `g_t`
-/// summed instead of squared, a chunk's sum shifted by `⌈log2 μ_v⌉ − ⌈log2 μ_c⌉` rounding up),
-/// so that `2^(⌈log2 μ_v⌉ − 16)·S1_v ≥ ‖x_v‖₁`. Exact integer arithmetic: any order (the
-/// GPU's) gives the same bits.
-pub fn norm_abs_sums(x: &[f64], len: usize, count: usize, mu: &[f64]) -> Vec<u64> {
-    (0..count)
-        .map(|v| {
-            if mu[v] == 0.0 {
-                return 0;
-            }
-            let e_v = ceil_log2(mu[v]);
-            x[v * len..(v + 1) * len]
-                .chunks(NORM_CHUNK)
-                .map(|chunk| {
-                    let mu_c = chunk.iter().fold(0.0f64, |m, t| m.max(t.abs()));
-                    if mu_c == 0.0 {
-                        return 0;
-                    }
-                    let e_c = ceil_log2(mu_c);
-                    let s_c: u64 = chunk.iter().map(|&t| quantise_up(t, NORM_BITS - e_c)).sum();
-                    shift_right_up(s_c, e_v - e_c)
+                    shift_right_up(s_c, power as i32 * (e_v - e_c))
                 })
                 .sum()
         })
