@@ -62,8 +62,8 @@ static __device__ __forceinline__ u64 blas_rns_used(u64 terms, u64 c) {
 // First pass of s_i = sum_j a_ij x_j (or |a_ij||x_j| when `abs`): work item w = (c LANES + l) m + i
 // is lane l of chunk c of row i, which starts at -0 and takes terms j = c CHUNK + k LANES + l in
 // order k, each with one fused multiply-add (Scalar::add_product). The lane goes to element w of s.
-extern "C" __global__ void blas_rns_gemv_lanes(const u32 *__restrict__ tab, RnsArg a, RnsArg x, u64 m, u64 n,
-                                               int abs, RnsArg s) {
+extern "C" __global__ void __launch_bounds__(256, 4)
+blas_rns_gemv_lanes(const u32 *__restrict__ tab, RnsArg a, RnsArg x, u64 m, u64 n, int abs, RnsArg s) {
     RnsBasis b = rns_basis(tab);
     const u32 nm = b.n;
     u64 chunks = (n + BLAS_RNS_CHUNK - 1) / BLAS_RNS_CHUNK;
@@ -120,7 +120,8 @@ extern "C" __global__ void blas_rns_gemv_join_lanes(const u32 *__restrict__ tab,
 // One level h of the halving tree over the lanes of every chunk (sum.rs `chunk`): lane t <- lane t
 // + lane t + h for each t < h with a partner among the used lanes. In place: a thread writes
 // lane t < h and reads lane t + h >= h, which no thread of this level writes.
-extern "C" __global__ void blas_rns_gemv_tree(const u32 *__restrict__ tab, RnsArg s, u64 m, u64 terms, u64 h) {
+extern "C" __global__ void __launch_bounds__(256, 4)
+blas_rns_gemv_tree(const u32 *__restrict__ tab, RnsArg s, u64 m, u64 terms, u64 h) {
     RnsBasis b = rns_basis(tab);
     const u32 nm = b.n;
     u64 chunks = (terms + BLAS_RNS_CHUNK - 1) / BLAS_RNS_CHUNK;
