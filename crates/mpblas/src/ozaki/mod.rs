@@ -4,7 +4,7 @@
 //! - [`ozaki1_gemm`], **scheme I** (Ozaki, Ogita, Oishi, Rump 2012; with `f32` slices as in
 //!   the seed paper of Nanai and Fujimoto 2021): A and B are split into `s` slices whose
 //!   pairwise products are exact in the slice arithmetic; the slice products are summed in
-//!   `f64` or double-double.
+//!   `f64` or double-double. Guarded the same way by default ([`Ozaki1Report`]).
 //! - [`ozaki2_gemm`], **scheme II** (Ozaki, Uchino, Imamura 2025): rows of A and columns of B
 //!   are scaled by powers of two and rounded to integers, the integer product is computed
 //!   exactly as `N` INT8 GEMMs modulo small coprime moduli and rebuilt by the Chinese remainder
@@ -241,6 +241,11 @@ pub struct Ozaki2Report {
 ///
 /// Each modulus adds about 3.9 bits to the integer operands (about 7.8 bits of product
 /// accuracy per two moduli); the GPU cost is one INT8 GEMM per modulus.
+///
+/// Under the default [`OzakiGuard::Componentwise`] fewer moduli stay correct but are slower:
+/// the entries the scheme cannot certify are recomputed one dot product each (on the H100 at
+/// n = 8192, φ = 1: 16 moduli recompute none, 14 recompute a third of the entries and take 45×
+/// longer; `BENCHMARKS.md`).
 pub const OZAKI2_DEFAULT_MODULI: usize = 16;
 
 /// Smallest and largest moduli counts of scheme II.
