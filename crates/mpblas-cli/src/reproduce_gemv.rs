@@ -448,53 +448,42 @@ fn gpu_cases<T: GpuFormat>(
                 DeviceVecMut::contiguous(dy),
             )
         };
-        run(&mut dy).map_err(e("launch"))?;
-        let got = dy.download().map_err(e("download"))?;
-        let bits = |v: &T| v.to_words().map(f64::to_bits);
-        let same_bits =
-            got.len() == cpu[t].len() && got.iter().zip(&cpu[t]).all(|(g, c)| bits(g) == bits(c));
-        let (ms, reps) = gpu_median(dev, reps, || run(&mut dy)).map_err(e("timed launch"))?;
-        case.gpu = Some(GpuCase {
-            ms,
-            reps,
-            same_bits,
-        });
+        let same = |dy: &DeviceVec<T>| {
+            let got = dy.download()?;
+            let bits = |v: &T| v.to_words().map(f64::to_bits);
+            Ok(got.len() == cpu[t].len()
+                && got.iter().zip(&cpu[t]).all(|(g, c)| bits(g) == bits(c)))
+        };
+        case.gpu = Some(gpu_case(dev, reps, &mut dy, run, same).map_err(e("run"))?);
     }
     Ok(())
 }
 
-/// Times `run` on the GPU: [`GPU_WARMUP`] launches, then `reps` (at least one) timed with CUDA
-/// events; the median in milliseconds and the launches it is taken over.
-fn gpu_median(
+/// One transpose of one row on the GPU: `run` once on `y` (the original `y`), `same` says
+/// whether that result has the CPU's bits, then [`GPU_WARMUP`] launches and `reps` (at least
+/// one) timed with CUDA events; the median.
+fn gpu_case<Y>(
     dev: &Device,
     reps: usize,
-    mut run: impl FnMut() -> mpblas::Result<()>,
-) -> mpblas::Result<(f64, usize)> {
+    y: &mut Y,
+    run: impl Fn(&mut Y) -> mpblas::Result<()>,
+    same: impl FnOnce(&Y) -> mpblas::Result<bool>,
+) -> mpblas::Result<GpuCase> {
+    run(y)?;
+    let same_bits = same(y)?;
     for _ in 0..GPU_WARMUP {
-        run()?;
+        run(y)?;
     }
     let mut times = Vec::with_capacity(reps.max(1));
     for _ in 0..reps.max(1) {
-        times.push(f64::from(dev.time_ms(&mut run)?));
+        times.push(f64::from(dev.time_ms(|| run(y))?));
     }
     times.sort_by(f64::total_cmp);
-    Ok((crate::measure::median(&times), times.len()))
-}
-
-/// True if two runs of RNS numbers have the same representation, field by field (class, sign,
-/// exponent, residues, evaluation bounds).
-fn same_rns_bits(basis: &Arc<Basis>, x: &[MpFloat], y: &[MpFloat]) -> mpblas::Result<bool> {
-    let (p, q) = (
-        MpArray::from_mpfloats(basis, x)?,
-        MpArray::from_mpfloats(basis, y)?,
-    );
-    let eval =
-        |a: &MpArray| -> Vec<(u64, i64)> { a.eval.iter().map(|e| (e.f.to_bits(), e.e)).collect() };
-    Ok(p.digits == q.digits
-        && p.sign == q.sign
-        && p.exp == q.exp
-        && p.class == q.class
-        && eval(&p) == eval(&q))
+    Ok(GpuCase {
+        ms: crate::measure::median(&times),
+        reps: times.len(),
+        same_bits,
+    })
 }
 
 /// The RNS GPU runs of one row ([`blas::gpu::rns::gemv`]), as [`gpu_cases`]: one call from the
@@ -523,15 +512,12 @@ fn rns_gpu_cases(
                 dev, trans, n, n, &ops.alpha, &da, n, &dx, 1, &ops.beta, dy, 1,
             )
         };
-        run(&mut dy).map_err(e("launch"))?;
-        let got = dy.download().map_err(e("download"))?.to_mpfloats();
-        let same_bits = same_rns_bits(basis, &got, &cpu[t]).map_err(e("compare"))?;
-        let (ms, reps) = gpu_median(dev, reps, || run(&mut dy)).map_err(e("timed launch"))?;
-        case.gpu = Some(GpuCase {
-            ms,
-            reps,
-            same_bits,
-        });
+        let same = |dy: &DeviceMpArray| {
+            Ok(dy
+                .download()?
+                .identical(&MpArray::from_mpfloats(basis, &cpu[t])?))
+        };
+        case.gpu = Some(gpu_case(dev, reps, &mut dy, run, same).map_err(e("run"))?);
     }
     Ok(())
 }

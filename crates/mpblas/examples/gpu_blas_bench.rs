@@ -375,26 +375,6 @@ fn rns_sum_rows(dev: &Device, n: usize) -> Result<()> {
     Ok(())
 }
 
-/// True if the two runs of numbers have the same representation, field by field.
-fn same_rns_bits(
-    b: &std::sync::Arc<mpblas::rns::Basis>,
-    x: &[mpblas::rns::MpFloat],
-    y: &[mpblas::rns::MpFloat],
-) -> Result<bool> {
-    let (p, q) = (
-        mpblas::rns::MpArray::from_mpfloats(b, x)?,
-        mpblas::rns::MpArray::from_mpfloats(b, y)?,
-    );
-    let eval = |a: &mpblas::rns::MpArray| -> Vec<(u64, i64)> {
-        a.eval.iter().map(|e| (e.f.to_bits(), e.e)).collect()
-    };
-    Ok(p.digits == q.digits
-        && p.sign == q.sign
-        && p.exp == q.exp
-        && p.class == q.class
-        && eval(&p) == eval(&q))
-}
-
 /// RNS GEMV of an `n × n` matrix (Table 5 of the MPRES-BLAS GEMV paper): inputs uniform in
 /// [−1, 1] with full 53-bit significands and rounded to 26 bits, no-transpose and transpose,
 /// `α = 1.5`, `β = 0.5`, at the paper's precisions. `= CPU`: the first 16 entries of y (the
@@ -479,7 +459,8 @@ fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
                         1,
                     )?,
                 }
-                same &= same_rns_bits(&b, &got[..k16], &want)?;
+                same &= MpArray::from_mpfloats(&b, &got[..k16])?
+                    .identical(&MpArray::from_mpfloats(&b, &want)?);
                 dy.copy_from_host(&my)?;
             }
             println!(

@@ -59,61 +59,60 @@ static __device__ __forceinline__ u64 blas_rns_used(u64 terms, u64 c) {
     return here < BLAS_RNS_LANES ? here : BLAS_RNS_LANES;
 }
 
-// First pass of s_i = sum_j a_ij x_j (or |a_ij||x_j| when `abs`): work item w = (c LANES + l) m + i
-// is lane l of chunk c of row i, which starts at -0 and takes terms j = c CHUNK + k LANES + l in
-// order k, each with one fused multiply-add (Scalar::add_product). The lane goes to element w of s.
+// Work item w = (c LANES + l) m + i of a pass over `terms` terms per row: lane l of chunk c of
+// row i starts at -0 and takes its terms j = c CHUNK + k LANES + l in order k, each through
+// step(i, j, sum, sum's residues, out residues) -> the new sum; the lane goes to element w of s.
+// Lanes the chunk does not use are skipped (the tree never reads them).
+template <class Step>
+static __device__ __forceinline__ void blas_rns_lane(const RnsBasis &b, u64 m, u64 terms, u64 w, const RnsArg &s,
+                                                     Step step) {
+    u64 i = w % m, l = (w / m) % BLAS_RNS_LANES, c = w / (m * BLAS_RNS_LANES);
+    if (l >= blas_rns_used(terms, c)) return;
+    u32 acc[2][RNS_MAX_N];
+    u32 cur = 0;
+    rns_zero(b, acc[0]);
+    RnsNum sum = rns_special(0, true);
+    for (u64 k = 0; k < BLAS_RNS_PER_LANE; k++) {
+        u64 j = c * BLAS_RNS_CHUNK + k * BLAS_RNS_LANES + l;
+        if (j >= terms) break;
+        sum = step(i, j, sum, acc[cur], acc[1 - cur]);
+        cur = 1 - cur;
+    }
+    blas_rns_put(s, b.n, w, sum, acc[cur]);
+}
+
+// First pass of s_i = sum_j a_ij x_j (or |a_ij||x_j| when `abs`): each term one fused
+// multiply-add (Scalar::add_product), in the lanes of blas_rns_lane.
 extern "C" __global__ void __launch_bounds__(256, 4)
 blas_rns_gemv_lanes(const u32 *__restrict__ tab, RnsArg a, RnsArg x, u64 m, u64 n, int abs, RnsArg s) {
     RnsBasis b = rns_basis(tab);
     const u32 nm = b.n;
     u64 chunks = (n + BLAS_RNS_CHUNK - 1) / BLAS_RNS_CHUNK;
     BLAS_RNS_GRID_STRIDE(w, m * BLAS_RNS_LANES * chunks) {
-        u64 i = w % m, l = (w / m) % BLAS_RNS_LANES, c = w / (m * BLAS_RNS_LANES);
-        if (l >= blas_rns_used(n, c)) continue;
-        u32 acc[2][RNS_MAX_N];
-        u32 cur = 0;
-        rns_zero(b, acc[0]);
-        RnsNum sum = rns_special(0, true);
-        for (u64 k = 0; k < BLAS_RNS_PER_LANE; k++) {
-            u64 j = c * BLAS_RNS_CHUNK + k * BLAS_RNS_LANES + l;
-            if (j >= n) break;
+        blas_rns_lane(b, m, n, w, s, [&](u64 i, u64 j, const RnsNum &sum, const u32 *sr, u32 *out) {
             u64 ea = blas_rns_at(a, i, j), ex = blas_rns_at(x, j, 0);
             RnsNum av = blas_rns_get(a, ea), xv = blas_rns_get(x, ex);
             if (abs) {
                 av.neg = 0;
                 xv.neg = 0;
             }
-            sum = rns_fma_fused(b, av, blas_rns_res(a, nm, ea), xv, blas_rns_res(x, nm, ex), sum, acc[cur], acc[1 - cur]);
-            cur = 1 - cur;
-        }
-        blas_rns_put(s, nm, w, sum, acc[cur]);
+            return rns_fma_fused(b, av, blas_rns_res(a, nm, ea), xv, blas_rns_res(x, nm, ex), sum, sr, out);
+        });
     }
 }
 
 // A later pass: the `terms` results of the pass before (term j of row i at p's element
-// j*p.cs + i*p.rs) summed in the blocked order's lanes, each lane starting at -0 and adding its
-// terms in order (Reduction::join). Lane l of chunk c of row i goes to element (c LANES + l) m + i
-// of s.
+// j*p.cs + i*p.rs) summed by additions (Reduction::join), in the lanes of blas_rns_lane.
 extern "C" __global__ void blas_rns_gemv_join_lanes(const u32 *__restrict__ tab, RnsArg p, u64 m, u64 terms,
                                                     RnsArg s) {
     RnsBasis b = rns_basis(tab);
     const u32 nm = b.n;
     u64 chunks = (terms + BLAS_RNS_CHUNK - 1) / BLAS_RNS_CHUNK;
     BLAS_RNS_GRID_STRIDE(w, m * BLAS_RNS_LANES * chunks) {
-        u64 i = w % m, l = (w / m) % BLAS_RNS_LANES, c = w / (m * BLAS_RNS_LANES);
-        if (l >= blas_rns_used(terms, c)) continue;
-        u32 acc[2][RNS_MAX_N];
-        u32 cur = 0;
-        rns_zero(b, acc[0]);
-        RnsNum sum = rns_special(0, true);
-        for (u64 k = 0; k < BLAS_RNS_PER_LANE; k++) {
-            u64 j = c * BLAS_RNS_CHUNK + k * BLAS_RNS_LANES + l;
-            if (j >= terms) break;
+        blas_rns_lane(b, m, terms, w, s, [&](u64 i, u64 j, const RnsNum &sum, const u32 *sr, u32 *out) {
             u64 e = blas_rns_at(p, i, j);
-            sum = rns_add_fused(b, sum, acc[cur], blas_rns_get(p, e), blas_rns_res(p, nm, e), false, acc[1 - cur]);
-            cur = 1 - cur;
-        }
-        blas_rns_put(s, nm, w, sum, acc[cur]);
+            return rns_add_fused(b, sum, sr, blas_rns_get(p, e), blas_rns_res(p, nm, e), false, out);
+        });
     }
 }
 

@@ -59,7 +59,7 @@ fn rns_arg(a: &DeviceMpArray, off: usize, rs: isize, cs: isize) -> Arg {
     ]))
 }
 
-/// Element `k·stride` of a contiguous array (the kernels' plain element indexing).
+/// The whole array, element `i` at `i` (the kernels' plain element indexing).
 fn flat(a: &DeviceMpArray) -> Arg {
     rns_arg(a, 0, 1, 0)
 }

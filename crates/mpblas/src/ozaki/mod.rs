@@ -354,10 +354,17 @@ pub(crate) fn plain_entry(
     for l in 0..a.cols() {
         s += a.at(i, l) * b.at(l, j);
     }
+    update_f64(s, alpha, beta, || *c.at(i, j))
+}
+
+/// `α·s + β·c` in `f64`, `c` not read when `β = 0` (as BLAS requires); the GPU's
+/// `oz_update_f64` performs the same operations.
+#[inline]
+pub(crate) fn update_f64(s: f64, alpha: f64, beta: f64, c: impl FnOnce() -> f64) -> f64 {
     if beta == 0.0 {
         alpha * s
     } else {
-        alpha * s + beta * c.at(i, j)
+        alpha * s + beta * c()
     }
 }
 
@@ -385,12 +392,7 @@ pub(crate) fn guard_entry(
     for l in 0..a.cols() {
         s += split::ldexp(*a.at(i, l), -sa) * split::ldexp(*b.at(l, j), -sb);
     }
-    let t = split::ldexp(s, sa + sb);
-    if beta == 0.0 {
-        alpha * t
-    } else {
-        alpha * t + beta * c.at(i, j)
-    }
+    update_f64(split::ldexp(s, sa + sb), alpha, beta, || *c.at(i, j))
 }
 
 /// A checked CPU GEMM call with work to do: `op(A)` packed row by row and `op(B)` column by

@@ -16,6 +16,7 @@ use super::split::{ceil_log2, ldexp, vec_max_abs};
 use super::{
     Accumulate, OZAKI1_SLICES, Ozaki1Params, Ozaki1Report, OzakiGuard, Prepared, Products,
     SliceGemm, apply_patch, blas_views, bounds, gemm_cpu, guard_entry, prepare, update_dd,
+    update_f64,
 };
 use crate::dd::Dd;
 use crate::error::{Error, Result};
@@ -295,13 +296,7 @@ pub fn ozaki1_gemm(
             }
             let cij = c.at_mut(i, j);
             *cij = match &sum {
-                ProductSum::F64(s) => {
-                    if beta == 0.0 {
-                        alpha * s[idx]
-                    } else {
-                        alpha * s[idx] + beta * *cij
-                    }
-                }
+                ProductSum::F64(s) => update_f64(s[idx], alpha, beta, || *cij),
                 ProductSum::Dd(s) => update_dd(s[idx], alpha, beta, *cij),
             };
         }

@@ -5,7 +5,6 @@
 use super::ozaki_gpu::*;
 use crate::cuda::{
     Device, DeviceMatMut, DeviceMatRef, DeviceVec, GemmType, ScratchBuffer, args, blocks,
-    download_raw,
 };
 use crate::error::{Error, Result};
 use crate::ozaki::split;
@@ -303,8 +302,7 @@ pub fn ozaki1_gemm(
                 )?
             };
         }
-        let counts = ws.counts.get(dev, 16)?;
-        memset0(dev, counts, 16)?;
+        let counts = zeroed_counts(dev, ws)?;
         // SAFETY: ozaki_term_finish(const double* acc_hi, const double* acc_lo, int dd, u64 m,
         // u64 n, double alpha, double beta, double* c, u64 ldc, const u64* mua,
         // const u64* mub, const double* a, u64 asv, u64 ast, const double* b, u64 bsv,
@@ -342,9 +340,7 @@ pub fn ozaki1_gemm(
                 ],
             )?
         };
-        let mut got = [0u64; 2];
-        // SAFETY: counts holds two u64 (workspace), written by the kernel above.
-        unsafe { download_raw(dev, counts, &mut got)? };
+        let got = read_counts(dev, counts)?;
         report.entries = m * n;
         report.guard_recomputed = got[0] as usize;
         report.non_finite_recomputed = got[1] as usize;

@@ -5,7 +5,7 @@
 
 use super::ozaki_gpu::*;
 use crate::cuda::{
-    Arg, Blas, Device, DeviceMatMut, DeviceMatRef, DeviceVec, GemmType, args, blocks, download_raw,
+    Arg, Blas, Device, DeviceMatMut, DeviceMatRef, DeviceVec, GemmType, args, blocks,
 };
 use crate::dd::Dd;
 use crate::dd::dd_gpu::DeviceDdVec;
@@ -564,8 +564,7 @@ fn ozaki2_device(
         } => (alpha, beta, c, ldc, 0i32, 0u64, 0u64),
         Output::Product { hi, lo } => (1.0, 0.0, 0, m, 1, hi, lo),
     };
-    let counts = ws.counts.get(dev, 16)?;
-    memset0(dev, counts, 16)?;
+    let counts = zeroed_counts(dev, ws)?;
     let mut j0 = 0;
     while j0 < n {
         let nbt = nb.min(n - j0);
@@ -657,12 +656,11 @@ fn ozaki2_device(
         j0 += nbt;
     }
     prof.report(&format!("ozaki2 {m}x{n}x{k} N={nmod} {:?}", plan.mode));
-    let mut got = [0u64; 2];
     if mode == 0 {
-        // SAFETY: counts holds two u64 (workspace, 16 bytes), written by the kernels above.
-        unsafe { download_raw(dev, counts, &mut got)? };
+        read_counts(dev, counts)
+    } else {
+        Ok([0, 0])
     }
-    Ok(got)
 }
 
 /// `C ← α·A·B + β·C` by Ozaki scheme II on INT8 tensor cores: the GPU twin of

@@ -133,7 +133,12 @@ MP_DEV Dd oz_dd_ldexp(Dd a, int n) {
     return oz_dd_ldexp2(oz_dd_ldexp2(a, h), n - h);
 }
 
-// The plain f64 value of a C entry in a bad row or column (ozaki/mod.rs non_finite_patch):
+// ozaki/mod.rs update_f64: alpha * s + beta * c in f64 (c ignored when beta = 0).
+MP_DEV double oz_update_f64(double s, double alpha, double beta, double c) {
+    return beta == 0.0 ? alpha * s : alpha * s + beta * c;
+}
+
+// The plain f64 value of a C entry in a bad row or column (ozaki/mod.rs plain_entry):
 // alpha * sum_l a_il * b_lj + beta * c, summed in order, no FMA.
 MP_DEV double oz_patch(const double *__restrict__ a, u64 asv, u64 ast, const double *__restrict__ b,
                        u64 bsv, u64 bst, u64 i, u64 j, u64 k, double alpha, double beta, double c) {
@@ -141,7 +146,7 @@ MP_DEV double oz_patch(const double *__restrict__ a, u64 asv, u64 ast, const dou
     for (u64 l = 0; l < k; ++l) {
         s = s + a[i * asv + l * ast] * b[j * bsv + l * bst];
     }
-    return beta == 0.0 ? alpha * s : alpha * s + beta * c;
+    return oz_update_f64(s, alpha, beta, c);
 }
 
 // The BLAS update of one entry from the double-double product s (ozaki2_gemm, ozaki1 Dd).
@@ -729,9 +734,10 @@ MP_DEV double oz_guard_sample(const double *__restrict__ a, u64 asv, u64 ast, co
     return s;
 }
 
-// ozaki2::guard_rejects (both schemes), split in two: the common path, inlined, decides
-// whether the entry passes at once (a zero bound, or the first test); the rest (rare) is
-// oz_guard_slow, not inlined, so that the reconstruction kernels keep their registers.
+// ozaki2::guard_rejects (both schemes), split in two: this common path decides whether the
+// entry passes at once (a zero bound, or the first test); the rest (rare) is oz_guard_slow.
+// (Moving oz_guard_slow out of line with __noinline__ made the reconstruction slower on the
+// H100: BENCHMARKS.md.)
 MP_DEV bool oz_guard_passes_fast(u64 k, double s_abs, double e) {
     if (!(mp_is_finite(e) && mp_is_finite(s_abs))) return false;
     if (e == 0.0) return true;
@@ -748,8 +754,7 @@ MP_DEV double oz_guard_entry(const double *__restrict__ a, u64 asv, u64 ast, con
     if (mp_is_finite(v)) return v;
     double s = 0.0;
     for (u64 l = 0; l < k; ++l) s = s + oz_ldexp(a[i * asv + l * ast], -sa) * oz_ldexp(b[j * bsv + l * bst], -sb);
-    double t = oz_ldexp(s, sa + sb);
-    return beta == 0.0 ? alpha * t : alpha * t + beta * c;
+    return oz_update_f64(oz_ldexp(s, sa + sb), alpha, beta, c);
 }
 
 // The rest of ozaki2::guard_rejects for an entry oz_guard_passes_fast did not pass: for a finite
@@ -940,6 +945,13 @@ extern "C" __global__ void ozaki_term_acc(const float *__restrict__ p32, const d
     }
 }
 
+// ozaki1::guard_bound: scheme I's error bound of an entry, (K1 mu_a mu_b + K2 x) at
+// x = s_abs + E, widened by 2^-40.
+MP_DEV double oz_guard1_bound(double k1, double k2, double mu_a, double mu_b, double s_abs) {
+    double e0 = k1 * mu_a * mu_b + k2 * s_abs;
+    return (e0 + k2 * e0) * (1.0 + 0x1p-40);
+}
+
 // ozaki1_gemm's BLAS update from the sum (f64, or Dd when dd != 0), bad entries patched; with
 // `guard`, the entries ozaki1's componentwise guard rejects (bound k1 mu_a mu_b + k2 |s| as
 // ozaki1::guard_bound) recomputed by oz_guard_entry. counts[0] counts those, counts[1] the bad.
@@ -964,8 +976,7 @@ extern "C" __global__ void ozaki_term_finish(const double *__restrict__ acc_hi,
         if (guard) {
             double mu_i = oz_mu(mua[i]), mu_j = oz_mu(mub[j]);
             double s_abs = mp_abs(acc_hi[idx]);
-            double e0 = k1 * mu_i * mu_j + k2 * s_abs;
-            double e = (e0 + k2 * e0) * (1.0 + 0x1p-40);
+            double e = oz_guard1_bound(k1, k2, mu_i, mu_j, s_abs);
             if (!oz_guard_passes_fast(k, s_abs, e) &&
                 oz_guard_slow(k, s_abs, e, a, asv, ast, b, bsv, bst, i, j, alpha, beta, c + i + j * ldc, mu_i,
                               mu_j)) {
@@ -976,8 +987,7 @@ extern "C" __global__ void ozaki_term_finish(const double *__restrict__ acc_hi,
         if (dd) {
             out = oz_update_dd(dd_make(acc_hi[idx], acc_lo[idx]), alpha, beta, cij);
         } else {
-            double s = acc_hi[idx];
-            out = beta == 0.0 ? alpha * s : alpha * s + beta * cij;
+            out = oz_update_f64(acc_hi[idx], alpha, beta, cij);
         }
         c[i + j * ldc] = out;
     }

@@ -110,6 +110,23 @@ pub(super) fn memset0(dev: &Device, ptr: u64, bytes: usize) -> Result<()> {
     unsafe { memset(dev, ptr, 0, bytes) }
 }
 
+/// The update kernels' two counters of recomputed entries (`[0]` by the guard, `[1]` in
+/// non-finite rows and columns), zeroed: their device address.
+pub(super) fn zeroed_counts(dev: &Device, ws: &mut Workspace) -> Result<u64> {
+    let counts = ws.counts.get(dev, 16)?;
+    memset0(dev, counts, 16)?;
+    Ok(counts)
+}
+
+/// The counters of [`zeroed_counts`] on the host (waits for the work enqueued before).
+pub(super) fn read_counts(dev: &Device, counts: u64) -> Result<[u64; 2]> {
+    let mut got = [0u64; 2];
+    // SAFETY: `counts` holds two u64 of the workspace (zeroed_counts), written by the kernels
+    // enqueued before on this stream.
+    unsafe { crate::cuda::download_raw(dev, counts, &mut got)? };
+    Ok(got)
+}
+
 /// The buffers the Ozaki GEMMs keep on a device between calls.
 #[derive(Default)]
 pub(super) struct Workspace {

@@ -104,6 +104,23 @@ impl MpArray {
         self.len == 0
     }
 
+    /// True when `other` holds the same numbers in the same representation, field by field
+    /// (basis, residues, signs, exponents, class and the bits of the evaluation bounds): what
+    /// "the same bits" means for RNS results, e.g. a GPU result against the CPU's. Numeric
+    /// equality (`−0 = +0`, NaN never equal) is [`MpFloat`]'s `PartialEq`.
+    pub fn identical(&self, other: &MpArray) -> bool {
+        let eval_bits = |a: &MpArray| -> Vec<(u64, i64)> {
+            a.eval.iter().map(|e| (e.f.to_bits(), e.e)).collect()
+        };
+        self.basis.same(&other.basis)
+            && self.len == other.len
+            && self.digits == other.digits
+            && self.sign == other.sign
+            && self.exp == other.exp
+            && self.class == other.class
+            && eval_bits(self) == eval_bits(other)
+    }
+
     /// Element `i` as an [`MpFloat`].
     ///
     /// # Errors
