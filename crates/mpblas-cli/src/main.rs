@@ -384,9 +384,7 @@ fn run(cli: Cli) -> Result<(), String> {
             svg,
             moduli,
         } => {
-            if moduli.is_some() {
-                return Err("--moduli is only for `reproduce ozaki`".into());
-            }
+            moduli_only(moduli.as_deref())?;
             let dataset2_terms = match sizes[..] {
                 [] => papers::sum::DATASET2_SMALL_TERMS,
                 [m] if m > 0 => m,
@@ -398,14 +396,15 @@ fn run(cli: Cli) -> Result<(), String> {
                     );
                 }
             };
-            if json_file.is_some() {
-                return Err("--json-file is for `reproduce qd`; use --json".into());
-            }
-            if opts.reps.is_some() || opts.max_seconds.is_some() {
-                return Err("`reproduce sum` measures accuracy, not time: --reps and \
-                            --max-seconds do not apply"
-                    .into());
-            }
+            refuse(
+                json_file.is_some(),
+                "--json-file is for `reproduce qd`; use --json",
+            )?;
+            refuse(
+                opts.reps.is_some() || opts.max_seconds.is_some(),
+                "`reproduce sum` measures accuracy, not time: --reps and --max-seconds do not \
+                 apply",
+            )?;
             let dot_n = opts.n.unwrap_or(1000);
             let samples = seeds.unwrap_or(5);
             if dot_n == 0 {
@@ -652,13 +651,16 @@ fn print_json(doc: Option<serde_json::Value>) -> Result<(), String> {
 /// `--svg` and `--moduli` are for `reproduce ozaki` only: an error rather than silently
 /// ignored, so that a mistyped paper name does not look like a run with those options.
 fn ozaki_only(svg: Option<&PathBuf>, moduli: Option<&str>) -> Result<(), String> {
-    if svg.is_some() {
-        return Err("--svg is only for `reproduce ozaki` and `reproduce sum`".into());
-    }
-    if moduli.is_some() {
-        return Err("--moduli is only for `reproduce ozaki`".into());
-    }
-    Ok(())
+    refuse(
+        svg.is_some(),
+        "--svg is only for `reproduce ozaki` and `reproduce sum`",
+    )?;
+    moduli_only(moduli)
+}
+
+/// [`Err`] for `--moduli` outside `reproduce ozaki`.
+fn moduli_only(moduli: Option<&str>) -> Result<(), String> {
+    refuse(moduli.is_some(), "--moduli is only for `reproduce ozaki`")
 }
 
 /// Output into a closed pipe (`mpblas info | head -1`) ends the program quietly with status
