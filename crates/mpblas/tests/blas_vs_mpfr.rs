@@ -2252,3 +2252,233 @@ fn gemv_edge_cases() {
     assert_eq!(a[..2], [1.0, 2.0]);
     assert!(a[2].is_infinite() && a[3] == 5.0);
 }
+
+// ---- the fused RNS GEMV ----------------------------------------------------------------------
+
+/// `|got − want| ≤ bound` for an extended-range bound (`f·2^e`).
+fn assert_within_ext(got: &MpFloat, bound: mpblas::rns::ExtF, want: &Float, label: &str) {
+    assert!(got.is_finite(), "{label}: finite result expected");
+    let err = abs_diff(&got.exact(), want);
+    let mut b = Float::with_val(64, bound.f);
+    b <<= i32::try_from(bound.e).expect("bound exponent in MPFR's range");
+    assert!(err <= b, "{label}: error {err:e} above the bound {b:e}");
+    if !b.is_zero() {
+        record(
+            label.split(' ').next().unwrap_or("").to_string(),
+            (err / b).to_f64(),
+        );
+    }
+}
+
+/// `RN_p(v)`: MPFR's rounding of an exact value to `p` bits, as the fused form should give it.
+fn rounded_to(v: &Float, p: u32) -> Float {
+    Float::with_val_round(p, v, Round::Nearest).0
+}
+
+/// [`blas::rns::gemv_fused`] against MPFR: within its bound on every kind of row (both
+/// transposes, `β = 0` and not, `α = 0`), and, where no term falls out of the window, equal
+/// to MPFR's correctly rounded `Σ_j a_ij·fl(α x_j) + β y_i`; NaN/∞ propagate; the same bits
+/// as the paper's order would give are not expected (one rounding instead of `2n`).
+fn gemv_fused_for(b: &Arc<Basis>, seeds: u64) {
+    use mpblas::blas::rns::gemv_fused_bounded;
+    use mpblas::view::MatRef;
+    let p = b.precision();
+    for seed in 0..seeds {
+        let mut g = SplitMix64::new(0x5eed + seed);
+        for &(m, n) in &[(1, 1), (3, 7), (9, 4), (17, 300)] {
+            for kind in KINDS {
+                let lda = m + 1;
+                let mut a = vec![value::<MpFloat>(b, 0.0); lda * n];
+                let row0 = vector::<MpFloat>(b, kind, n, &mut g);
+                let x = partner::<MpFloat>(b, kind, &row0, &mut g);
+                for i in 0..m {
+                    let k = g.int(-8, 8) as i32;
+                    let s = value::<MpFloat>(b, g.sign() * 2f64.powi(k));
+                    for (j, v) in row0.iter().enumerate() {
+                        a[i + j * lda] = if i == 0 { v.clone() } else { v * &s };
+                    }
+                }
+                let alpha = full_at::<MpFloat>(b, &mut g, 1);
+                for beta_zero in [false, true] {
+                    let beta = if beta_zero {
+                        value(b, 0.0)
+                    } else {
+                        full_at::<MpFloat>(b, &mut g, -2)
+                    };
+                    let y0: Vec<MpFloat> = (0..m)
+                        .map(|_| {
+                            if beta_zero {
+                                value(b, f64::NAN)
+                            } else {
+                                full_at::<MpFloat>(b, &mut g, 3)
+                            }
+                        })
+                        .collect();
+                    for trans in [false, true] {
+                        let av = MatRef::col_major(&a, m, n, lda).unwrap();
+                        let (av, len_x, len_y) = if trans { (av.t(), m, n) } else { (av, n, m) };
+                        let xv: Vec<MpFloat> = if trans {
+                            (0..m)
+                                .map(|_| {
+                                    let e = g.int(-8, 8);
+                                    full_at::<MpFloat>(b, &mut g, e)
+                                })
+                                .collect()
+                        } else {
+                            x.clone()
+                        };
+                        assert_eq!(xv.len(), len_x);
+                        let y_in: Vec<MpFloat> = (0..len_y)
+                            .map(|i| y0.get(i).cloned().unwrap_or_else(|| value(b, 0.0)))
+                            .collect();
+                        let mut y = y_in.clone();
+                        let bounds = gemv_fused_bounded(
+                            &alpha,
+                            av,
+                            VecRef::contiguous(&xv),
+                            &beta,
+                            VecMut::contiguous(&mut y),
+                        )
+                        .unwrap();
+                        let d: Vec<MpFloat> = xv.iter().map(|v| &alpha * v).collect();
+                        for i in 0..len_y {
+                            let row: Vec<&MpFloat> =
+                                (0..len_x).map(|j| av.get(i, j).unwrap()).collect();
+                            let mut terms: Vec<Float> = row
+                                .iter()
+                                .zip(&xv)
+                                .map(|(aij, xj)| {
+                                    exact_product(
+                                        &alpha.exact(),
+                                        &exact_product(&aij.exact(), &xj.exact()),
+                                    )
+                                })
+                                .collect();
+                            let mut with_d: Vec<Float> = row
+                                .iter()
+                                .zip(&d)
+                                .map(|(aij, dj)| exact_product(&aij.exact(), &dj.exact()))
+                                .collect();
+                            if !beta_zero {
+                                let by = exact_product(&beta.exact(), &y_in[i].exact());
+                                terms.push(by.clone());
+                                with_d.push(by);
+                            }
+                            let label = format!(
+                                "gemv_fused {p}b {kind:?} {m}x{n} trans={trans} beta0={beta_zero} row {i}"
+                            );
+                            let want = exact_sum(&terms);
+                            let bound = bounds[i].expect("finite inputs have a bound");
+                            assert_within_ext(&y[i], bound, &want, &label);
+                            if matches!(kind, Kind::Random | Kind::Cancel) {
+                                let rn = rounded_to(&exact_sum(&with_d), p);
+                                assert_eq!(y[i].exact(), rn, "{label}: not RN(Σ a·d + βy)");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn rns_gemv_fused_within_its_bound_and_rounded_once() {
+    for bits in [106, 424, 1696] {
+        gemv_fused_for(&Basis::new(bits).unwrap(), 1);
+    }
+    report("rns_gemv_fused");
+}
+
+/// NaN/∞ propagation, signed zeros, `α = 0` (A and x not read), quick returns and bad arguments
+/// of the fused GEMV.
+#[test]
+fn rns_gemv_fused_specials_and_arguments() {
+    use mpblas::blas::rns::{gemv_fused, gemv_fused_bounded};
+    use mpblas::view::MatRef;
+    let b = Basis::new(106).unwrap();
+    let f = |v: f64| MpFloat::from_f64(&b, v);
+    let run = |a: &[f64],
+               x: &[f64],
+               beta: f64,
+               y: &[f64]|
+     -> (Vec<MpFloat>, Vec<Option<mpblas::rns::ExtF>>) {
+        let a: Vec<MpFloat> = a.iter().map(|&v| f(v)).collect();
+        let x: Vec<MpFloat> = x.iter().map(|&v| f(v)).collect();
+        let mut y: Vec<MpFloat> = y.iter().map(|&v| f(v)).collect();
+        let m = y.len();
+        let bounds = gemv_fused_bounded(
+            &f(1.0),
+            MatRef::col_major(&a, m, x.len(), m.max(1)).unwrap(),
+            VecRef::contiguous(&x),
+            &f(beta),
+            VecMut::contiguous(&mut y),
+        )
+        .unwrap();
+        (y, bounds)
+    };
+    let inf = f64::INFINITY;
+    // rows [NaN, 1], [∞, −∞], [∞, 1], [1, 2] times [1, 1]: NaN, NaN, +∞, 3
+    let (y, bd) = run(
+        &[f64::NAN, inf, inf, 1.0, 1.0, -inf, 1.0, 2.0],
+        &[1.0, 1.0],
+        0.0,
+        &[0.0; 4],
+    );
+    assert!(y[0].is_nan() && bd[0].is_none());
+    assert!(y[1].is_nan(), "+inf - inf");
+    assert!(y[2].is_infinite() && !y[2].is_sign_negative() && bd[2].is_none());
+    assert!(y[3].num_eq(&f(3.0)));
+    // ∞·0 is NaN
+    let (y, _) = run(&[1.0, inf], &[1.0, 0.0], 0.0, &[0.0]);
+    assert!(y[0].is_nan(), "inf * 0");
+    // signed zeros: all −0 terms give −0; +0 with −0 gives +0; exact cancellation gives +0
+    let (y, _) = run(&[-0.0, 0.0, 1.0], &[1.0], -1.0, &[0.0, 0.0, 1.0]);
+    assert!(
+        y[0].is_zero() && y[0].is_sign_negative(),
+        "-0*1 + -1*0 = -0"
+    );
+    assert!(y[1].is_zero() && !y[1].is_sign_negative());
+    assert!(y[2].is_zero() && !y[2].is_sign_negative(), "1 - 1 = +0");
+    // α = 0 reads neither A nor x; y = β·y
+    let nan = vec![f(f64::NAN); 4];
+    let mut y = vec![f(3.0), f(-5.0)];
+    gemv_fused(
+        &f(0.0),
+        MatRef::col_major(&nan, 2, 2, 2).unwrap(),
+        VecRef::contiguous(&nan[..2]),
+        &f(0.5),
+        VecMut::contiguous(&mut y),
+    )
+    .unwrap();
+    assert!(y[0].num_eq(&f(1.5)) && y[1].num_eq(&f(-2.5)));
+    // β = 0 does not read y
+    let (y, _) = run(&[2.0], &[3.0], 0.0, &[f64::NAN]);
+    assert!(y[0].num_eq(&f(6.0)));
+    // bad arguments are errors
+    let a = vec![f(1.0); 4];
+    let mut y = vec![f(0.0); 3];
+    assert!(matches!(
+        gemv_fused(
+            &f(1.0),
+            MatRef::col_major(&a, 2, 2, 2).unwrap(),
+            VecRef::contiguous(&a[..2]),
+            &f(0.0),
+            VecMut::contiguous(&mut y),
+        ),
+        Err(Error::LengthMismatch { .. })
+    ));
+    let other = Basis::new(212).unwrap();
+    let x2 = vec![MpFloat::from_f64(&other, 1.0); 2];
+    let mut y = vec![f(0.0); 2];
+    assert!(matches!(
+        gemv_fused(
+            &f(1.0),
+            MatRef::col_major(&a, 2, 2, 2).unwrap(),
+            VecRef::contiguous(&x2),
+            &f(0.0),
+            VecMut::contiguous(&mut y),
+        ),
+        Err(Error::BasisMismatch { .. })
+    ));
+}

@@ -105,7 +105,7 @@ fn is_finite<T: Scalar>(v: &T) -> bool {
 }
 
 /// Every element of the operands against `alpha`'s context (the RNS basis).
-fn check_ctx<T: Scalar>(
+pub(crate) fn check_ctx<T: Scalar>(
     ctx: &T::Ctx,
     scalars: &[&T],
     vectors: &[VecRef<'_, T>],

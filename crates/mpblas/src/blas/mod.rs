@@ -10,6 +10,7 @@
 //!   products.
 //! - [`bounds`]: the error bounds the routines return and the tests assert.
 //! - [`level2`]: `gemv` and `ger` over matrix views, with componentwise bounds.
+//! - [`mod@rns`]: the fused RNS GEMV ([`rns_fused`]): exact accumulation, one rounding per entry.
 //! - [`gpu`]: the same routines (levels 1 and 2) on the GPU for `f64`, `Dd` and `Qd`, the CPU's
 //!   bits for any launch shape, every pass of every reduction on the device.
 //!
@@ -35,7 +36,14 @@ pub(crate) mod blas_level2_rns_gpu;
 pub mod bounds;
 pub mod level1;
 pub mod level2;
+pub mod rns_fused;
 pub mod sum;
+
+/// RNS routines with no generic twin: [`gemv_fused`](rns::gemv_fused) (each entry rounded
+/// once, from an exact accumulation; [`rns_fused`]).
+pub mod rns {
+    pub use super::rns_fused::{gemv_fused, gemv_fused_bounded};
+}
 
 /// BLAS levels 1 and 2 on the GPU for `f64`, [`Dd`](crate::Dd) and [`Qd`](crate::Qd): the
 /// same routines, orders, bits and error bounds as the CPU ([`level1`], [`accurate`],

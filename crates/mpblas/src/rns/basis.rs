@@ -134,22 +134,40 @@ impl Basis {
         }
         // ⌊log2 M / 2⌋ − 1 ≥ p  ⇔  log2 M ≥ 2p + 2; each modulus adds log2 mᵢ > 30 bits.
         let need = 2.0 * precision as f64 + 2.0;
-        let mut moduli = Vec::new();
+        let mut count = 0;
         let mut bits = 0.0f64;
         let mut cand: u32 = (1 << 31) - 1;
         while bits < need + 1e-6 {
             if is_prime_u32(cand) {
-                moduli.push(cand);
+                count += 1;
                 bits += (cand as f64).log2();
             }
             cand -= 2;
         }
+        Ok(Self::with_len(count))
+    }
+
+    /// The basis of the first `count` moduli of the fixed sequence ([`Basis::new`] takes the
+    /// fewest that reach a precision): a basis of more moduli extends a smaller one, so a
+    /// number's residues in the smaller basis are the first residues of the same number in the
+    /// larger (what the exact accumulations of `blas::rns` use to widen a sum's range).
+    pub(crate) fn with_len(count: usize) -> Arc<Basis> {
         // A poisoned lock only means a panic elsewhere while holding it; the map is whole.
         let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
-        let basis = cache
-            .entry(moduli.len())
-            .or_insert_with(|| Arc::new(Self::from_moduli(moduli)));
-        Ok(basis.clone())
+        cache
+            .entry(count)
+            .or_insert_with(|| {
+                let mut moduli = Vec::with_capacity(count);
+                let mut cand: u32 = (1 << 31) - 1;
+                while moduli.len() < count {
+                    if is_prime_u32(cand) {
+                        moduli.push(cand);
+                    }
+                    cand -= 2;
+                }
+                Arc::new(Self::from_moduli(moduli))
+            })
+            .clone()
     }
 
     /// Computes every constant for the given primes (all in (2^30, 2^31), distinct).

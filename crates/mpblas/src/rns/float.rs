@@ -246,13 +246,29 @@ impl MpFloat {
     pub(crate) fn finish(
         basis: &Arc<Basis>,
         neg: bool,
+        s: Vec<u32>,
+        exp: i64,
+        tail: Tail,
+        max_bits: u64,
+    ) -> MpFloat {
+        MpFloat::finish_from(basis, basis, neg, s, exp, tail, max_bits)
+    }
+
+    /// [`finish`](MpFloat::finish) of a value held in a wider basis `calc` (one that extends
+    /// `basis`, [`Basis::with_len`]), rounded to the precision of `basis`: the exact
+    /// accumulations of `blas::rns` sum in `calc` and round once. `S < 2^max_bits ≤ M_calc/2`.
+    pub(crate) fn finish_from(
+        calc: &Basis,
+        basis: &Arc<Basis>,
+        neg: bool,
         mut s: Vec<u32>,
         exp: i64,
         tail: Tail,
         max_bits: u64,
     ) -> MpFloat {
-        let b = &**basis;
-        let p = b.precision as u64;
+        debug_assert!(calc.m.starts_with(&basis.m));
+        let b = calc;
+        let p = basis.precision as u64;
         let Some(ev) = eval_unsigned(b, &s, (b.log2m as u64 - 1).saturating_sub(max_bits)) else {
             debug_assert_eq!(tail, Tail::Zero);
             pool::recycle(s);
@@ -291,6 +307,8 @@ impl MpFloat {
                 pool::recycle(top);
             }
         }
+        // X < 2^p < M of `basis`: its residues are the first ones.
+        s.truncate(basis.len());
         MpFloat::normalised(basis, neg, s, exp)
     }
 

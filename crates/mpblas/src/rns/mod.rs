@@ -45,6 +45,7 @@
 // modulus index on purpose: that is the shape LLVM vectorises and the CUDA kernels mirror.
 #![allow(clippy::needless_range_loop)]
 
+pub(crate) mod accumulate;
 mod arith_gpu;
 pub mod array;
 pub(crate) mod array_gpu;

@@ -1,0 +1,259 @@
+//! Fused RNS GEMV on the CPU: `y ← α·A·x + β·y` with every entry rounded once.
+//!
+//! The paper's GEMV (Algorithm 1 of the MPRES-BLAS paper, [`level2::gemv`](super::level2::gemv)
+//! on [`MpFloat`]) rounds each product and each partial sum. The fused form computes
+//! `d = fl(α·x)` as the paper does, then each `y_i = RN_p(Σ_j a_ij·d_j + β·y_i)`: the sum is
+//! accumulated exactly in a wider basis of the same moduli and rounded once (nearest, ties to
+//! even), terms below `2^-(p+4)` of a row's largest being dropped and charged to the bound
+//! (the engine and its proof: `rns/accumulate.rs`). The result is the same bits for any
+//! thread count and on the GPU ([`gpu::rns::gemv_fused`](super::gpu::rns::gemv_fused)),
+//! and it is much more accurate than the paper's form: the bound is about
+//! `2u·Σ_j|a_ij||α x_j|`, against `γ_(n+2)·(|α||A||x| + |β||y|)_i`.
+//!
+//! **Bounds** ([`gemv_fused_bounded`]) are extended-range floats ([`ExtF`], rounded up), because
+//! `u = 2^-p` leaves the range of `f64` beyond 1074 bits: `|ŷ_i − y_i| ≤ bound[i]` against the
+//! exact `α·(A x)_i + β·y_i`, `None` where the result is NaN or infinite.
+//!
+//! **Conventions** are those of [`level2::gemv`](super::level2::gemv): `α = 0` reads neither
+//! `A` nor `x` (and gives `fl(β·y_i)`), `β = 0` does not read `y`, `m = 0`, `n = 0` or
+//! `α = 0` with `β = 1` return at once; NaN and infinities propagate as in IEEE arithmetic
+//! (an infinite product and one of the other sign give NaN; an exact zero sum is `+0` unless
+//! every term is `−0`).
+
+use super::level1::check_same_len;
+use super::level2::check_ctx;
+use crate::error::Result;
+use crate::rns::accumulate::{Accumulator, Scan, Term};
+use crate::rns::basis::mul_mod;
+use crate::rns::{Basis, ExtF, MpFloat};
+use crate::view::{MatRef, VecMut, VecRef};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// `y ← α·A·x + β·y` for an `m × n` view `A` of [`MpFloat`] (pass `a.t()` for `Aᵀ`), each
+/// entry rounded once (module docs).
+///
+/// ```
+/// use mpblas::blas::rns::gemv_fused;
+/// use mpblas::rns::{Basis, MpFloat};
+/// use mpblas::view::{MatRef, VecMut, VecRef};
+/// let b = Basis::new(106).unwrap();
+/// let f = |v: f64| MpFloat::from_f64(&b, v);
+/// // [[1e30, 1, −1e30]] · [1, 1e-30, 1]: the paper's order loses the middle term, not this one
+/// let a = [f(1e30), f(1.0), f(-1e30)];
+/// let x = [f(1.0), f(1e-30), f(1.0)];
+/// let mut y = [f(0.0)];
+/// let a = MatRef::col_major(&a, 1, 3, 1).unwrap();
+/// gemv_fused(&f(1.0), a, VecRef::contiguous(&x), &f(0.0), VecMut::contiguous(&mut y)).unwrap();
+/// assert_eq!(y[0], f(1e-30));
+/// ```
+///
+/// # Errors
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) (`x`, `y`),
+/// [`Error::BasisMismatch`](crate::Error::BasisMismatch),
+/// [`Error::OutOfRange`](crate::Error::OutOfRange) for more than `2^28` columns.
+pub fn gemv_fused(
+    alpha: &MpFloat,
+    a: MatRef<'_, MpFloat>,
+    x: VecRef<'_, MpFloat>,
+    beta: &MpFloat,
+    y: VecMut<'_, MpFloat>,
+) -> Result<()> {
+    gemv_fused_impl(alpha, a, x, beta, y, false).map(drop)
+}
+
+/// [`gemv_fused`], returning the bound of each entry (module docs).
+///
+/// # Errors
+/// As [`gemv_fused`].
+pub fn gemv_fused_bounded(
+    alpha: &MpFloat,
+    a: MatRef<'_, MpFloat>,
+    x: VecRef<'_, MpFloat>,
+    beta: &MpFloat,
+    y: VecMut<'_, MpFloat>,
+) -> Result<Vec<Option<ExtF>>> {
+    gemv_fused_impl(alpha, a, x, beta, y, true)
+}
+
+/// The bound of a value computed with at most one rounding from an exact value: `None` when
+/// it is not finite, `0` when it is zero (exact), else `2^(e+1) ≥ 2^-p·|exact|`.
+pub(crate) fn one_rounding_bound(v: &MpFloat) -> Option<ExtF> {
+    if !v.is_finite() {
+        None
+    } else if v.is_zero() {
+        Some(ExtF::ZERO)
+    } else {
+        Some(ExtF::new(1.0, v.exponent() + 1))
+    }
+}
+
+fn gemv_fused_impl(
+    alpha: &MpFloat,
+    a: MatRef<'_, MpFloat>,
+    x: VecRef<'_, MpFloat>,
+    beta: &MpFloat,
+    mut y: VecMut<'_, MpFloat>,
+    with_bounds: bool,
+) -> Result<Vec<Option<ExtF>>> {
+    check_same_len("x", a.cols(), x.len())?;
+    check_same_len("y", a.rows(), y.len())?;
+    let (m, n) = (a.rows(), a.cols());
+    let base = alpha.basis().clone();
+    let alpha_zero = alpha.is_zero();
+    let beta_zero = beta.is_zero();
+    let unchanged = |v: &MpFloat| v.is_finite().then_some(ExtF::ZERO);
+    if m == 0 || n == 0 || (alpha_zero && beta.num_eq(&MpFloat::from_f64(&base, 1.0))) {
+        return Ok(if with_bounds {
+            y.rb().iter().map(unchanged).collect()
+        } else {
+            Vec::new()
+        });
+    }
+    let none = VecRef::contiguous(&[]);
+    check_ctx(
+        &base,
+        &[beta],
+        &[
+            if alpha_zero { none } else { x },
+            if beta_zero { none } else { y.rb() },
+        ],
+        (!alpha_zero).then_some(a),
+    )?;
+    let yr = y.rb();
+    let rows: Vec<(MpFloat, Option<ExtF>)> = if alpha_zero {
+        (0..m)
+            .into_par_iter()
+            .map(|i| {
+                let v = match (beta_zero, yr.get(i)) {
+                    (false, Some(yi)) => beta * yi,
+                    _ => MpFloat::zero(&base, false),
+                };
+                let bound = one_rounding_bound(&v);
+                (v, bound)
+            })
+            .collect()
+    } else {
+        let d: Vec<MpFloat> = (0..n)
+            .into_par_iter()
+            .map(|j| match x.get(j) {
+                Some(xj) => alpha * xj,
+                None => MpFloat::zero(&base, false),
+            })
+            .collect();
+        let fused = FusedRows::new(&base, &d, (!beta_zero).then_some(beta))?;
+        (0..m)
+            .into_par_iter()
+            .map(|i| {
+                let row = a.row(i).unwrap_or_else(|| VecRef::contiguous(&[]));
+                let by = if beta_zero { None } else { yr.get(i) };
+                fused.row(row, by)
+            })
+            .collect()
+    };
+    let mut bounds = Vec::with_capacity(if with_bounds { m } else { 0 });
+    for (i, (v, b)) in rows.into_iter().enumerate() {
+        if let Some(slot) = y.get_mut(i) {
+            *slot = v;
+        }
+        if with_bounds {
+            bounds.push(b);
+        }
+    }
+    Ok(bounds)
+}
+
+/// The per-call state of the fused rows: the accumulator and `d = fl(α·x)` with its residues
+/// in the widest basis (extended once, used by every row).
+struct FusedRows<'a> {
+    acc: Accumulator,
+    d: &'a [MpFloat],
+    d_wide: Vec<u32>,
+    beta: Option<(&'a MpFloat, Vec<u32>)>,
+}
+
+impl<'a> FusedRows<'a> {
+    fn new(base: &Arc<Basis>, d: &'a [MpFloat], beta: Option<&'a MpFloat>) -> Result<Self> {
+        let acc = Accumulator::new(base, d.len() + beta.is_some() as usize)?;
+        let k = acc.max_len();
+        let mut d_wide = vec![0u32; d.len() * k];
+        d_wide
+            .par_chunks_mut(k)
+            .zip(d.par_iter())
+            .for_each_init(Vec::new, |v, (out, dj)| {
+                if dj.is_finite() && !dj.is_zero() {
+                    acc.extend(dj.residues(), out, v);
+                }
+            });
+        let beta = beta.map(|b| {
+            let mut w = vec![0u32; k];
+            if b.is_finite() && !b.is_zero() {
+                acc.extend(b.residues(), &mut w, &mut Vec::new());
+            }
+            (b, w)
+        });
+        Ok(FusedRows {
+            acc,
+            d,
+            d_wide,
+            beta,
+        })
+    }
+
+    /// One entry: `RN_p(Σ_j a_j·d_j + β·y_i)` and its bound.
+    fn row(&self, a: VecRef<'_, MpFloat>, y: Option<&MpFloat>) -> (MpFloat, Option<ExtF>) {
+        let acc = &self.acc;
+        let by = self.beta.as_ref().zip(y);
+        let mut scan = Scan::default();
+        for (aj, dj) in a.iter().zip(self.d) {
+            scan.add(Term::of(aj, dj));
+        }
+        if let Some(((b, _), yi)) = by {
+            scan.add(Term::of(b, yi));
+        }
+        if let Some(v) = scan.special(&acc.base) {
+            let bound = v.is_finite().then_some(ExtF::ZERO);
+            return (v, bound);
+        }
+        let w = acc.window(scan.low_min, scan.low_max);
+        let wide = &acc.levels[w.level];
+        let kw = wide.len();
+        let kmax = acc.max_len();
+        let mut sum = vec![0u64; kw];
+        let (mut a_wide, mut pw, mut v) = (vec![0u32; kw], vec![0u32; kw], Vec::new());
+        let (mut q, mut dropped) = (0u64, false);
+        let mut add = |neg: bool, low: i64, a_wide: &[u32], d_wide: &[u32]| {
+            q += acc.weight(w.top, low);
+            if low < w.l {
+                dropped = true;
+                return;
+            }
+            wide.pow2_into((low - w.l) as u64, &mut pw);
+            for k in 0..kw {
+                let (m, mu) = (wide.m[k], wide.mu[k]);
+                let t = mul_mod(mul_mod(a_wide[k], d_wide[k], m, mu), pw[k], m, mu);
+                sum[k] += if neg { (m - t) as u64 } else { t as u64 };
+            }
+        };
+        for (j, (aj, dj)) in a.iter().zip(self.d).enumerate() {
+            if let Term::Finite { neg, low } = Term::of(aj, dj) {
+                acc.extend(aj.residues(), &mut a_wide, &mut v);
+                add(neg, low, &a_wide, &self.d_wide[j * kmax..j * kmax + kw]);
+            }
+        }
+        if let Some(((b, b_wide), yi)) = by
+            && let Term::Finite { neg, low } = Term::of(b, yi)
+        {
+            acc.extend(yi.residues(), &mut a_wide, &mut v);
+            add(neg, low, &a_wide, &b_wide[..kw]);
+        }
+        let s: Vec<u32> = sum
+            .iter()
+            .zip(&wide.m)
+            .map(|(&t, &m)| (t % m as u64) as u32)
+            .collect();
+        let value = acc.round(&w, s);
+        let bound = value.is_finite().then(|| acc.bound(w.top, q, dropped));
+        (value, bound)
+    }
+}
