@@ -383,8 +383,10 @@ fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
     use mpblas::rns::gpu::DeviceMpArray;
     use mpblas::rns::{Basis, MpArray, MpFloat};
     println!("\n## RNS GEMV, {n} × {n} (CUDA events, median of {REPS})\n");
-    println!("| precision | moduli | inputs | N ms | T ms | = CPU |");
-    println!("|---|---|---|---|---|---|");
+    println!(
+        "| precision | moduli | inputs | N ms | T ms | = CPU | fused N ms | fused T ms | fused = CPU |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
     let mut rng = mpblas_testdata::SplitMix64::new(0x6e3);
     let mut uniform = |k: usize| -> Vec<f64> {
         (0..k)
@@ -413,7 +415,15 @@ fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
         ("53-bit", a53.clone(), x53.clone(), y53.clone()),
         ("26-bit", round26(&a53), round26(&x53), round26(&y53)),
     ];
-    for bits in [106, 212, 424, 848, 1696, 3393] {
+    // MPBLAS_BENCH_BITS=106,1696 picks precisions; MPBLAS_BENCH_FUSED_ONLY=1 skips the paper's
+    // form (profiling runs of the fused one).
+    let all_bits = [106, 212, 424, 848, 1696, 3393];
+    let bits_list: Vec<u32> = match std::env::var("MPBLAS_BENCH_BITS") {
+        Ok(v) => v.split(',').filter_map(|t| t.trim().parse().ok()).collect(),
+        Err(_) => all_bits.to_vec(),
+    };
+    let fused_only = std::env::var("MPBLAS_BENCH_FUSED_ONLY").is_ok();
+    for bits in bits_list {
         let b = Basis::new(bits)?;
         for (name, ha, hx, hy) in &inputs {
             let (ma, mx, my) = (
@@ -428,6 +438,10 @@ fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
             let mut ms = [0.0; 2];
             let mut same = true;
             for (k, trans) in [Trans::No, Trans::Yes].into_iter().enumerate() {
+                if fused_only {
+                    ms[k] = f64::NAN;
+                    continue;
+                }
                 ms[k] = median_ms(dev, || {
                     bg::rns::gemv(dev, trans, n, n, &alpha, &da, n, &dx, 1, &beta, &mut dy, 1)
                 })?;
@@ -463,12 +477,61 @@ fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
                     .identical(&MpArray::from_mpfloats(&b, &want)?);
                 dy.copy_from_host(&my)?;
             }
+            // the fused form (one rounding per entry), where its wide basis fits the GPU
+            let mut fused = [f64::NAN; 2];
+            let mut fused_same = true;
+            let fits = bits <= 2600;
+            for (k, trans) in [Trans::No, Trans::Yes].into_iter().enumerate() {
+                if !fits {
+                    break;
+                }
+                fused[k] = median_ms(dev, || {
+                    bg::rns::gemv_fused(dev, trans, n, n, &alpha, &da, n, &dx, 1, &beta, &mut dy, 1)
+                })?;
+                dy.copy_from_host(&my)?;
+                bg::rns::gemv_fused(dev, trans, n, n, &alpha, &da, n, &dx, 1, &beta, &mut dy, 1)?;
+                let got = dy.download()?.to_mpfloats();
+                let a = ma.to_mpfloats();
+                let x = mx.to_mpfloats();
+                let k16 = n.min(16);
+                let mut want = my.to_mpfloats()[..k16].to_vec();
+                let view = match trans {
+                    Trans::No => mpblas::view::MatRef::col_major(&a, k16, n, n)?,
+                    Trans::Yes => mpblas::view::MatRef::col_major(&a[..n * k16], n, k16, n)?.t(),
+                };
+                blas::rns::gemv_fused(
+                    &alpha,
+                    view,
+                    mpblas::view::VecRef::contiguous(&x),
+                    &beta,
+                    mpblas::view::VecMut::contiguous(&mut want),
+                )?;
+                fused_same &= MpArray::from_mpfloats(&b, &got[..k16])?
+                    .identical(&MpArray::from_mpfloats(&b, &want)?);
+                dy.copy_from_host(&my)?;
+            }
+            let cell = |v: f64| {
+                if v.is_nan() {
+                    "—".to_string()
+                } else {
+                    format!("{v:.3}")
+                }
+            };
             println!(
-                "| {bits} | {} | {name} | {:.3} | {:.3} | {} |",
+                "| {bits} | {} | {name} | {:.3} | {:.3} | {} | {} | {} | {} |",
                 b.len(),
                 ms[0],
                 ms[1],
-                if same { "yes" } else { "NO" }
+                if same { "yes" } else { "NO" },
+                cell(fused[0]),
+                cell(fused[1]),
+                if !fits {
+                    "—"
+                } else if fused_same {
+                    "yes"
+                } else {
+                    "NO"
+                }
             );
         }
     }

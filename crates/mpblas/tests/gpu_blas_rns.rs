@@ -156,6 +156,151 @@ fn gemv_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: bo
     }
 }
 
+/// One fused-gemv case against the CPU's `blas::rns::gemv_fused_bounded`: values field by
+/// field and bounds bit for bit, for the same scalar pairs as `gemv_case`.
+fn fused_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: bool, spread: i64) {
+    let (lx, ly) = match c.trans {
+        Trans::No => (c.n, c.m),
+        Trans::Yes => (c.m, c.n),
+    };
+    let a = data(b, rng, c.lda * c.n.max(1), spread, specials);
+    let x = data(b, rng, storage_len(lx, c.incx), 40, specials);
+    let y = data(b, rng, storage_len(ly, c.incy), 40, false);
+    let r = random(b, rng, 4);
+    let one = MpFloat::from_f64(b, 1.0);
+    let zero = MpFloat::zero(b, false);
+    let scalars = [
+        (r.clone(), random(b, rng, 4)),
+        (one.clone(), zero.clone()),
+        (r.clone(), one.clone()),
+        (zero.clone(), r.clone()),
+        (zero.clone(), one.clone()),
+    ];
+    let da = upload(dev, b, &a);
+    let dx = upload(dev, b, &x);
+    for (alpha, beta) in &scalars {
+        let what = format!(
+            "{}-bit gemv_fused {:?} m={} n={} lda={} incx={} incy={} spread={spread} alpha={:?} beta={:?}",
+            b.precision(),
+            c.trans,
+            c.m,
+            c.n,
+            c.lda,
+            c.incx,
+            c.incy,
+            alpha.to_f64(),
+            beta.to_f64()
+        );
+        let ma = MatRef::from_blas(("a", "lda"), Trans::No, c.m, c.n, &a, c.lda).expect("a");
+        let ma = if c.trans == Trans::Yes { ma.t() } else { ma };
+        let vx = VecRef::from_blas("x", lx, &x, c.incx).expect("x");
+        let mut want = y.clone();
+        let vy = VecMut::from_blas("y", ly, &mut want, c.incy).expect("y");
+        let cpu_bounds =
+            mpblas::blas::rns::gemv_fused_bounded(alpha, ma, vx, beta, vy).expect("cpu fused");
+        let want_arr = MpArray::from_mpfloats(b, &want).expect("basis");
+        let mut dy = upload(dev, b, &y);
+        rns::gemv_fused(
+            dev, c.trans, c.m, c.n, alpha, &da, c.lda, &dx, c.incx, beta, &mut dy, c.incy,
+        )
+        .expect("gpu fused");
+        assert_same(&what, &dy.download().expect("download"), &want_arr, |i| {
+            format!("y[{i}]")
+        });
+        let mut dy = upload(dev, b, &y);
+        let gpu_bounds = rns::gemv_fused_bounded(
+            dev, c.trans, c.m, c.n, alpha, &da, c.lda, &dx, c.incx, beta, &mut dy, c.incy,
+        )
+        .expect("gpu fused bounded");
+        let key = |v: &Vec<Option<mpblas::rns::ExtF>>| -> Vec<Option<(u64, i64)>> {
+            v.iter().map(|o| o.map(|e| (e.f.to_bits(), e.e))).collect()
+        };
+        assert!(
+            key(&cpu_bounds) == key(&gpu_bounds),
+            "{what}: bounds differ\n cpu {cpu_bounds:?}\n gpu {gpu_bounds:?}"
+        );
+        assert_same(
+            &format!("{what} (bounded)"),
+            &dy.download().expect("download"),
+            &want_arr,
+            |i| format!("y[{i}]"),
+        );
+    }
+}
+
+/// The fused gemv at `bits`: the shapes of `gemv_at`, narrow and wide exponent spreads (one
+/// level of wide basis, or the widest, with dropped terms), and a 1000 x 1000 launch.
+fn fused_at(dev: &Device, bits: u32, big: bool) {
+    let b = Basis::new(bits).expect("basis");
+    let mut rng = Rng::new(900 + bits as u64);
+    let case = |trans, m, n, lda, incx, incy| Case {
+        trans,
+        m,
+        n,
+        lda,
+        incx,
+        incy,
+    };
+    let mut cases = vec![
+        case(Trans::No, 1, 1, 1, 1, 1),
+        case(Trans::No, 37, 300, 40, 1, 1),
+        case(Trans::Yes, 300, 37, 301, -2, 3),
+        case(Trans::No, 5, 257, 5, 3, -1),
+        case(Trans::Yes, 4097, 3, 4100, 1, -2),
+        case(Trans::No, 0, 5, 1, 1, 1),
+    ];
+    if big {
+        cases.push(case(Trans::No, 1000, 1000, 1000, 1, 1));
+        cases.push(case(Trans::Yes, 1000, 1000, 1000, 1, 1));
+    }
+    for (k, c) in cases.iter().enumerate() {
+        for spread in [20, 3 * bits as i64] {
+            fused_case(dev, &b, &mut rng, c, k % 2 == 1, spread);
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_gemv_fused_equals_the_cpu_106() {
+    fused_at(&device(), 106, true);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_gemv_fused_equals_the_cpu_424_and_1696() {
+    fused_at(&device(), 424, false);
+    fused_at(&device(), 1696, false);
+}
+
+/// Above about 2600 bits the wide basis exceeds the kernels' 256 moduli: an error, not a
+/// wrong answer.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_gemv_fused_refuses_precisions_beyond_its_wide_basis() {
+    let dev = device();
+    let b = Basis::new(3393).expect("basis");
+    let v = vec![MpFloat::from_f64(&b, 1.0); 4];
+    let (da, dx) = (upload(&dev, &b, &v), upload(&dev, &b, &v[..2]));
+    let mut dy = upload(&dev, &b, &v[..2]);
+    let one = MpFloat::from_f64(&b, 1.0);
+    let r = rns::gemv_fused(
+        &dev,
+        Trans::No,
+        2,
+        2,
+        &one,
+        &da,
+        2,
+        &dx,
+        1,
+        &one,
+        &mut dy,
+        1,
+    );
+    assert!(matches!(r, Err(Error::OutOfRange { .. })), "{r:?}");
+}
+
 fn gemv_at(dev: &Device, bits: u32, big: bool) {
     let b = Basis::new(bits).expect("basis");
     let mut rng = Rng::new(700 + bits as u64);

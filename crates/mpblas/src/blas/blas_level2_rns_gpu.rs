@@ -16,7 +16,7 @@
 
 use super::level2::{RowBound, is_zero, unchanged_bound};
 use super::sum::{CHUNK, LANES};
-use crate::cuda::{Arg, Device, ModuleSource};
+use crate::cuda::{Arg, Device, Header, ModuleSource};
 use crate::error::{Error, Result};
 use crate::rns::array_gpu::{DeviceMpArray, RNS_CUH};
 use crate::rns::{Basis, MpArray, MpFloat};
@@ -35,17 +35,24 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_rns_ger_update",
 ];
 
+/// `blas_rns.cuh`: the kernels' strided view of a device RNS array (`RnsArg`), shared with
+/// the fused GEMV's module.
+pub(crate) static BLAS_RNS_CUH: Header = Header {
+    name: "blas_rns.cuh",
+    text: include_str!("blas_rns.cuh"),
+};
+
 /// The kernel module: source and entry points.
 pub(crate) static MODULE: ModuleSource = ModuleSource {
     name: "blas_level2_rns_gpu",
     source: include_str!("blas_level2_rns_gpu.cu"),
-    headers: &[&crate::eft::EFT_CUH, &RNS_CUH],
+    headers: &[&crate::eft::EFT_CUH, &RNS_CUH, &BLAS_RNS_CUH],
     kernels: KERNELS,
 };
 
 /// A strided view of a device array as the kernels' `RnsArg`: element `(i, j)` at
 /// `off + i·rs + j·cs`.
-fn rns_arg(a: &DeviceMpArray, off: usize, rs: isize, cs: isize) -> Arg {
+pub(crate) fn rns_arg(a: &DeviceMpArray, off: usize, rs: isize, cs: isize) -> Arg {
     Arg::Struct(Box::new([
         a.digits.addr(),
         a.sign.addr(),
@@ -132,7 +139,7 @@ fn with_scratch<R>(dev: &Device, f: impl FnOnce(&mut Scratch) -> Result<R>) -> R
 }
 
 /// [`Error::BasisMismatch`] unless `other` is `basis`.
-fn same_basis(basis: &Basis, other: &Basis) -> Result<()> {
+pub(crate) fn same_basis(basis: &Basis, other: &Basis) -> Result<()> {
     if basis.same(other) {
         Ok(())
     } else {
@@ -235,7 +242,7 @@ fn row_sums(
 }
 
 /// The `len` elements of a BLAS vector (first element at `start`, increment `inc`) on the host.
-fn download_vector(
+pub(crate) fn download_vector(
     v: &DeviceMpArray,
     start: usize,
     len: usize,

@@ -30,6 +30,7 @@
 
 pub mod accurate;
 pub(crate) mod blas_exact_gpu;
+pub(crate) mod blas_fused_rns_gpu;
 pub(crate) mod blas_level1_gpu;
 pub(crate) mod blas_level2_gpu;
 pub(crate) mod blas_level2_rns_gpu;
@@ -118,6 +119,7 @@ pub mod gpu {
     /// # }
     /// ```
     pub mod rns {
+        pub use super::super::blas_fused_rns_gpu::{gemv_fused, gemv_fused_bounded};
         pub use super::super::blas_level2_rns_gpu::{gemv, gemv_bounded, ger};
     }
 }

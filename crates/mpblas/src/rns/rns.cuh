@@ -465,10 +465,12 @@ static __device__ RnsNum normalised(const RnsBasis &b, bool neg, u32 *s, i64 exp
 #define RNS_TAIL_ABOVE 1
 #define RNS_TAIL_BELOW 2
 
-// MpFloat::finish: rounds (-1)^neg * (S +- tail) * 2^exp, S < 2^max_bits <= M/2, to p bits
-// (nearest, ties to even), normalises it and evaluates it.
-static __device__ RnsNum finish_tail(const RnsBasis &b, bool neg, u32 *s, i64 exp, int tail, u64 max_bits) {
-    u64 p = b.p;
+// MpFloat::finish_from: rounds (-1)^neg * (S +- tail) * 2^exp, S < 2^max_bits <= M/2 held in the
+// basis `b` (which extends `to`, or is it), to the p bits of `to` (nearest, ties to even),
+// normalises it and evaluates it in `to`.
+static __device__ RnsNum finish_from(const RnsBasis &b, const RnsBasis &to, bool neg, u32 *s, i64 exp, int tail,
+                                     u64 max_bits) {
+    u64 p = to.p;
     u64 top = (u64)b.log2m - 1;
     Eval ev;
     if (!eval_unsigned(b, s, top > max_bits ? top - max_bits : 0, &ev)) return rns_special(0, neg);
@@ -497,7 +499,13 @@ static __device__ RnsNum finish_tail(const RnsBasis &b, bool neg, u32 *s, i64 ex
             }
         }
     }
-    return normalised(b, neg, s, exp);
+    return normalised(to, neg, s, exp);
+}
+
+// MpFloat::finish: finish_from in one basis.
+static __device__ __forceinline__ RnsNum finish_tail(const RnsBasis &b, bool neg, u32 *s, i64 exp, int tail,
+                                                     u64 max_bits) {
+    return finish_from(b, b, neg, s, exp, tail, max_bits);
 }
 
 // MpFloat::finish with Tail::Zero.

@@ -1,0 +1,458 @@
+//! Fused RNS GEMV on the GPU (`blas_fused_rns_gpu.cu`): [`gemv_fused`] and
+//! [`gemv_fused_bounded`] on [`DeviceMpArray`] storage with BLAS-style arguments, the bits and
+//! bounds of the CPU's [`rns::gemv_fused`](super::rns::gemv_fused) for the same arguments,
+//! whatever the launch.
+//!
+//! The form: `d = fl(α·x)` (one kernel), each row's exponent range (a scan with order-free
+//! atomics), the exact sums in the row's wide basis (groups of lanes per term, the base extension
+//! of `a_ij` spread over the group, 64-bit accumulators joined by integer atomics), then one
+//! rounding per row (`rns/accumulate.rs` has the algorithm and the bound). No product and no
+//! partial sum is rounded, so the work per matrix entry is a few modular products per modulus,
+//! against the paper's two roundings.
+//!
+//! Limit: the widest basis of a call must fit the kernels' local arrays (256 moduli): up to
+//! about 2600 bits of precision; beyond, [`Error::OutOfRange`] (the paper's form,
+//! [`gemv`](super::gpu::rns::gemv), runs to 3967 bits).
+
+use super::blas_level2_rns_gpu::{BLAS_RNS_CUH, download_vector, rns_arg, same_basis};
+use super::level2::is_zero;
+use super::rns_fused::one_rounding_bound;
+use crate::cuda::{Arg, Device, DeviceBuffer, DevicePod, LaunchConfig, ModuleSource};
+use crate::error::{Error, Result};
+use crate::rns::accumulate::{Accumulator, ceil_log2};
+use crate::rns::array_gpu::{DeviceMpArray, MAX_MODULI, RNS_CUH, device_tables};
+use crate::rns::{ExtF, MpArray, MpFloat};
+use crate::view::{MatLayout, Trans, blas_vector};
+use std::sync::{Arc, Mutex};
+
+/// The entry points of `blas_fused_rns_gpu.cu` (`tests/kernel_names.rs` checks each).
+pub(crate) const KERNELS: &[&str] = &[
+    "blas_fused_prep",
+    "blas_fused_init",
+    "blas_fused_scan",
+    "blas_fused_main",
+    "blas_fused_finish",
+];
+
+/// The kernel module: source and entry points.
+pub(crate) static MODULE: ModuleSource = ModuleSource {
+    name: "blas_fused_rns_gpu",
+    source: include_str!("blas_fused_rns_gpu.cu"),
+    headers: &[&crate::eft::EFT_CUH, &RNS_CUH, &BLAS_RNS_CUH],
+    kernels: KERNELS,
+};
+
+/// Accumulators per lane (`FUSED_ACC`) and levels (`FUSED_LEVELS`) of the kernels.
+const ACC: usize = 12;
+const LEVELS: usize = 12;
+const HDR: usize = 64;
+
+/// The fused constants (layout: the `.cu` file's `FusedTab`), with the level bases' tables
+/// they point to.
+fn pack_fused(acc: &Accumulator, level_tabs: &[u64]) -> Vec<u32> {
+    let (base, wide) = (&acc.base, acc.levels.last().expect("at least one level"));
+    let (n, k) = (base.len(), acc.max_len());
+    let h = (acc.w as usize + 1).div_ceil(32) + 1;
+    let mut t = vec![0u32; HDR];
+    t[0] = n as u32;
+    t[1] = k as u32;
+    t[2] = h as u32;
+    t[3] = acc.levels.len() as u32;
+    t[4] = acc.w as u32;
+    t[5] = base.precision();
+    t[6] = ceil_log2(acc.nt as u64) as u32;
+    for (l, (b, &addr)) in acc.levels.iter().zip(level_tabs).enumerate() {
+        t[8 + l] = b.len() as u32;
+        t[20 + l] = b.log2_m();
+        t[32 + 2 * l] = addr as u32;
+        t[33 + 2 * l] = (addr >> 32) as u32;
+    }
+    let m = &wide.moduli()[..k];
+    t.extend_from_slice(m);
+    t.extend_from_slice(&wide.mu[..k]);
+    t.extend_from_slice(&base.w);
+    t.extend_from_slice(&acc.ext.mi);
+    t.extend_from_slice(&acc.ext.m);
+    let pow = |e: u64, mi: u32| -> u32 {
+        let (mut r, mut b, mut e) = (1u64, 2u64, e);
+        while e > 0 {
+            if e & 1 == 1 {
+                r = r * b % mi as u64;
+            }
+            b = b * b % mi as u64;
+            e >>= 1;
+        }
+        r as u32
+    };
+    for r in 0..32 {
+        t.extend(m.iter().map(|&mi| pow(r, mi)));
+    }
+    for q in 0..h as u64 {
+        t.extend(m.iter().map(|&mi| pow(32 * q, mi)));
+    }
+    t
+}
+
+/// The fused constants of `acc` on `dev` (cached per base basis and term count's `⌈log2⌉`,
+/// which fix the levels).
+fn fused_tables(dev: &Device, acc: &Accumulator) -> Result<Arc<DeviceBuffer<u32>>> {
+    let id = (acc.base.len() as u64) << 8 | ceil_log2(acc.nt as u64);
+    dev.cached("blas-fused-rns", "tables", id, || {
+        let tabs: Vec<u64> = acc
+            .levels
+            .iter()
+            .map(|b| device_tables(dev, b).map(|t| t.addr()))
+            .collect::<Result<_>>()?;
+        DeviceBuffer::from_host(dev, &pack_fused(acc, &tabs))
+    })
+}
+
+/// Scratch kept by the device between calls, grown on demand.
+#[derive(Default)]
+struct Scratch {
+    dinfo: Option<DeviceBuffer<u8>>,
+    dexp: Option<DeviceBuffer<i64>>,
+    dw: Option<DeviceBuffer<u32>>,
+    low_min: Option<DeviceBuffer<i64>>,
+    low_max: Option<DeviceBuffer<i64>>,
+    flags: Option<DeviceBuffer<u32>>,
+    q: Option<DeviceBuffer<u64>>,
+    sums: Option<DeviceBuffer<u64>>,
+    bounds: Option<DeviceBuffer<u64>>,
+    scalars: Option<DeviceMpArray>,
+}
+
+/// `slot` holding at least `len` elements; its address.
+fn grown<T: DevicePod>(
+    dev: &Device,
+    slot: &mut Option<DeviceBuffer<T>>,
+    len: usize,
+) -> Result<u64> {
+    if slot.as_ref().is_none_or(|b| b.len() < len) {
+        *slot = None;
+        *slot = Some(DeviceBuffer::zeros(dev, len.max(1))?);
+    }
+    Ok(slot.as_ref().expect("just made").addr())
+}
+
+/// Launch constants: lanes per group and columns per chunk (overridable for tuning with
+/// `MPBLAS_FUSED_G` and `MPBLAS_FUSED_WARPS`).
+fn main_shape(k: usize, m: usize, n: usize, rows_in_lanes: bool) -> (u32, usize) {
+    let g_min = k.div_ceil(ACC).next_power_of_two().max(1);
+    let env = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+    };
+    let g = env("MPBLAS_FUSED_G")
+        .filter(|&g| g.is_power_of_two() && (g_min..=32).contains(&g))
+        .unwrap_or(g_min);
+    let warps = env("MPBLAS_FUSED_WARPS").unwrap_or(4096).max(1);
+    let gpw = 32 / g;
+    let row_units = if rows_in_lanes { m.div_ceil(gpw) } else { m };
+    let min_per = if rows_in_lanes { 16 } else { 8 * gpw };
+    let chunks = warps
+        .div_ceil(row_units)
+        .clamp(1, n.div_ceil(min_per).max(1));
+    (g as u32, n.div_ceil(chunks))
+}
+
+/// A grid-stride launch of whole warps covering `threads` threads.
+fn warps_grid(dev: &Device, threads: usize) -> LaunchConfig {
+    dev.grid_for(threads)
+}
+
+/// BLAS `?gemv` in RNS on the GPU, each entry rounded once: the CPU's
+/// [`rns::gemv_fused`](super::rns::gemv_fused) on the same values, bit for bit, with
+/// [`gemv`](super::gpu::rns::gemv)'s arguments and conventions (`α = 0` gives `fl(β·y)`
+/// without reading `A` or `x`, `β = 0` does not read `y`, reference BLAS's quick returns).
+///
+/// # Errors
+/// As [`gemv`](super::gpu::rns::gemv); [`Error::OutOfRange`] when the wide basis would exceed
+/// the kernels' 256 moduli (above about 2600 bits) or `op(A)` has more than `2^28` columns.
+#[allow(clippy::too_many_arguments)]
+pub fn gemv_fused(
+    dev: &Device,
+    trans: Trans,
+    m: usize,
+    n: usize,
+    alpha: &MpFloat,
+    a: &DeviceMpArray,
+    lda: usize,
+    x: &DeviceMpArray,
+    incx: isize,
+    beta: &MpFloat,
+    y: &mut DeviceMpArray,
+    incy: isize,
+) -> Result<()> {
+    let g = FusedArgs {
+        trans,
+        m,
+        n,
+        alpha,
+        a,
+        lda,
+        x,
+        incx,
+        beta,
+        incy,
+    };
+    fused_run(dev, &g, y, false).map(drop)
+}
+
+/// [`gemv_fused`] returning the CPU's bound of each entry
+/// ([`rns::gemv_fused_bounded`](super::rns::gemv_fused_bounded)), computed on the device.
+///
+/// # Errors
+/// As [`gemv_fused`].
+#[allow(clippy::too_many_arguments)]
+pub fn gemv_fused_bounded(
+    dev: &Device,
+    trans: Trans,
+    m: usize,
+    n: usize,
+    alpha: &MpFloat,
+    a: &DeviceMpArray,
+    lda: usize,
+    x: &DeviceMpArray,
+    incx: isize,
+    beta: &MpFloat,
+    y: &mut DeviceMpArray,
+    incy: isize,
+) -> Result<Vec<Option<ExtF>>> {
+    let g = FusedArgs {
+        trans,
+        m,
+        n,
+        alpha,
+        a,
+        lda,
+        x,
+        incx,
+        beta,
+        incy,
+    };
+    fused_run(dev, &g, y, true)
+}
+
+struct FusedArgs<'a> {
+    trans: Trans,
+    m: usize,
+    n: usize,
+    alpha: &'a MpFloat,
+    a: &'a DeviceMpArray,
+    lda: usize,
+    x: &'a DeviceMpArray,
+    incx: isize,
+    beta: &'a MpFloat,
+    incy: isize,
+}
+
+fn fused_run(
+    dev: &Device,
+    g: &FusedArgs<'_>,
+    y: &mut DeviceMpArray,
+    with_bounds: bool,
+) -> Result<Vec<Option<ExtF>>> {
+    dev.check_on("a", g.a.ordinal())?;
+    dev.check_on("x", g.x.ordinal())?;
+    dev.check_on("y", y.ordinal())?;
+    let basis = g.alpha.basis();
+    for other in [g.beta.basis(), g.a.basis(), g.x.basis(), y.basis()] {
+        same_basis(basis, other)?;
+    }
+    let stored = MatLayout::blas_arg(("a", "lda"), Trans::No, g.m, g.n, g.lda, g.a.len())?;
+    let (layout, lx, ly) = match g.trans {
+        Trans::No => (stored, g.n, g.m),
+        Trans::Yes => (stored.t(), g.m, g.n),
+    };
+    let x0 = blas_vector("x", g.x.len(), lx, g.incx)?;
+    let y0 = blas_vector("y", y.len(), ly, g.incy)?;
+    let (alpha_zero, beta_zero) = (is_zero(g.alpha), is_zero(g.beta));
+    let quick = ly == 0 || lx == 0 || (alpha_zero && *g.beta == MpFloat::from_f64(basis, 1.0));
+    if quick || alpha_zero {
+        // y unchanged, or y = fl(β·y): the paper's form does exactly that.
+        if !quick {
+            super::blas_level2_rns_gpu::gemv(
+                dev, g.trans, g.m, g.n, g.alpha, g.a, g.lda, g.x, g.incx, g.beta, y, g.incy,
+            )?;
+        }
+        if !with_bounds {
+            return Ok(Vec::new());
+        }
+        let values = download_vector(y, y0, ly, g.incy)?;
+        return Ok(values
+            .iter()
+            .map(|v| {
+                if quick {
+                    v.is_finite().then_some(ExtF::ZERO)
+                } else {
+                    one_rounding_bound(v)
+                }
+            })
+            .collect());
+    }
+    let acc = Accumulator::new(basis, lx + (!beta_zero) as usize)?;
+    let k = acc.max_len();
+    if k > MAX_MODULI || acc.levels.len() > LEVELS {
+        return Err(Error::OutOfRange {
+            what: "moduli of the fused GEMV's wide basis on the GPU (precision too high)",
+            got: k,
+            min: basis.len(),
+            max: MAX_MODULI,
+        });
+    }
+    let ftab = fused_tables(dev, &acc)?;
+    let tab = g.a.tables();
+    let ws = dev.workspace("blas_fused_rns", || Ok(Mutex::new(Scratch::default())))?;
+    let mut ws = ws.lock().unwrap_or_else(|e| e.into_inner());
+    let s = &mut *ws;
+    let dinfo = grown(dev, &mut s.dinfo, lx)?;
+    let dexp = grown(dev, &mut s.dexp, lx)?;
+    let dw = grown(dev, &mut s.dw, lx * k)?;
+    let low_min = grown(dev, &mut s.low_min, ly)?;
+    let low_max = grown(dev, &mut s.low_max, ly)?;
+    let flags = grown(dev, &mut s.flags, ly)?;
+    let q = grown(dev, &mut s.q, ly)?;
+    let sums = grown(dev, &mut s.sums, ly * k)?;
+    let bounds = grown(dev, &mut s.bounds, 2 * ly)?;
+    if s.scalars.as_ref().is_none_or(|sc| !sc.basis().same(basis)) {
+        s.scalars = None;
+        s.scalars = Some(DeviceMpArray::zeros(dev, basis, 2)?);
+    }
+    let scalars = s.scalars.as_mut().expect("just made");
+    scalars.copy_from_host(&MpArray::from_mpfloats(
+        basis,
+        &[g.alpha.clone(), g.beta.clone()],
+    )?)?;
+    let alpha_arg = rns_arg(scalars, 0, 1, 0);
+    let beta_arg = rns_arg(scalars, 1, 1, 0);
+    let x_arg = rns_arg(g.x, x0, g.incx, 0);
+    let y_arg = rns_arg(y, y0, g.incy, 0);
+    let a_arg = rns_arg(
+        g.a,
+        layout.offset,
+        layout.row_stride as isize,
+        layout.col_stride as isize,
+    );
+    let rows_in_lanes = layout.row_stride == 1;
+    let ftab = ftab.addr();
+    // SAFETY (every launch below): the tables are the packed base basis and the fused tables
+    // of this call's accumulator; α and β are elements 0 and 1 of `scalars`; x holds lx
+    // elements from x0 at stride incx, y ly from y0 at stride incy (blas_vector); A's layout
+    // was checked against its array; the scratch buffers hold lx (dinfo, dexp), lx·k (dw),
+    // ly (low_min, low_max, flags, q), ly·k (sums) and 2·ly (bounds) elements.
+    unsafe {
+        dev.launch(
+            &MODULE,
+            "blas_fused_prep",
+            dev.grid_for(lx),
+            &[
+                Arg::U64(tab),
+                Arg::U64(ftab),
+                alpha_arg,
+                x_arg,
+                Arg::U64(lx as u64),
+                Arg::U64(dinfo),
+                Arg::U64(dexp),
+                Arg::U64(dw),
+            ],
+        )?;
+        dev.launch(
+            &MODULE,
+            "blas_fused_init",
+            dev.grid_for(ly),
+            &[
+                beta_arg.clone(),
+                y_arg.clone(),
+                Arg::U64(ly as u64),
+                Arg::I32(beta_zero as i32),
+                Arg::U32(k as u32),
+                Arg::U64(low_min),
+                Arg::U64(low_max),
+                Arg::U64(flags),
+                Arg::U64(q),
+                Arg::U64(sums),
+            ],
+        )?;
+        let scan_per = if rows_in_lanes {
+            lx.div_ceil((65_536usize.div_ceil(ly)).clamp(1, lx))
+        } else {
+            lx.div_ceil((8192usize.div_ceil(ly)).clamp(1, lx.div_ceil(32)))
+                .next_multiple_of(32)
+        };
+        let scan_threads = ly * lx.div_ceil(scan_per) * if rows_in_lanes { 1 } else { 32 };
+        dev.launch(
+            &MODULE,
+            "blas_fused_scan",
+            warps_grid(dev, scan_threads),
+            &[
+                a_arg.clone(),
+                Arg::U64(dinfo),
+                Arg::U64(dexp),
+                Arg::U64(ly as u64),
+                Arg::U64(lx as u64),
+                Arg::I32(rows_in_lanes as i32),
+                Arg::U64(scan_per as u64),
+                Arg::U64(low_min),
+                Arg::U64(low_max),
+                Arg::U64(flags),
+            ],
+        )?;
+        let (lanes, per) = main_shape(k, ly, lx, rows_in_lanes);
+        let gpw = 32 / lanes as usize;
+        let units = if rows_in_lanes { ly.div_ceil(gpw) } else { ly } * lx.div_ceil(per);
+        dev.launch(
+            &MODULE,
+            "blas_fused_main",
+            warps_grid(dev, units * 32),
+            &[
+                Arg::U64(ftab),
+                a_arg,
+                Arg::U64(dinfo),
+                Arg::U64(dexp),
+                Arg::U64(dw),
+                Arg::U64(ly as u64),
+                Arg::U64(lx as u64),
+                Arg::I32(rows_in_lanes as i32),
+                Arg::U64(per as u64),
+                Arg::U32(lanes),
+                Arg::U64(low_min),
+                Arg::U64(low_max),
+                Arg::U64(flags),
+                Arg::U64(q),
+                Arg::U64(sums),
+            ],
+        )?;
+        dev.launch(
+            &MODULE,
+            "blas_fused_finish",
+            LaunchConfig::new((ly.div_ceil(32) as u32, 1), 32),
+            &[
+                Arg::U64(tab),
+                Arg::U64(ftab),
+                beta_arg,
+                y_arg,
+                Arg::U64(ly as u64),
+                Arg::I32(beta_zero as i32),
+                Arg::U64(low_min),
+                Arg::U64(low_max),
+                Arg::U64(flags),
+                Arg::U64(q),
+                Arg::U64(sums),
+                Arg::U64(bounds),
+            ],
+        )?;
+    }
+    if !with_bounds {
+        return Ok(Vec::new());
+    }
+    let words = s.bounds.as_ref().expect("grown above").to_vec()?;
+    Ok(words[..2 * ly]
+        .chunks(2)
+        .map(|w| {
+            let f = f64::from_bits(w[0]);
+            (!f.is_nan()).then_some(ExtF { f, e: w[1] as i64 })
+        })
+        .collect())
+}
