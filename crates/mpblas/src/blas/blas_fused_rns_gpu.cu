@@ -37,11 +37,11 @@
 // The fused constants (launcher: `fused_tables`): header words 0 n, 1 k (widest level), 2 rows of
 // the 2^(32q) table, 3 levels, 4 window W, 5 p, 6 ceil(log2 terms); 8.. level lengths, 20..
 // level log2 M, 32.. level basis tables (device addresses, two words each); then m[k], mu[k],
-// w[n] (CRT weights of the base), mi[(k - n) n], mm[k - n], 2^r mod m (32 rows of k), 2^(32q)
-// mod m (rows of k).
+// w[n] (CRT weights of the base), mi[(k - n) n], mm[k - n], 2^(32q)
+// mod m (h rows of k).
 struct FusedTab {
     u32 n, k, h, levels, w, p, lg;
-    const u32 *m, *mu, *wt, *mi, *mm, *lo, *hi, *t;
+    const u32 *m, *mu, *wt, *mi, *mm, *hi, *t;
 };
 
 static __device__ __forceinline__ FusedTab fused_tab(const u32 *t) {
@@ -59,8 +59,7 @@ static __device__ __forceinline__ FusedTab fused_tab(const u32 *t) {
     f.wt = f.mu + f.k;
     f.mi = f.wt + f.n;
     f.mm = f.mi + (f.k - f.n) * f.n;
-    f.lo = f.mm + (f.k - f.n);
-    f.hi = f.lo + 32 * f.k;
+    f.hi = f.mm + (f.k - f.n);
     return f;
 }
 
@@ -100,32 +99,10 @@ static __device__ __forceinline__ u32 fused_join(u64 lo, u64 hi, u32 m, u32 mu) 
     return add_mod(mul_mod(reduce62(hi, m, mu), reduce62(1ull << 32, m, mu), m, mu), reduce62(lo, m, mu), m);
 }
 
-// 2^s mod m_k for s below 32 h.
-static __device__ __forceinline__ u32 fused_pow2(const FusedTab &f, u64 s, u32 k) {
-    return mul_mod(f.lo[(s & 31) * f.k + k], f.hi[(s >> 5) * f.k + k], f.m[k], f.mu[k]);
-}
-
-// Accumulator::extend in one thread: the residues of a p-bit significand x in the first k moduli.
-static __device__ void fused_extend(const FusedTab &f, const u32 *x, u32 *out, u32 k) {
-    u32 v[RNS_MAX_N];
-    u64 frac = 0;
-    for (u32 i = 0; i < f.n; i++) {
-        out[i] = x[i];
-        v[i] = mul_mod(x[i], f.wt[i], f.m[i], f.mu[i]);
-        frac += ((u64)v[i] * f.mu[i]) >> 32;
-    }
-    u64 kk = (frac + (1ull << 29)) >> 30;
-    for (u32 l = f.n; l < k; l++) {
-        const u32 *row = f.mi + (l - f.n) * f.n;
-        u64 lo = 0, hi = 0;
-        for (u32 i = 0; i < f.n; i++) {
-            u64 t = (u64)v[i] * row[i];
-            lo += t & 0xffffffffull;
-            hi += t >> 32;
-        }
-        u32 m = f.m[l], mu = f.mu[l];
-        out[l] = sub_mod(fused_join(lo, hi, m, mu), mul_mod((u32)kk, f.mm[l - f.n], m, mu), m);
-    }
+// 2^s mod m_k for s below 32 h, from the row 2^(32 q) of `hi` (the fused table's, or its copy in
+// shared memory) and a shift: 2^(32 q) mod m < 2^31, times 2^r (r < 32) stays below 2^62.
+static __device__ __forceinline__ u32 fused_pow2(const u32 *hi, const u32 *m, const u32 *mu, u32 kw, u64 s, u32 k) {
+    return reduce62((u64)hi[(s >> 5) * kw + k] << (s & 31), m[k], mu[k]);
 }
 
 // Term::of as flags: the class of a product from its operands' classes, zeroness and sign.
@@ -140,26 +117,172 @@ static __device__ __forceinline__ bool fused_is_zero(const RnsArg &a, u64 e) {
     return a.cls[e] == 0 && __longlong_as_double((long long)a.eval[2 * (a.len + e)]) == 0.0;
 }
 
-// d_j = alpha x_j and its residues in the widest basis; info = class | sign << 2 | zero << 3.
-extern "C" __global__ void blas_fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg alpha,
-                                           RnsArg x, u64 n, u8 *dinfo, i64 *dexp, u32 *dw) {
+// ---- the rounding by a whole warp ---------------------------------------------------------------
+//
+// A row's rounding (finish_from) is one long chain in one thread, and its power-of-two division
+// (shift_right: two products of ~k/32 limbs by n moduli) is nearly all of it at high precision.
+// Here the 32 lanes of a warp hold the same number and run finish_from together: every lane does
+// the short steps itself (same values, no divergence), and shift_right's limb dot products and
+// new residues are split over the lanes through shared memory. Integer arithmetic only, so the
+// result is shift_right's, bit for bit.
+
+#define FUSED_WARPS_PER_BLOCK 2
+
+struct FusedWarpScratch {
+    u64 dl[RNS_MAX_N + 8], dh[RNS_MAX_N + 8];
+    u32 low[RNS_MAX_N + 8];
+    u32 x[RNS_MAX_N];
+};
+
+static __device__ void fused_shift_right_warp(const RnsBasis &b, u32 *x, u64 k, bool *round, bool *sticky, bool *odd,
+                                              FusedWarpScratch *sh, u32 lane) {
+    if (k <= 63) {
+        shift_right(b, x, k, round, sticky, odd);
+        return;
+    }
+    const u32 n = b.n;
+    u32 nl = (u32)((k + 1 + 31) / 32);
+    u32 c[RNS_MAX_N];
+    Pass pass = crt_pass_c(b, x, 0, c);
+    i128 v, vh;
+    u128 r;
+    pass_window(pass, -1, &v, &vh, &r);
+    for (u32 l = lane; l < nl; l += 32) {
+        u64 dl = 0, dh = 0;
+        const u32 *row = b.mi_bin + (u64)l * n;
+        for (u32 i = 0; i < n; i++) {
+            u64 p = (u64)c[i] * (u64)row[i];
+            dl += p & 0xffffffffull;
+            dh += p >> 32;
+        }
+        sh->dl[l] = dl;
+        sh->dh[l] = dh;
+    }
+    __syncwarp();
+    if (lane == 0) {
+        i128 carry = 0;
+        for (u32 l = 0; l < nl; l++) {
+            u128 dot = ((u128)sh->dh[l] << 32) + (u128)sh->dl[l];
+            i128 tt = carry + (i128)dot - (i128)r * (i128)b.m_bin[l];
+            sh->low[l] = (u32)tt;
+            carry = tt >> 32;
+        }
+    }
+    __syncwarp();
+    const u32 *low = sh->low;
+    u64 kb = k;
+    *odd = ((low[kb / 32] >> (kb % 32)) & 1) != 0;
+    *round = ((low[(kb - 1) / 32] >> ((kb - 1) % 32)) & 1) != 0;
+    u32 wf = (u32)((kb - 1) / 32), bf = (u32)((kb - 1) % 32);
+    bool st = (low[wf] & ((1u << bf) - 1)) != 0;
+    for (u32 l = 0; l < wf; l++) st = st || low[l] != 0;
+    *sticky = st;
+    u32 wk = (u32)(kb / 32), bk = (u32)(kb % 32);
+    u32 masked = low[wk] & ((1u << bk) - 1);
+    u32 used = bk == 0 ? wk : wk + 1;
+    for (u32 j = lane; j < n; j += 32) {
+        u64 al = 0, ah = 0;
+        for (u32 l = 0; l < used; l++) {
+            u64 p = (u64)(l == wk ? masked : low[l]) * (u64)b.pow32[(u64)l * n + j];
+            al += p & 0xffffffffull;
+            ah += p >> 32;
+        }
+        u32 m = b.m[j], mu = b.mu[j];
+        u32 h = reduce62(ah, m, mu);
+        u32 rres = add_mod(reduce62((u64)h * (u64)b.two32[j], m, mu), reduce62(al, m, mu), m);
+        sh->x[j] = mul_mod(sub_mod(x[j], rres, m), rns_inv_pow2_at(b, k, j), m, mu);
+    }
+    __syncwarp();
+    for (u32 j = 0; j < n; j++) x[j] = sh->x[j];
+    __syncwarp();
+}
+
+// finish_from by the whole warp (every lane with the same s; the result in every lane).
+static __device__ RnsNum fused_finish_warp(const RnsBasis &b, const RnsBasis &to, bool neg, u32 *s, i64 exp,
+                                           u64 max_bits, FusedWarpScratch *sh, u32 lane) {
+    return finish_from_with(b, to, neg, s, exp, RNS_TAIL_ZERO, max_bits,
+                            [&](const RnsBasis &bb, u32 *x, u64 kk, bool *rd, bool *st, bool *od) {
+                                fused_shift_right_warp(bb, x, kk, rd, st, od, sh, lane);
+                            });
+}
+
+// d_j = alpha x_j into the scratch array `d` (element j), with info = class | sign << 2 |
+// zero << 3 and the exponent beside it for the scan and the sums. One warp per element
+// (rns_mul_fused with the warp's rounding).
+extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK)
+blas_fused_prep(const u32 *__restrict__ tab, RnsArg alpha, RnsArg x, u64 n, RnsArg d, u8 *dinfo, i64 *dexp) {
+    __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
     RnsBasis b = rns_basis(tab);
-    FusedTab f = fused_tab(ftab);
     const u64 ea = blas_rns_at(alpha, 0, 0);
     RnsNum al = blas_rns_get(alpha, ea);
-    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (u64)blockDim.x * gridDim.x) {
+    u32 lane = threadIdx.x & 31;
+    FusedWarpScratch *sh = &fused_ws[threadIdx.x >> 5];
+    u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((u64)blockDim.x * gridDim.x) >> 5;
+    for (u64 j = warp; j < n; j += warps) {
         u32 out[RNS_MAX_N];
         u64 ex = blas_rns_at(x, j, 0);
-        RnsNum d = rns_mul_fused(b, al, blas_rns_res(alpha, b.n, ea), blas_rns_get(x, ex), blas_rns_res(x, b.n, ex), out);
-        bool zero = rns_num_is_zero(d);
-        dinfo[j] = (u8)(d.cls | (d.neg << 2) | ((u8)zero << 3));
-        dexp[j] = d.exp;
-        u32 *w = dw + j * f.k;
-        if (d.cls == 0 && !zero) {
-            fused_extend(f, out, w, f.k);
+        RnsNum xv = blas_rns_get(x, ex);
+        bool neg = (al.neg != 0) != (xv.neg != 0);
+        RnsNum v;
+        if (rns_mul_special(al, xv, neg, &v)) {
+            rns_zero(b, out);
         } else {
-            for (u32 k = 0; k < f.k; k++) w[k] = 0;
+            const u32 *ar = blas_rns_res(alpha, b.n, ea), *xr = blas_rns_res(x, b.n, ex);
+            for (u32 i = 0; i < b.n; i++) out[i] = mul_mod(ar[i], xr[i], b.m[i], b.mu[i]);
+            v = fused_finish_warp(b, b, neg, out, al.exp + xv.exp, 2 * (u64)b.p, sh, lane);
         }
+        if (lane == 0) {
+            bool zero = rns_num_is_zero(v);
+            dinfo[j] = (u8)(v.cls | (v.neg << 2) | ((u8)zero << 3));
+            dexp[j] = v.exp;
+            blas_rns_put(d, b.n, j, v, out);
+        }
+    }
+}
+
+// Base extension of `count` elements of `src` (Accumulator::extend, split in two kernels so that
+// the extra residues run in parallel): first the CRT coefficients v_i = |x_i w_i|_m_i and the
+// rank k of each element (zeros for a zero or non-finite element, whose wide residues are then 0).
+extern "C" __global__ void blas_fused_crt(const u32 *__restrict__ ftab, RnsArg src, u64 count, u32 *v, u32 *rank) {
+    FusedTab f = fused_tab(ftab);
+    for (u64 e = (u64)blockIdx.x * blockDim.x + threadIdx.x; e < count; e += (u64)blockDim.x * gridDim.x) {
+        u64 at = blas_rns_at(src, e, 0);
+        bool live = src.cls[at] == 0;
+        const u32 *x = blas_rns_res(src, f.n, at);
+        u64 frac = 0;
+        for (u32 i = 0; i < f.n; i++) {
+            u32 vi = live ? mul_mod(x[i], f.wt[i], f.m[i], f.mu[i]) : 0;
+            frac += ((u64)vi * f.mu[i]) >> 32;
+            v[e * f.n + i] = vi;
+        }
+        rank[e] = (u32)((frac + (1ull << 29)) >> 30);
+    }
+}
+
+// ... then every residue of every element in the widest basis, one thread per (element, modulus):
+// out[e k + l] (k moduli of the widest level).
+extern "C" __global__ void blas_fused_extend(const u32 *__restrict__ ftab, RnsArg src, u64 count,
+                                             const u32 *__restrict__ v, const u32 *__restrict__ rank, u32 *out) {
+    FusedTab f = fused_tab(ftab);
+    const u32 nb = f.n, kw = f.k;
+    for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < count * kw; t += (u64)blockDim.x * gridDim.x) {
+        u64 e = t / kw;
+        u32 l = (u32)(t % kw);
+        u64 at = blas_rns_at(src, e, 0);
+        if (l < nb) {
+            out[t] = src.cls[at] == 0 ? src.d[at * nb + l] : 0;
+            continue;
+        }
+        const u32 *row = f.mi + (l - nb) * nb;
+        const u32 *ve = v + e * nb;
+        u64 lo = 0, hi = 0;
+        for (u32 i = 0; i < nb; i++) {
+            u64 p = (u64)ve[i] * row[i];
+            lo += p & 0xffffffffull;
+            hi += p >> 32;
+        }
+        u32 m = f.m[l], mu = f.mu[l];
+        out[t] = sub_mod(fused_join(lo, hi, m, mu), mul_mod(rank[e], f.mm[l - nb], m, mu), m);
     }
 }
 
@@ -269,10 +392,24 @@ static __device__ __forceinline__ u64 fused_group_sum(u64 v, u32 g) {
 // groups carry zeros.
 extern "C" __global__ void __launch_bounds__(256)
 blas_fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-                const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g,
+                const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
                 const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
     FusedTab f = fused_tab(ftab);
     const u32 nb = f.n, kw = f.k;
+    // moduli, Barrett constants and the 2^(32 q) rows in shared memory when they fit (launcher)
+    extern __shared__ u32 fused_sh[];
+    const u32 *tm = f.m, *tmu = f.mu, *thi = f.hi;
+    if (shared_tables) {
+        for (u32 i = threadIdx.x; i < kw; i += blockDim.x) {
+            fused_sh[i] = f.m[i];
+            fused_sh[kw + i] = f.mu[i];
+        }
+        for (u32 i = threadIdx.x; i < f.h * kw; i += blockDim.x) fused_sh[2 * kw + i] = f.hi[i];
+        __syncthreads();
+        tm = fused_sh;
+        tmu = fused_sh + kw;
+        thi = fused_sh + 2 * kw;
+    }
     u32 lane = threadIdx.x & 31, gl = lane % g, grp = lane / g, gpw = 32 / g;
     u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((u64)blockDim.x * gridDim.x) >> 5;
     u64 chunks = (n + per - 1) / per;
@@ -327,8 +464,8 @@ blas_fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ d
                 u32 k = gl + i * g;
                 v[i] = 0;
                 if (keep && k < nb) {
-                    v[i] = mul_mod(ar[i], f.wt[k], f.m[k], f.mu[k]);
-                    frac += ((u64)v[i] * f.mu[k]) >> 32;
+                    v[i] = mul_mod(ar[i], f.wt[k], tm[k], tmu[k]);
+                    frac += ((u64)v[i] * tmu[k]) >> 32;
                 }
             }
             frac = fused_group_sum(frac, g);
@@ -351,7 +488,7 @@ blas_fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ d
                 hi = fused_group_sum(hi, g);
                 u32 kl = nb + l;
                 if (keep && l < er && kl % g == gl) {
-                    u32 mk = f.m[kl], muk = f.mu[kl];
+                    u32 mk = tm[kl], muk = tmu[kl];
                     u32 val = sub_mod(fused_join(lo, hi, mk, muk), mul_mod(kk, f.mm[l], mk, muk), mk);
                     u32 slot = kl / g;
 #pragma unroll
@@ -366,8 +503,8 @@ blas_fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ d
                 for (int i = 0; i < FUSED_ACC; i++) {
                     u32 k = gl + i * g;
                     if (k < w.k) {
-                        u32 mk = f.m[k], muk = f.mu[k];
-                        u32 t = mul_mod(mul_mod(ar[i], d[k], mk, muk), fused_pow2(f, s, k), mk, muk);
+                        u32 mk = tm[k], muk = tmu[k];
+                        u32 t = mul_mod(mul_mod(ar[i], d[k], mk, muk), fused_pow2(thi, tm, tmu, kw, s, k), mk, muk);
                         acc[i] += neg ? (u64)(mk - t) : (u64)t;
                     }
                 }
@@ -398,16 +535,22 @@ blas_fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ d
     }
 }
 
-// Per row: the beta y_i term, the rounding (Accumulator::round) and the bound. bounds: two words
-// per row, the f64 bits and the exponent of the ExtF bound (NaN bits: no bound).
-extern "C" __global__ void blas_fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg beta,
+// Per row (one warp each): the beta y_i term, the rounding (Accumulator::round, by the warp) and
+// the bound. bounds: two words per row, the f64 bits and the exponent of the ExtF bound (NaN
+// bits: no bound).
+extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg beta,
                                              RnsArg y, u64 m, int beta_zero, const i64 *__restrict__ low_min,
                                              const i64 *__restrict__ low_max, const u32 *__restrict__ flags,
-                                             const u64 *__restrict__ q, const u64 *__restrict__ sums, u64 *bounds) {
+                                             const u64 *__restrict__ q, const u64 *__restrict__ sums,
+                                             const u32 *__restrict__ bw, const u32 *__restrict__ yw, u64 *bounds) {
+    __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
     RnsBasis b = rns_basis(tab);
     FusedTab f = fused_tab(ftab);
     const u64 eb = blas_rns_at(beta, 0, 0);
-    for (u64 r = (u64)blockIdx.x * blockDim.x + threadIdx.x; r < m; r += (u64)blockDim.x * gridDim.x) {
+    u32 lane = threadIdx.x & 31;
+    FusedWarpScratch *sh = &fused_ws[threadIdx.x >> 5];
+    u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((u64)blockDim.x * gridDim.x) >> 5;
+    for (u64 r = warp; r < m; r += warps) {
         u64 ey = blas_rns_at(y, r, 0);
         u32 fl = flags[r];
         u32 s[RNS_MAX_N];
@@ -437,13 +580,11 @@ extern "C" __global__ void blas_fused_finish(const u32 *__restrict__ tab, const 
                     if (low < w.l) {
                         dropped = true;
                     } else {
-                        u32 bw[RNS_MAX_N], yw[RNS_MAX_N];
-                        fused_extend(f, blas_rns_res(beta, b.n, eb), bw, w.k);
-                        fused_extend(f, blas_rns_res(y, b.n, ey), yw, w.k);
                         u64 sh = (u64)(low - w.l);
+                        const u32 *yr = yw + r * f.k;
                         for (u32 k = 0; k < w.k; k++) {
                             u32 mk = f.m[k], muk = f.mu[k];
-                            u32 t = mul_mod(mul_mod(bw[k], yw[k], mk, muk), fused_pow2(f, sh, k), mk, muk);
+                            u32 t = mul_mod(mul_mod(bw[k], yr[k], mk, muk), fused_pow2(f.hi, f.m, f.mu, f.k, sh, k), mk, muk);
                             s[k] = neg ? sub_mod(s[k], t, mk) : add_mod(s[k], t, mk);
                         }
                     }
@@ -457,14 +598,16 @@ extern "C" __global__ void blas_fused_finish(const u32 *__restrict__ tab, const 
             } else {
                 if (sg < 0)
                     for (u32 k = 0; k < w.k; k++) s[k] = sub_mod(0, s[k], f.m[k]);
-                res = finish_from(wide, b, sg < 0, s, w.l, RNS_TAIL_ZERO, w.ub);
+                res = fused_finish_warp(wide, b, sg < 0, s, w.l, w.ub, sh, lane);
             }
             u128 bb = (u128)(2 * qq) + (u128)(qq >> 20) + 1 + (dropped ? ((u128)1 << 26) : 0);
             bound = extf_from_u128(bb, w.top - 32 - (i64)f.p, true);
             has_bound = res.cls == 0;
         }
-        blas_rns_put(y, b.n, ey, res, s);
-        bounds[2 * r] = has_bound ? (u64)__double_as_longlong(bound.f) : 0x7ff8000000000000ull;
-        bounds[2 * r + 1] = (u64)bound.e;
+        if (lane == 0) {
+            blas_rns_put(y, b.n, ey, res, s);
+            bounds[2 * r] = has_bound ? (u64)__double_as_longlong(bound.f) : 0x7ff8000000000000ull;
+            bounds[2 * r + 1] = (u64)bound.e;
+        }
     }
 }

@@ -28,6 +28,8 @@ use std::sync::{Arc, Mutex};
 /// The entry points of `blas_fused_rns_gpu.cu` (`tests/kernel_names.rs` checks each).
 pub(crate) const KERNELS: &[&str] = &[
     "blas_fused_prep",
+    "blas_fused_crt",
+    "blas_fused_extend",
     "blas_fused_init",
     "blas_fused_scan",
     "blas_fused_main",
@@ -84,9 +86,6 @@ fn pack_fused(acc: &Accumulator, level_tabs: &[u64]) -> Vec<u32> {
         }
         r as u32
     };
-    for r in 0..32 {
-        t.extend(m.iter().map(|&mi| pow(r, mi)));
-    }
     for q in 0..h as u64 {
         t.extend(m.iter().map(|&mi| pow(32 * q, mi)));
     }
@@ -110,6 +109,11 @@ fn fused_tables(dev: &Device, acc: &Accumulator) -> Result<Arc<DeviceBuffer<u32>
 /// Scratch kept by the device between calls, grown on demand.
 #[derive(Default)]
 struct Scratch {
+    d: Option<DeviceMpArray>,
+    v: Option<DeviceBuffer<u32>>,
+    rank: Option<DeviceBuffer<u32>>,
+    yw: Option<DeviceBuffer<u32>>,
+    bw: Option<DeviceBuffer<u32>>,
     dinfo: Option<DeviceBuffer<u8>>,
     dexp: Option<DeviceBuffer<i64>>,
     dw: Option<DeviceBuffer<u32>>,
@@ -155,6 +159,11 @@ fn main_shape(k: usize, m: usize, n: usize, rows_in_lanes: bool) -> (u32, usize)
         .div_ceil(row_units)
         .clamp(1, n.div_ceil(min_per).max(1));
     (g as u32, n.div_ceil(chunks))
+}
+
+/// One warp per item, two warps per block (the kernels' `FUSED_WARPS_PER_BLOCK`).
+fn warp_items(items: usize) -> LaunchConfig {
+    LaunchConfig::new((items.div_ceil(2).clamp(1, 65_535) as u32, 1), 64)
 }
 
 /// A grid-stride launch of whole warps covering `threads` threads.
@@ -307,6 +316,17 @@ fn fused_run(
     let ws = dev.workspace("blas_fused_rns", || Ok(Mutex::new(Scratch::default())))?;
     let mut ws = ws.lock().unwrap_or_else(|e| e.into_inner());
     let s = &mut *ws;
+    if s.d
+        .as_ref()
+        .is_none_or(|d| !d.basis().same(basis) || d.len() < lx)
+    {
+        s.d = None;
+        s.d = Some(DeviceMpArray::zeros(dev, basis, lx)?);
+    }
+    let v = grown(dev, &mut s.v, lx.max(ly) * basis.len())?;
+    let rank = grown(dev, &mut s.rank, lx.max(ly))?;
+    let yw = grown(dev, &mut s.yw, ly * k)?;
+    let bw = grown(dev, &mut s.bw, k)?;
     let dinfo = grown(dev, &mut s.dinfo, lx)?;
     let dexp = grown(dev, &mut s.dexp, lx)?;
     let dw = grown(dev, &mut s.dw, lx * k)?;
@@ -335,8 +355,44 @@ fn fused_run(
         layout.row_stride as isize,
         layout.col_stride as isize,
     );
+    let d_arg = rns_arg(s.d.as_ref().expect("just made"), 0, 1, 0);
     let rows_in_lanes = layout.row_stride == 1;
+    let h = (acc.w as usize + 1).div_ceil(32) + 1;
+    let shared_bytes = 4 * (2 + h) * k;
+    let shared_tables = shared_bytes <= 48 * 1024;
     let ftab = ftab.addr();
+    // The wide residues of `count` elements of `src` into `out` (count·k words).
+    let extend = |src: &Arg, count: usize, out: u64| -> Result<()> {
+        // SAFETY: src addresses `count` elements; v and rank hold max(lx, ly)·n and max(lx, ly)
+        // words, out count·k (the callers pass dw, yw or bw).
+        unsafe {
+            dev.launch(
+                &MODULE,
+                "blas_fused_crt",
+                dev.grid_for(count),
+                &[
+                    Arg::U64(ftab),
+                    src.clone(),
+                    Arg::U64(count as u64),
+                    Arg::U64(v),
+                    Arg::U64(rank),
+                ],
+            )?;
+            dev.launch(
+                &MODULE,
+                "blas_fused_extend",
+                dev.grid_for(count * k),
+                &[
+                    Arg::U64(ftab),
+                    src.clone(),
+                    Arg::U64(count as u64),
+                    Arg::U64(v),
+                    Arg::U64(rank),
+                    Arg::U64(out),
+                ],
+            )
+        }
+    };
     // SAFETY (every launch below): the tables are the packed base basis and the fused tables
     // of this call's accumulator; α and β are elements 0 and 1 of `scalars`; x holds lx
     // elements from x0 at stride incx, y ly from y0 at stride incy (blas_vector); A's layout
@@ -346,18 +402,22 @@ fn fused_run(
         dev.launch(
             &MODULE,
             "blas_fused_prep",
-            dev.grid_for(lx),
+            warp_items(lx),
             &[
                 Arg::U64(tab),
-                Arg::U64(ftab),
                 alpha_arg,
                 x_arg,
                 Arg::U64(lx as u64),
+                d_arg.clone(),
                 Arg::U64(dinfo),
                 Arg::U64(dexp),
-                Arg::U64(dw),
             ],
         )?;
+        extend(&d_arg, lx, dw)?;
+        if !beta_zero {
+            extend(&y_arg, ly, yw)?;
+            extend(&beta_arg, 1, bw)?;
+        }
         dev.launch(
             &MODULE,
             "blas_fused_init",
@@ -402,10 +462,14 @@ fn fused_run(
         let (lanes, per) = main_shape(k, ly, lx, rows_in_lanes);
         let gpw = 32 / lanes as usize;
         let units = if rows_in_lanes { ly.div_ceil(gpw) } else { ly } * lx.div_ceil(per);
+        let mut cfg = warps_grid(dev, units * 32);
+        if shared_tables {
+            cfg.shared_bytes = shared_bytes as u32;
+        }
         dev.launch(
             &MODULE,
             "blas_fused_main",
-            warps_grid(dev, units * 32),
+            cfg,
             &[
                 Arg::U64(ftab),
                 a_arg,
@@ -417,6 +481,7 @@ fn fused_run(
                 Arg::I32(rows_in_lanes as i32),
                 Arg::U64(per as u64),
                 Arg::U32(lanes),
+                Arg::I32(shared_tables as i32),
                 Arg::U64(low_min),
                 Arg::U64(low_max),
                 Arg::U64(flags),
@@ -427,7 +492,7 @@ fn fused_run(
         dev.launch(
             &MODULE,
             "blas_fused_finish",
-            LaunchConfig::new((ly.div_ceil(32) as u32, 1), 32),
+            warp_items(ly),
             &[
                 Arg::U64(tab),
                 Arg::U64(ftab),
@@ -440,6 +505,8 @@ fn fused_run(
                 Arg::U64(flags),
                 Arg::U64(q),
                 Arg::U64(sums),
+                Arg::U64(bw),
+                Arg::U64(yw),
                 Arg::U64(bounds),
             ],
         )?;

@@ -467,9 +467,11 @@ static __device__ RnsNum normalised(const RnsBasis &b, bool neg, u32 *s, i64 exp
 
 // MpFloat::finish_from: rounds (-1)^neg * (S +- tail) * 2^exp, S < 2^max_bits <= M/2 held in the
 // basis `b` (which extends `to`, or is it), to the p bits of `to` (nearest, ties to even),
-// normalises it and evaluates it in `to`.
-static __device__ RnsNum finish_from(const RnsBasis &b, const RnsBasis &to, bool neg, u32 *s, i64 exp, int tail,
-                                     u64 max_bits) {
+// normalises it and evaluates it in `to`. `shift` is shift_right or a twin of it (the same
+// results, computed by several threads: blas_fused_rns_gpu.cu).
+template <class Shift>
+static __device__ RnsNum finish_from_with(const RnsBasis &b, const RnsBasis &to, bool neg, u32 *s, i64 exp, int tail,
+                                          u64 max_bits, Shift shift) {
     u64 p = to.p;
     u64 top = (u64)b.log2m - 1;
     Eval ev;
@@ -484,7 +486,7 @@ static __device__ RnsNum finish_from(const RnsBasis &b, const RnsBasis &to, bool
     } else {
         u64 k = bits - p;
         bool round, sticky, odd;
-        shift_right(b, s, k, &round, &sticky, &odd);
+        shift(b, s, k, &round, &sticky, &odd);
         exp += (i64)k;
         bool up = tail == RNS_TAIL_ZERO ? (round && (sticky || odd)) : tail == RNS_TAIL_ABOVE ? round : (round && sticky);
         if (up) {
@@ -500,6 +502,16 @@ static __device__ RnsNum finish_from(const RnsBasis &b, const RnsBasis &to, bool
         }
     }
     return normalised(to, neg, s, exp);
+}
+
+static __device__ __forceinline__ void rns_shift_right_one(const RnsBasis &b, u32 *x, u64 k, bool *round, bool *sticky,
+                                                           bool *odd) {
+    shift_right(b, x, k, round, sticky, odd);
+}
+
+static __device__ RnsNum finish_from(const RnsBasis &b, const RnsBasis &to, bool neg, u32 *s, i64 exp, int tail,
+                                     u64 max_bits) {
+    return finish_from_with(b, to, neg, s, exp, tail, max_bits, rns_shift_right_one);
 }
 
 // MpFloat::finish: finish_from in one basis.
