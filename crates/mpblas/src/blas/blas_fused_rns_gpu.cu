@@ -37,11 +37,12 @@
 // The fused constants (launcher: `fused_tables`): header words 0 n, 1 k (widest level), 2 rows of
 // the 2^(32q) table, 3 levels, 4 window W, 5 p, 6 ceil(log2 terms); 8.. level lengths, 20..
 // level log2 M, 32.. level basis tables (device addresses, two words each); then m[k], mu[k],
-// w[n] (CRT weights of the base), mi[(k - n) n], mm[k - n], 2^(32q)
-// mod m (h rows of k).
+// w[n] (CRT weights of the base), mi[(k - n) n], mm[k - n], 2^(32q) mod m (h rows of k); then
+// the Montgomery forms (R = 2^32) of the sums' kernel: mp[k] = -1/m mod R, w R mod m [n],
+// mi R mod m_l [(k - n) n], 2^(32q) R mod m (h rows of k), 2^r R mod m (32 rows of k).
 struct FusedTab {
     u32 n, k, h, levels, w, p, lg;
-    const u32 *m, *mu, *wt, *mi, *mm, *hi, *t;
+    const u32 *m, *mu, *wt, *mi, *mm, *hi, *mp, *wm, *mim, *hr, *lr, *t;
 };
 
 static __device__ __forceinline__ FusedTab fused_tab(const u32 *t) {
@@ -60,6 +61,11 @@ static __device__ __forceinline__ FusedTab fused_tab(const u32 *t) {
     f.mi = f.wt + f.n;
     f.mm = f.mi + (f.k - f.n) * f.n;
     f.hi = f.mm + (f.k - f.n);
+    f.mp = f.hi + f.h * f.k;
+    f.wm = f.mp + f.k;
+    f.mim = f.wm + f.n;
+    f.hr = f.mim + (f.k - f.n) * f.n;
+    f.lr = f.hr + f.h * f.k;
     return f;
 }
 
@@ -260,29 +266,31 @@ extern "C" __global__ void blas_fused_crt(const u32 *__restrict__ ftab, RnsArg s
 }
 
 // ... then every residue of every element in the widest basis, one thread per (element, modulus):
-// out[e k + l] (k moduli of the widest level).
+// out[e k + l] (k moduli of the widest level), times R = 2^32 when `mont` (the sums' d).
 extern "C" __global__ void blas_fused_extend(const u32 *__restrict__ ftab, RnsArg src, u64 count,
-                                             const u32 *__restrict__ v, const u32 *__restrict__ rank, u32 *out) {
+                                             const u32 *__restrict__ v, const u32 *__restrict__ rank, int mont,
+                                             u32 *out) {
     FusedTab f = fused_tab(ftab);
     const u32 nb = f.n, kw = f.k;
     for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < count * kw; t += (u64)blockDim.x * gridDim.x) {
         u64 e = t / kw;
         u32 l = (u32)(t % kw);
         u64 at = blas_rns_at(src, e, 0);
+        u32 m = f.m[l], mu = f.mu[l], x;
         if (l < nb) {
-            out[t] = src.cls[at] == 0 ? src.d[at * nb + l] : 0;
-            continue;
+            x = src.cls[at] == 0 ? src.d[at * nb + l] : 0;
+        } else {
+            const u32 *row = f.mi + (l - nb) * nb;
+            const u32 *ve = v + e * nb;
+            u64 lo = 0, hi = 0;
+            for (u32 i = 0; i < nb; i++) {
+                u64 p = (u64)ve[i] * row[i];
+                lo += p & 0xffffffffull;
+                hi += p >> 32;
+            }
+            x = sub_mod(fused_join(lo, hi, m, mu), mul_mod(rank[e], f.mm[l - nb], m, mu), m);
         }
-        const u32 *row = f.mi + (l - nb) * nb;
-        const u32 *ve = v + e * nb;
-        u64 lo = 0, hi = 0;
-        for (u32 i = 0; i < nb; i++) {
-            u64 p = (u64)ve[i] * row[i];
-            lo += p & 0xffffffffull;
-            hi += p >> 32;
-        }
-        u32 m = f.m[l], mu = f.mu[l];
-        out[t] = sub_mod(fused_join(lo, hi, m, mu), mul_mod(rank[e], f.mm[l - nb], m, mu), m);
+        out[t] = mont ? mul_mod(x, reduce62(1ull << 32, m, mu), m, mu) : x;
     }
 }
 
@@ -385,30 +393,45 @@ static __device__ __forceinline__ u64 fused_group_sum(u64 v, u32 g) {
     return v;
 }
 
+// Montgomery reduction (R = 2^32, mp = -1/m mod R): t R^-1 mod m, in [0, 2m), for t < m R. The
+// sums' inner loop multiplies by constants kept times R (the launcher's tables and d's wide
+// residues), so that each modular product is three integer instructions; residues are
+// congruences, so the sums are the same integers as the CPU's (Barrett) ones.
+static __device__ __forceinline__ u32 fused_redc(u64 t, u32 m, u32 mp) {
+    u32 u = (u32)t * mp;
+    return (u32)((t + (u64)u * m) >> 32);
+}
+
 // The sums. A group of g lanes takes one term at a time; lane gl of the group holds the moduli
 // k = gl + i g (i < FUSED_ACC). rows_in_lanes: the warp's 32/g groups take 32/g consecutive rows
 // and the same columns (chunk of `per`); else they take one row and every (32/g)-th column of a
 // chunk, and join their accumulators before the atomics. Every lane runs every shuffle: inactive
-// groups carry zeros.
-extern "C" __global__ void __launch_bounds__(256)
-blas_fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-                const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
-                const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
+// groups carry zeros. dw holds d's wide residues times R. Entry points with 2, 3 and 4 blocks of
+// 256 threads per SM (register budgets 128, 85, 64; the launcher picks one).
+static __device__ __forceinline__ void
+fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
+           const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
+           const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
     FusedTab f = fused_tab(ftab);
     const u32 nb = f.n, kw = f.k;
-    // moduli, Barrett constants and the 2^(32 q) rows in shared memory when they fit (launcher)
+    // moduli, Barrett and Montgomery constants, 2^(32 q) R and 2^r R rows: in shared memory when
+    // they fit (launcher)
     extern __shared__ u32 fused_sh[];
-    const u32 *tm = f.m, *tmu = f.mu, *thi = f.hi;
+    const u32 *tm = f.m, *tmu = f.mu, *tmp = f.mp, *thr = f.hr, *tlr = f.lr;
     if (shared_tables) {
         for (u32 i = threadIdx.x; i < kw; i += blockDim.x) {
             fused_sh[i] = f.m[i];
             fused_sh[kw + i] = f.mu[i];
+            fused_sh[2 * kw + i] = f.mp[i];
         }
-        for (u32 i = threadIdx.x; i < f.h * kw; i += blockDim.x) fused_sh[2 * kw + i] = f.hi[i];
+        for (u32 i = threadIdx.x; i < f.h * kw; i += blockDim.x) fused_sh[3 * kw + i] = f.hr[i];
+        for (u32 i = threadIdx.x; i < 32 * kw; i += blockDim.x) fused_sh[(3 + f.h) * kw + i] = f.lr[i];
         __syncthreads();
         tm = fused_sh;
         tmu = fused_sh + kw;
-        thi = fused_sh + 2 * kw;
+        tmp = fused_sh + 2 * kw;
+        thr = fused_sh + 3 * kw;
+        tlr = fused_sh + (3 + f.h) * kw;
     }
     u32 lane = threadIdx.x & 31, gl = lane % g, grp = lane / g, gpw = 32 / g;
     u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((u64)blockDim.x * gridDim.x) >> 5;
@@ -464,32 +487,29 @@ blas_fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ d
                 u32 k = gl + i * g;
                 v[i] = 0;
                 if (keep && k < nb) {
-                    v[i] = mul_mod(ar[i], f.wt[k], tm[k], tmu[k]);
-                    frac += ((u64)v[i] * tmu[k]) >> 32;
+                    u32 mk = tm[k], t = fused_redc((u64)ar[i] * f.wm[k], mk, tmp[k]);
+                    v[i] = t >= mk ? t - mk : t;
+                    frac += __umulhi(v[i], tmu[k]);
                 }
             }
             frac = fused_group_sum(frac, g);
             u32 kk = (u32)((frac + (1ull << 29)) >> 30);
             for (u32 l = 0; l < emax; l++) {
-                u64 lo = 0, hi = 0;
+                u32 kl = nb + l;
+                u64 part = 0;
                 if (keep && l < er) {
-                    const u32 *row = f.mi + l * nb;
+                    const u32 *row = f.mim + l * nb;
+                    u32 ml = tm[kl], mpl = tmp[kl];
 #pragma unroll
                     for (int i = 0; i < FUSED_ACC; i++) {
                         u32 k = gl + i * g;
-                        if (k < nb) {
-                            u64 t = (u64)v[i] * row[k];
-                            lo += t & 0xffffffffull;
-                            hi += t >> 32;
-                        }
+                        if (k < nb) part += fused_redc((u64)v[i] * row[k], ml, mpl);
                     }
                 }
-                lo = fused_group_sum(lo, g);
-                hi = fused_group_sum(hi, g);
-                u32 kl = nb + l;
+                part = fused_group_sum(part, g);
                 if (keep && l < er && kl % g == gl) {
                     u32 mk = tm[kl], muk = tmu[kl];
-                    u32 val = sub_mod(fused_join(lo, hi, mk, muk), mul_mod(kk, f.mm[l], mk, muk), mk);
+                    u32 val = sub_mod(reduce62(part, mk, muk), mul_mod(kk, f.mm[l], mk, muk), mk);
                     u32 slot = kl / g;
 #pragma unroll
                     for (int i = 0; i < FUSED_ACC; i++)
@@ -498,14 +518,17 @@ blas_fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ d
             }
             if (keep) {
                 u64 s = (u64)(low - w.l);
-                const u32 *d = dw + c * kw;
+                const u32 *d = dw + c * kw + gl;
+                const u32 *hq = thr + (s >> 5) * kw + gl, *lr = tlr + (s & 31) * kw + gl;
 #pragma unroll
                 for (int i = 0; i < FUSED_ACC; i++) {
                     u32 k = gl + i * g;
                     if (k < w.k) {
-                        u32 mk = tm[k], muk = tmu[k];
-                        u32 t = mul_mod(mul_mod(ar[i], d[k], mk, muk), fused_pow2(thi, tm, tmu, kw, s, k), mk, muk);
-                        acc[i] += neg ? (u64)(mk - t) : (u64)t;
+                        u32 mk = tm[k], mpk = tmp[k];
+                        u32 t = fused_redc((u64)ar[i] * d[i * g], mk, mpk);
+                        t = fused_redc((u64)t * hq[i * g], mk, mpk);
+                        t = fused_redc((u64)t * lr[i * g], mk, mpk);
+                        acc[i] += neg ? (u64)(2 * mk - t) : (u64)t;
                     }
                 }
             }
@@ -533,6 +556,30 @@ blas_fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ d
             }
         }
     }
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
+                                                      const i64 *__restrict__ dexp, const u32 *__restrict__ dw, u64 m,
+                                                      u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
+                                                      const i64 *__restrict__ low_min,
+                                                      const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
+    fused_main(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 3) blas_fused_main_b3(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
+                                                      const i64 *__restrict__ dexp, const u32 *__restrict__ dw, u64 m,
+                                                      u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
+                                                      const i64 *__restrict__ low_min,
+                                                      const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
+    fused_main(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 4) blas_fused_main_b4(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
+                                                      const i64 *__restrict__ dexp, const u32 *__restrict__ dw, u64 m,
+                                                      u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
+                                                      const i64 *__restrict__ low_min,
+                                                      const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
+    fused_main(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
 }
 
 // Per row (one warp each): the beta y_i term, the rounding (Accumulator::round, by the warp) and

@@ -33,6 +33,8 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_fused_init",
     "blas_fused_scan",
     "blas_fused_main",
+    "blas_fused_main_b3",
+    "blas_fused_main_b4",
     "blas_fused_finish",
 ];
 
@@ -88,6 +90,30 @@ fn pack_fused(acc: &Accumulator, level_tabs: &[u64]) -> Vec<u32> {
     };
     for q in 0..h as u64 {
         t.extend(m.iter().map(|&mi| pow(32 * q, mi)));
+    }
+    // Montgomery forms (R = 2^32) for the sums' kernel
+    let times_r = |x: u32, mi: u32| ((x as u64) << 32).rem_euclid(mi as u64) as u32;
+    t.extend(m.iter().map(|&mi| {
+        // -1/m mod 2^32 by Newton's iteration (m odd)
+        let mut inv = mi;
+        for _ in 0..5 {
+            inv = inv.wrapping_mul(2u32.wrapping_sub(mi.wrapping_mul(inv)));
+        }
+        inv.wrapping_neg()
+    }));
+    t.extend(base.w.iter().zip(m).map(|(&w, &mi)| times_r(w, mi)));
+    for (l, &ml) in m[n..].iter().enumerate() {
+        t.extend(
+            acc.ext.mi[l * n..(l + 1) * n]
+                .iter()
+                .map(|&x| times_r(x, ml)),
+        );
+    }
+    for q in 0..h as u64 {
+        t.extend(m.iter().map(|&mi| times_r(pow(32 * q, mi), mi)));
+    }
+    for r in 0..32 {
+        t.extend(m.iter().map(|&mi| times_r(pow(r, mi), mi)));
     }
     t
 }
@@ -151,10 +177,10 @@ fn main_shape(k: usize, m: usize, n: usize, rows_in_lanes: bool) -> (u32, usize)
     let g = env("MPBLAS_FUSED_G")
         .filter(|&g| g.is_power_of_two() && (g_min..=32).contains(&g))
         .unwrap_or(g_min);
-    let warps = env("MPBLAS_FUSED_WARPS").unwrap_or(4096).max(1);
+    let warps = env("MPBLAS_FUSED_WARPS").unwrap_or(16_384).max(1);
     let gpw = 32 / g;
     let row_units = if rows_in_lanes { m.div_ceil(gpw) } else { m };
-    let min_per = if rows_in_lanes { 16 } else { 8 * gpw };
+    let min_per = env("MPBLAS_FUSED_MIN_PER").unwrap_or(if rows_in_lanes { 16 } else { 8 * gpw });
     let chunks = warps
         .div_ceil(row_units)
         .clamp(1, n.div_ceil(min_per).max(1));
@@ -358,11 +384,11 @@ fn fused_run(
     let d_arg = rns_arg(s.d.as_ref().expect("just made"), 0, 1, 0);
     let rows_in_lanes = layout.row_stride == 1;
     let h = (acc.w as usize + 1).div_ceil(32) + 1;
-    let shared_bytes = 4 * (2 + h) * k;
+    let shared_bytes = 4 * (3 + h + 32) * k;
     let shared_tables = shared_bytes <= 48 * 1024;
     let ftab = ftab.addr();
     // The wide residues of `count` elements of `src` into `out` (count·k words).
-    let extend = |src: &Arg, count: usize, out: u64| -> Result<()> {
+    let extend = |src: &Arg, count: usize, mont: bool, out: u64| -> Result<()> {
         // SAFETY: src addresses `count` elements; v and rank hold max(lx, ly)·n and max(lx, ly)
         // words, out count·k (the callers pass dw, yw or bw).
         unsafe {
@@ -388,6 +414,7 @@ fn fused_run(
                     Arg::U64(count as u64),
                     Arg::U64(v),
                     Arg::U64(rank),
+                    Arg::I32(mont as i32),
                     Arg::U64(out),
                 ],
             )
@@ -413,10 +440,10 @@ fn fused_run(
                 Arg::U64(dexp),
             ],
         )?;
-        extend(&d_arg, lx, dw)?;
+        extend(&d_arg, lx, true, dw)?;
         if !beta_zero {
-            extend(&y_arg, ly, yw)?;
-            extend(&beta_arg, 1, bw)?;
+            extend(&y_arg, ly, false, yw)?;
+            extend(&beta_arg, 1, false, bw)?;
         }
         dev.launch(
             &MODULE,
@@ -466,9 +493,19 @@ fn fused_run(
         if shared_tables {
             cfg.shared_bytes = shared_bytes as u32;
         }
+        // blocks per SM (register budget): MPBLAS_FUSED_BLOCKS=2|3|4 for tuning
+        let main_kernel = match std::env::var("MPBLAS_FUSED_BLOCKS").as_deref() {
+            Ok("2") => "blas_fused_main",
+            Ok("3") => "blas_fused_main_b3",
+            Ok("4") => "blas_fused_main_b4",
+            // measured on the H100 (1000 x 1000): two blocks for one lane per term, three
+            // for groups
+            _ if lanes == 1 => "blas_fused_main",
+            _ => "blas_fused_main_b3",
+        };
         dev.launch(
             &MODULE,
-            "blas_fused_main",
+            main_kernel,
             cfg,
             &[
                 Arg::U64(ftab),
