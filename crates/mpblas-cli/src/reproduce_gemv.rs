@@ -36,6 +36,8 @@ use std::time::Instant;
 pub const INPUT_BITS: [u32; 2] = [53, 26];
 /// Untimed GPU launches before the timed ones (the first compiles or loads the module).
 const GPU_WARMUP: usize = 3;
+/// Highest precision of Table 5 the fused GPU form takes (its wide basis must fit 256 moduli).
+const FUSED_GPU_MAX_BITS: u32 = 2600;
 
 /// How `reproduce gemv` runs.
 #[derive(Clone, Debug)]
@@ -64,8 +66,10 @@ pub enum Format {
     Dd,
     /// Quad-double.
     Qd,
-    /// RNS floats at this many bits requested.
+    /// RNS floats at this many bits requested, the paper's form ([`blas::gemv`]).
     Rns(u32),
+    /// The same, fused: each entry rounded once ([`blas::rns::gemv_fused`]).
+    RnsFused(u32),
 }
 
 impl Format {
@@ -73,7 +77,16 @@ impl Format {
     pub fn all() -> Vec<Format> {
         let mut v = vec![Format::F64, Format::Dd, Format::Qd];
         v.extend(TABLE5.iter().map(|c| Format::Rns(c.bits)));
+        v.extend(TABLE5.iter().map(|c| Format::RnsFused(c.bits)));
         v
+    }
+
+    /// The requested RNS precision, either form.
+    pub fn rns_bits(self) -> Option<u32> {
+        match self {
+            Format::Rns(bits) | Format::RnsFused(bits) => Some(bits),
+            _ => None,
+        }
     }
 
     /// `"f64"`, `"dd"`, `"qd"`, `"RNS 424"`.
@@ -83,6 +96,7 @@ impl Format {
             Format::Dd => "dd".into(),
             Format::Qd => "qd".into(),
             Format::Rns(bits) => format!("RNS {bits}"),
+            Format::RnsFused(bits) => format!("RNS {bits} fused"),
         }
     }
 }
@@ -353,12 +367,13 @@ fn cpu_case<T: Scalar + Exact + Send + Sync>(
     trans: bool,
     exact: &[ExactDot],
     plan: &Plan,
+    form: &Form<T>,
 ) -> Result<(Case, Vec<T>), String> {
     let op_a = |rows, cols| op_block(&ops.a, n, trans, rows, cols);
     let (a, x) = (op_a(n, n)?, VecRef::contiguous(&ops.x));
     let w = n.min(WARM_COLUMNS);
     let mut y = ops.y.clone();
-    lib(blas::gemv(
+    lib((form.plain)(
         &ops.alpha,
         op_a(n, w)?,
         VecRef::contiguous(&ops.x[..w]),
@@ -368,7 +383,7 @@ fn cpu_case<T: Scalar + Exact + Send + Sync>(
     let (cpu_ms, cpu_reps) = median_ms(plan.reps, plan.max_seconds, || {
         y.clone_from(&ops.y);
         let start = Instant::now();
-        lib(blas::gemv(
+        lib((form.plain)(
             &ops.alpha,
             a,
             x,
@@ -384,7 +399,7 @@ fn cpu_case<T: Scalar + Exact + Send + Sync>(
         ((n as f64 * BOUND_SECONDS / full_bounded_s) as usize).clamp(MIN_BOUND_ROWS.min(n), n)
     };
     let mut yb = ops.y[..k].to_vec();
-    let bounds = lib(blas::gemv_bounded(
+    let bounds = lib((form.bounded)(
         &ops.alpha,
         op_a(k, n)?,
         x,
@@ -402,6 +417,40 @@ fn cpu_case<T: Scalar + Exact + Send + Sync>(
     Ok((case, y))
 }
 
+/// A CPU GEMV routine and its bounded twin (bounds as `f64`, NaN where there is none).
+type PlainGemv<T> =
+    dyn Fn(&T, MatRef<'_, T>, VecRef<'_, T>, &T, VecMut<'_, T>) -> mpblas::Result<()> + Sync;
+type BoundedGemv<T> =
+    dyn Fn(&T, MatRef<'_, T>, VecRef<'_, T>, &T, VecMut<'_, T>) -> mpblas::Result<Vec<f64>> + Sync;
+
+/// Which GEMV a row times: the library's generic one, or the fused RNS one.
+struct Form<'f, T> {
+    plain: &'f PlainGemv<T>,
+    bounded: &'f BoundedGemv<T>,
+}
+
+fn generic_form<T: Scalar>() -> Form<'static, T> {
+    Form {
+        plain: &|a, m, x, b, y| blas::gemv(a, m, x, b, y),
+        bounded: &|a, m, x, b, y| blas::gemv_bounded(a, m, x, b, y),
+    }
+}
+
+/// [`blas::rns::gemv_fused`]; its extended-range bounds as `f64` (0 below `f64`'s range, where
+/// the errors also read 0).
+fn fused_form() -> Form<'static, MpFloat> {
+    Form {
+        plain: &|a, m, x, b, y| blas::rns::gemv_fused(a, m, x, b, y),
+        bounded: &|a, m, x, b, y| {
+            blas::rns::gemv_fused_bounded(a, m, x, b, y).map(|v| {
+                v.iter()
+                    .map(|e| e.map_or(f64::NAN, |e| e.to_f64()))
+                    .collect()
+            })
+        },
+    }
+}
+
 /// The CPU cases of one row, N then T ([`cpu_case`]), and their results.
 fn cpu_cases<T: Scalar + Exact + Send + Sync>(
     ops: &Operands<T>,
@@ -410,12 +459,13 @@ fn cpu_cases<T: Scalar + Exact + Send + Sync>(
     plan: &Plan,
     bar: &ProgressBar,
     label: &str,
+    form: &Form<T>,
 ) -> Result<([Case; 2], [Vec<T>; 2]), String> {
     bar.set_message(format!("{label} N"));
-    let (n_case, n_res) = cpu_case(ops, n, false, &exact[0], plan)?;
+    let (n_case, n_res) = cpu_case(ops, n, false, &exact[0], plan, form)?;
     bar.inc(1);
     bar.set_message(format!("{label} T"));
-    let (t_case, t_res) = cpu_case(ops, n, true, &exact[1], plan)?;
+    let (t_case, t_res) = cpu_case(ops, n, true, &exact[1], plan, form)?;
     bar.inc(1);
     Ok(([n_case, t_case], [n_res, t_res]))
 }
@@ -486,8 +536,10 @@ fn gpu_case<Y>(
     })
 }
 
-/// The RNS GPU runs of one row ([`blas::gpu::rns::gemv`]), as [`gpu_cases`]: one call from the
-/// original `y` compared field by field with the CPU's result, then the timed launches.
+/// The RNS GPU runs of one row ([`blas::gpu::rns::gemv`], or with `fused`
+/// [`blas::gpu::rns::gemv_fused`]), as [`gpu_cases`]: one call from the original `y` compared
+/// field by field with the CPU's result, then the timed launches.
+#[allow(clippy::too_many_arguments)]
 fn rns_gpu_cases(
     dev: &Device,
     basis: &Arc<Basis>,
@@ -496,6 +548,7 @@ fn rns_gpu_cases(
     cpu: &[Vec<MpFloat>; 2],
     cases: &mut [Case; 2],
     reps: usize,
+    fused: bool,
 ) -> Result<(), String> {
     let e = |what: &'static str| move |err: mpblas::Error| format!("GPU RNS gemv, {what}: {err}");
     let upload = |v: &[MpFloat]| {
@@ -508,7 +561,12 @@ fn rns_gpu_cases(
         let trans = if t == 1 { Trans::Yes } else { Trans::No };
         let mut dy = DeviceMpArray::upload(dev, &y0).map_err(e("upload"))?;
         let run = |dy: &mut DeviceMpArray| {
-            blas::gpu::rns::gemv(
+            let gemv = if fused {
+                blas::gpu::rns::gemv_fused
+            } else {
+                blas::gpu::rns::gemv
+            };
+            gemv(
                 dev, trans, n, n, &ops.alpha, &da, n, &dx, 1, &ops.beta, dy, 1,
             )
         };
@@ -533,7 +591,7 @@ fn gpu_format_row<T: GpuFormat + Exact + Sync>(
     label: &str,
 ) -> Result<[Case; 2], String> {
     let ops = Operands::new(inp, conv);
-    let (mut cases, results) = cpu_cases(&ops, inp.n, exact, plan, bar, label)?;
+    let (mut cases, results) = cpu_cases(&ops, inp.n, exact, plan, bar, label, &generic_form())?;
     if let Some(dev) = dev {
         bar.set_message(format!("{label} on the GPU"));
         gpu_cases(dev, &ops, inp.n, &results, &mut cases, plan.reps)?;
@@ -568,13 +626,18 @@ fn row(
             212,
             None,
         ),
-        Format::Rns(bits) => {
+        Format::Rns(bits) | Format::RnsFused(bits) => {
+            let fused = matches!(format, Format::RnsFused(_));
             let basis = lib(Basis::new(bits))?;
             let ops = Operands::new(inp, |v| MpFloat::from_f64(&basis, v));
-            let (mut cases, results) = cpu_cases(&ops, inp.n, exact, plan, bar, &label)?;
-            if let Some(dev) = dev {
+            let form = if fused { fused_form() } else { generic_form() };
+            let (mut cases, results) = cpu_cases(&ops, inp.n, exact, plan, bar, &label, &form)?;
+            // the fused form's wide basis fits the GPU kernels up to about 2600 bits
+            if let Some(dev) = dev.filter(|_| !fused || bits <= FUSED_GPU_MAX_BITS) {
                 bar.set_message(format!("{label} on the GPU"));
-                rns_gpu_cases(dev, &basis, &ops, inp.n, &results, &mut cases, plan.reps)?;
+                rns_gpu_cases(
+                    dev, &basis, &ops, inp.n, &results, &mut cases, plan.reps, fused,
+                )?;
             }
             (cases, basis.precision(), Some(basis.len()))
         }
@@ -685,7 +748,7 @@ fn worst(a: f64, b: f64) -> f64 {
 fn gpu_cell(row: &Row, t: usize) -> String {
     match (&row.cases[t].gpu, row.format) {
         (Some(g), _) => ms(g.ms),
-        (None, Format::Rns(_)) => "—".into(),
+        (None, Format::Rns(_) | Format::RnsFused(_)) => "—".into(),
         (None, _) => "n/a".into(),
     }
 }
@@ -699,7 +762,7 @@ fn gpu_bits_cell(row: &Row) -> &'static str {
                 "NO"
             }
         }
-        (_, _, Format::Rns(_)) => "—",
+        (_, _, Format::Rns(_) | Format::RnsFused(_)) => "—",
         _ => "n/a",
     }
 }
@@ -726,22 +789,26 @@ fn table5_layout(rows: &[Row], plan: &Plan) -> String {
         body.push(r);
     }
     let gpu = rows.iter().any(|r| r.cases[0].gpu.is_some());
+    type Form = (&'static str, fn(u32) -> Format);
+    let forms: [Form; 2] = [("", Format::Rns), (" fused", Format::RnsFused)];
     for device in if gpu { &["CPU", "GPU"][..] } else { &["CPU"] } {
-        for input_bits in INPUT_BITS {
-            for (t, tr) in ["", " (transposed)"].into_iter().enumerate() {
-                let mut r = vec![format!("mpblas RNS, {device}{tr}, {input_bits}-bit inputs")];
-                r.extend(TABLE5.iter().map(|c| {
-                    rows.iter()
-                        .find(|row| {
-                            row.format == Format::Rns(c.bits) && row.input_bits == input_bits
-                        })
-                        .and_then(|row| match *device {
-                            "CPU" => Some(row.cases[t].cpu_ms),
-                            _ => row.cases[t].gpu.as_ref().map(|g| g.ms),
-                        })
-                        .map_or("-".into(), ms)
-                }));
-                body.push(r);
+        for (form, fmt) in forms {
+            for input_bits in INPUT_BITS {
+                for (t, tr) in ["", " (transposed)"].into_iter().enumerate() {
+                    let mut r = vec![format!(
+                        "mpblas RNS{form}, {device}{tr}, {input_bits}-bit inputs"
+                    )];
+                    r.extend(TABLE5.iter().map(|c| {
+                        rows.iter()
+                            .find(|row| row.format == fmt(c.bits) && row.input_bits == input_bits)
+                            .and_then(|row| match *device {
+                                "CPU" => Some(row.cases[t].cpu_ms),
+                                _ => row.cases[t].gpu.as_ref().map(|g| g.ms),
+                            })
+                            .map_or("-".into(), ms)
+                    }));
+                    body.push(r);
+                }
             }
         }
     }
@@ -797,13 +864,13 @@ fn text(rows: &[Row], plan: &Plan, cpu: &str, gpu: Option<&str>) -> String {
         .iter()
         .map(|r| {
             let [n, t] = &r.cases;
-            let (pn, pt, mpres) = match r.format {
-                Format::Rns(bits) => (
+            let (pn, pt, mpres) = match r.format.rns_bits() {
+                Some(bits) => (
                     table5(bits).map_or("-".into(), |c| ms(c.proposed_n)),
                     table5(bits).map_or("-".into(), |c| ms(c.proposed_t)),
                     mpres_h100(bits, r.input_bits).text(),
                 ),
-                _ => ("-".into(), "-".into(), "-".into()),
+                None => ("-".into(), "-".into(), "-".into()),
             };
             let mut cells = vec![
                 r.format.name(),
@@ -849,7 +916,10 @@ fn text(rows: &[Row], plan: &Plan, cpu: &str, gpu: Option<&str>) -> String {
     s.push_str(
         "  CPU ms: mpblas::blas::gemv (rows in parallel, each row's dot in the blocked order); \
          calls N/T: the timed calls\n  behind the medians. MPRES-BLAS fixes the precision at \
-         compile time; ours is chosen at run time.\n",
+         compile time; ours is chosen at run time.\n  \"RNS b fused\": \
+         mpblas::blas::rns::gemv_fused, y_i = RN_p(sum_j a_ij fl(alpha x_j) + beta y_i): the \
+         exact sum in a wider\n  basis of the same moduli, rounded once; its bounds are \
+         extended-range (read 0 in f64 below 2^-1074, as the errors).\n",
     );
     for r in rows.iter().filter(|r| r.input_bits == INPUT_BITS[0]) {
         if let (Format::Rns(bits), Some(moduli)) = (r.format, r.moduli) {
@@ -870,7 +940,8 @@ fn text(rows: &[Row], plan: &Plan, cpu: &str, gpu: Option<&str>) -> String {
                 "  GPU run on {name}; mpblas::blas::gpu::gemv, CUDA-event time, median of {} launches \
                  after {GPU_WARMUP} warm-up launches;\n  GPU = CPU bits: every entry of y, N \
                  and T, equal word for word to the CPU's (RNS: field by field,\n  \
-                 mpblas::blas::gpu::rns::gemv, the reference form: one thread per node of the sum's tree).",
+                 mpblas::blas::gpu::rns::gemv, the reference form: one thread per node of the sum's tree;\n  \
+                 \"fused\": mpblas::blas::gpu::rns::gemv_fused, the exact sum rounded once).",
                 plan.reps
             );
         }
@@ -888,15 +959,14 @@ fn json_doc(rows: &[Row], plan: &Plan, cpu: &str, gpu: Option<&str>) -> Value {
     let rows: Vec<Value> = rows
         .iter()
         .map(|r| {
-            let paper = match r.format {
-                Format::Rns(bits) => table5(bits)
-                    .map(|c| json!({"N": c.proposed_n, "T": c.proposed_t, "moduli": c.moduli})),
-                _ => None,
-            };
-            let mpres = match r.format {
-                Format::Rns(bits) => mpres_h100(bits, r.input_bits).json(),
-                _ => Value::Null,
-            };
+            let paper = r.format.rns_bits().and_then(|bits| {
+                table5(bits)
+                    .map(|c| json!({"N": c.proposed_n, "T": c.proposed_t, "moduli": c.moduli}))
+            });
+            let mpres = r
+                .format
+                .rns_bits()
+                .map_or(Value::Null, |bits| mpres_h100(bits, r.input_bits).json());
             let gpu_json = match gpu {
                 None => Value::Null,
                 Some(_) => per(
@@ -912,7 +982,7 @@ fn json_doc(rows: &[Row], plan: &Plan, cpu: &str, gpu: Option<&str>) -> Value {
             json!({
                 "format": r.format.name(),
                 "precision_bits": r.precision,
-                "requested_bits": match r.format { Format::Rns(b) => json!(b), _ => Value::Null },
+                "requested_bits": r.format.rns_bits(),
                 "moduli": r.moduli,
                 "input_bits": r.input_bits,
                 "cpu_ms": per(&|c| num(c.cpu_ms), r),
@@ -1046,7 +1116,13 @@ mod tests {
             .expect("row");
         assert_eq!(rns424.cases[0].max_rel_error, 0.0);
         let doc = json_doc(&rows, &plan, "cpu", None);
-        assert_eq!(doc["rows"].as_array().map(Vec::len), Some(16));
+        assert_eq!(doc["rows"].as_array().map(Vec::len), Some(26));
+        // the fused form: one rounding, at least as accurate as the paper's order
+        let fused106 = rows
+            .iter()
+            .find(|r| r.format == Format::RnsFused(106))
+            .expect("row");
+        assert!(fused106.cases[0].max_rel_error <= 1.1 * 2f64.powi(-106));
         let text = text(&rows, &plan, "cpu", None);
         assert!(
             text.contains("RNS 1696") && text.contains("did not build"),

@@ -434,7 +434,19 @@ fn a_closed_pipe_is_not_a_panic() {
 
 /// Formats of `reproduce gemv`, in row order (each once per input set).
 const GEMV_FORMATS: &[&str] = &[
-    "f64", "dd", "qd", "RNS 106", "RNS 212", "RNS 424", "RNS 848", "RNS 1696",
+    "f64",
+    "dd",
+    "qd",
+    "RNS 106",
+    "RNS 212",
+    "RNS 424",
+    "RNS 848",
+    "RNS 1696",
+    "RNS 106 fused",
+    "RNS 212 fused",
+    "RNS 424 fused",
+    "RNS 848 fused",
+    "RNS 1696 fused",
 ];
 
 /// `reproduce gemv` at n = 40: every format on both input sets, N and T, each error within the
@@ -528,7 +540,10 @@ fn reproduce_gemv_small_run() {
     assert_eq!(rows[3]["paper_gtx1080_ms"]["N"].as_f64(), Some(3.1));
     assert_eq!(rows[7]["paper_gtx1080_ms"]["T"].as_f64(), Some(19.4));
     assert_eq!(rows[3]["mpres_h100_ms"].as_f64(), Some(352.0));
-    assert_eq!(rows[8 + 3]["mpres_h100_ms"].as_f64(), Some(0.26));
+    assert_eq!(
+        rows[GEMV_FORMATS.len() + 3]["mpres_h100_ms"].as_f64(),
+        Some(0.26)
+    );
     assert_eq!(rows[7]["mpres_h100_ms"], "did not build");
 }
 

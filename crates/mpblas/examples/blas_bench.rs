@@ -245,7 +245,7 @@ fn gemv_rows() {
     let aq: Vec<Qd> = af.iter().map(|&v| Qd::from(v)).collect();
     let xq: Vec<Qd> = xf.iter().map(|&v| Qd::from(v)).collect();
     time("qd", &aq, &xq, m, n, Qd::ONE, Qd::ZERO);
-    for p in [106u32, 424] {
+    for p in [106u32, 424, 848, 1696] {
         let b = Basis::new(p).expect("basis");
         // RNS: 100 rows (one run each), scaled to the full matrix in the table.
         let rows = 100;
@@ -273,6 +273,38 @@ fn gemv_rows() {
             s * 1e3,
             (m * n) as f64 / s / 1e6
         );
+        // the fused form (exact sums, one rounding per row), on every thread and on one
+        let fused = || {
+            let mut y = vec![MpFloat::from_f64(&b, 0.0); rows];
+            let t = Instant::now();
+            mpblas::blas::rns::gemv_fused(
+                &one,
+                av,
+                VecRef::contiguous(&xr),
+                &zero,
+                VecMut::contiguous(&mut y),
+            )
+            .expect("gemv_fused");
+            t.elapsed().as_secs_f64() * (m / rows) as f64
+        };
+        fused(); // warm-up (the wide bases and extension tables are built once)
+        for (label, s) in [
+            ("all", fused()),
+            (
+                "1",
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .build()
+                    .expect("pool")
+                    .install(fused),
+            ),
+        ] {
+            println!(
+                "| rns {p} bits fused (from {rows} rows) | {label} | {:.0} | {:.2} |",
+                s * 1e3,
+                (m * n) as f64 / s / 1e6
+            );
+        }
         let am: Vec<rug::Float> = af[..rows * n]
             .iter()
             .map(|&v| rug::Float::with_val(p, v))
