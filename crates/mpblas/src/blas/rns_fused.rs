@@ -163,6 +163,42 @@ fn gemv_fused_impl(
     Ok(bounds)
 }
 
+/// Words of one row's shift buckets (512 KiB) before it scales each term instead.
+const BUCKET_WORDS: usize = 1 << 16;
+
+/// `out[k] += ±a[k]·d[k] mod m[k]` over the moduli of `wide` (as residues below `m`, summed in
+/// 64 bits), dispatched to an AVX2 build of the same loop where the CPU has it.
+fn add_products(out: &mut [u64], a: &[u32], d: &[u32], wide: &Basis, neg: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { add_products_avx2(out, a, d, wide, neg) };
+        return;
+    }
+    add_products_generic(out, a, d, wide, neg)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn add_products_avx2(out: &mut [u64], a: &[u32], d: &[u32], wide: &Basis, neg: bool) {
+    add_products_generic(out, a, d, wide, neg)
+}
+
+#[inline(always)]
+fn add_products_generic(out: &mut [u64], a: &[u32], d: &[u32], wide: &Basis, neg: bool) {
+    let n = out.len();
+    let (a, d, m, mu) = (&a[..n], &d[..n], &wide.m[..n], &wide.mu[..n]);
+    if neg {
+        for k in 0..n {
+            out[k] += (m[k] - mul_mod(a[k], d[k], m[k], mu[k])) as u64;
+        }
+    } else {
+        for k in 0..n {
+            out[k] += mul_mod(a[k], d[k], m[k], mu[k]) as u64;
+        }
+    }
+}
+
 /// The per-call state of the fused rows: the accumulator and `d = fl(α·x)` with its residues
 /// in the widest basis (extended once, used by every row).
 struct FusedRows<'a> {
@@ -219,6 +255,13 @@ impl<'a> FusedRows<'a> {
         let wide = &acc.levels[w.level];
         let kw = wide.len();
         let kmax = acc.max_len();
+        // Terms are summed per shift s = low − L, unscaled (one modular product per modulus),
+        // and each bucket is scaled by 2^s once at the end; a row whose shifts span too many
+        // buckets scales each term instead (the same integers either way).
+        let span = (scan.low_max - w.l).max(0) as usize + 1;
+        let bucketed = span * kw <= BUCKET_WORDS;
+        let mut buckets = vec![0u64; if bucketed { span * kw } else { 0 }];
+        let mut used = vec![false; if bucketed { span } else { 0 }];
         let mut sum = vec![0u64; kw];
         let (mut a_wide, mut pw, mut v) = (vec![0u32; kw], vec![0u32; kw], Vec::new());
         let (mut q, mut dropped) = (0u64, false);
@@ -228,11 +271,23 @@ impl<'a> FusedRows<'a> {
                 dropped = true;
                 return;
             }
-            wide.pow2_into((low - w.l) as u64, &mut pw);
-            for k in 0..kw {
-                let (m, mu) = (wide.m[k], wide.mu[k]);
-                let t = mul_mod(mul_mod(a_wide[k], d_wide[k], m, mu), pw[k], m, mu);
-                sum[k] += if neg { (m - t) as u64 } else { t as u64 };
+            let s = (low - w.l) as usize;
+            if bucketed {
+                used[s] = true;
+                add_products(
+                    &mut buckets[s * kw..(s + 1) * kw],
+                    a_wide,
+                    d_wide,
+                    wide,
+                    neg,
+                );
+            } else {
+                wide.pow2_into(s as u64, &mut pw);
+                for k in 0..kw {
+                    let (m, mu) = (wide.m[k], wide.mu[k]);
+                    let t = mul_mod(mul_mod(a_wide[k], d_wide[k], m, mu), pw[k], m, mu);
+                    sum[k] += if neg { (m - t) as u64 } else { t as u64 };
+                }
             }
         };
         for (j, (aj, dj)) in a.iter().zip(self.d).enumerate() {
@@ -246,6 +301,13 @@ impl<'a> FusedRows<'a> {
         {
             acc.extend(yi.residues(), &mut a_wide, &mut v);
             add(neg, low, &a_wide, &b_wide[..kw]);
+        }
+        for (s, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+            wide.pow2_into(s as u64, &mut pw);
+            for (k, &t) in buckets[s * kw..(s + 1) * kw].iter().enumerate() {
+                let (m, mu) = (wide.m[k], wide.mu[k]);
+                sum[k] += mul_mod((t % m as u64) as u32, pw[k], m, mu) as u64;
+            }
         }
         let s: Vec<u32> = sum
             .iter()

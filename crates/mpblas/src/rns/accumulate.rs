@@ -47,7 +47,7 @@
 //! (`2^-p(1 + 2^(1−p))·Σ|t|`) and the dropped terms (`nt·2^(T−W)`).
 
 use crate::error::{Error, Result};
-use crate::rns::basis::{Basis, dot, inv_mod, mul_mod, sub_mod};
+use crate::rns::basis::{Basis, add_mod, inv_mod, mul_mod, reduce62, sub_mod};
 use crate::rns::extf::ExtF;
 use crate::rns::float::{Class, MpFloat};
 use crate::rns::interval::{Tail, sign_of};
@@ -297,26 +297,59 @@ impl Accumulator {
     }
 
     /// The residues of a `p`-bit significand `x` (base basis) in the first `out.len()` moduli
-    /// of the widest level (base extension, module docs); `v` is scratch.
+    /// of the widest level (base extension, module docs); `v` is scratch. Dispatched to an
+    /// AVX2 build of the same loops where the CPU has it, as `basis::dot`.
     pub(crate) fn extend(&self, x: &[u32], out: &mut [u32], v: &mut Vec<u32>) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            unsafe { self.extend_avx2(x, out, v) };
+            return;
+        }
+        self.extend_generic(x, out, v)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn extend_avx2(&self, x: &[u32], out: &mut [u32], v: &mut Vec<u32>) {
+        self.extend_generic(x, out, v)
+    }
+
+    #[inline(always)]
+    fn extend_generic(&self, x: &[u32], out: &mut [u32], v: &mut Vec<u32>) {
         let b = &*self.base;
         let n = b.len();
         out[..n].copy_from_slice(x);
         v.clear();
-        let mut frac = 0u64;
-        for i in 0..n {
-            let vi = mul_mod(x[i], b.w[i], b.m[i], b.mu[i]);
-            frac += (vi as u64 * b.mu[i] as u64) >> 32;
-            v.push(vi);
-        }
-        let k = (frac + (1 << 29)) >> 30;
+        v.extend(
+            x.iter()
+                .zip(&b.w)
+                .zip(b.m.iter().zip(&b.mu))
+                .map(|((&xi, &wi), (&m, &mu))| mul_mod(xi, wi, m, mu)),
+        );
+        let frac: u64 = v
+            .iter()
+            .zip(&b.mu)
+            .map(|(&vi, &mu)| (vi as u64 * mu as u64) >> 32)
+            .sum();
+        let k = ((frac + (1 << 29)) >> 30) as u32; // at most n, below every modulus
         let wide = self.levels.last().expect("at least one level");
         for (l, r) in out[n..].iter_mut().enumerate() {
             let g = n + l;
             let (m, mu) = (wide.m[g], wide.mu[g]);
-            let s = (dot(v, &self.ext.mi[l * n..(l + 1) * n]) % m as u128) as u32;
-            let km = mul_mod((k % m as u64) as u32, self.ext.m[l], m, mu);
-            *r = sub_mod(s, km, m);
+            let (mut lo, mut hi) = (0u64, 0u64);
+            for (&vi, &ci) in v.iter().zip(&self.ext.mi[l * n..(l + 1) * n]) {
+                let p = vi as u64 * ci as u64;
+                lo += p & 0xffff_ffff;
+                hi += p >> 32;
+            }
+            // Σ vᵢ·|Mᵢ|_m = hi·2^32 + lo with hi, lo below 2^62
+            let s = add_mod(
+                mul_mod(reduce62(hi, m, mu), wide.two32[g], m, mu),
+                reduce62(lo, m, mu),
+                m,
+            );
+            *r = sub_mod(s, mul_mod(k, self.ext.m[l], m, mu), m);
         }
     }
 
