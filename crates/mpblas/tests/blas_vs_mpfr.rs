@@ -2468,6 +2468,39 @@ fn rns_gemv_fused_specials_and_arguments() {
         ),
         Err(Error::LengthMismatch { .. })
     ));
+    // the same bits in pools of 1, 2, 3 and 8 threads (sums of residues have no order)
+    let mut g = SplitMix64::new(41);
+    let (m, n) = (37, 300);
+    let big: Vec<MpFloat> = (0..m * n)
+        .map(|_| {
+            let e = g.int(-60, 60);
+            full_at::<MpFloat>(&b, &mut g, e)
+        })
+        .collect();
+    let xs: Vec<MpFloat> = (0..n).map(|_| full_at::<MpFloat>(&b, &mut g, 0)).collect();
+    let ys: Vec<MpFloat> = (0..m).map(|_| full_at::<MpFloat>(&b, &mut g, 0)).collect();
+    let runs: Vec<Vec<Vec<u64>>> = [1, 2, 3, 8]
+        .iter()
+        .map(|&t| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut y = ys.clone();
+                gemv_fused(
+                    &f(1.5),
+                    MatRef::col_major(&big, m, n, m).unwrap(),
+                    VecRef::contiguous(&xs),
+                    &f(-0.5),
+                    VecMut::contiguous(&mut y),
+                )
+                .unwrap();
+                bits_of(&y)
+            })
+        })
+        .collect();
+    assert!(runs.windows(2).all(|w| w[0] == w[1]), "thread counts");
     let other = Basis::new(212).unwrap();
     let x2 = vec![MpFloat::from_f64(&other, 1.0); 2];
     let mut y = vec![f(0.0); 2];

@@ -14,7 +14,7 @@
 //! about 2600 bits of precision; beyond, [`Error::OutOfRange`] (the paper's form,
 //! [`gemv`](super::gpu::rns::gemv), runs to 3967 bits).
 
-use super::blas_level2_rns_gpu::{BLAS_RNS_CUH, download_vector, rns_arg, same_basis};
+use super::blas_level2_rns_gpu::{BLAS_RNS_CUH, GemvArgs, download_vector, rns_arg, same_basis};
 use super::level2::is_zero;
 use super::rns_fused::one_rounding_bound;
 use crate::cuda::{Arg, Device, DeviceBuffer, DevicePod, LaunchConfig, ModuleSource};
@@ -220,7 +220,7 @@ pub fn gemv_fused(
     y: &mut DeviceMpArray,
     incy: isize,
 ) -> Result<()> {
-    let g = FusedArgs {
+    let g = GemvArgs {
         trans,
         m,
         n,
@@ -255,7 +255,7 @@ pub fn gemv_fused_bounded(
     y: &mut DeviceMpArray,
     incy: isize,
 ) -> Result<Vec<Option<ExtF>>> {
-    let g = FusedArgs {
+    let g = GemvArgs {
         trans,
         m,
         n,
@@ -270,22 +270,9 @@ pub fn gemv_fused_bounded(
     fused_run(dev, &g, y, true)
 }
 
-struct FusedArgs<'a> {
-    trans: Trans,
-    m: usize,
-    n: usize,
-    alpha: &'a MpFloat,
-    a: &'a DeviceMpArray,
-    lda: usize,
-    x: &'a DeviceMpArray,
-    incx: isize,
-    beta: &'a MpFloat,
-    incy: isize,
-}
-
 fn fused_run(
     dev: &Device,
-    g: &FusedArgs<'_>,
+    g: &GemvArgs<'_>,
     y: &mut DeviceMpArray,
     with_bounds: bool,
 ) -> Result<Vec<Option<ExtF>>> {

@@ -332,18 +332,18 @@ pub fn gemv_bounded(
     gemv_run(dev, &args, y, true)
 }
 
-/// The read-only arguments of a `gemv` call.
-struct GemvArgs<'a> {
-    trans: Trans,
-    m: usize,
-    n: usize,
-    alpha: &'a MpFloat,
-    a: &'a DeviceMpArray,
-    lda: usize,
-    x: &'a DeviceMpArray,
-    incx: isize,
-    beta: &'a MpFloat,
-    incy: isize,
+/// The read-only arguments of a `gemv` call (this module's and the fused one's).
+pub(crate) struct GemvArgs<'a> {
+    pub(crate) trans: Trans,
+    pub(crate) m: usize,
+    pub(crate) n: usize,
+    pub(crate) alpha: &'a MpFloat,
+    pub(crate) a: &'a DeviceMpArray,
+    pub(crate) lda: usize,
+    pub(crate) x: &'a DeviceMpArray,
+    pub(crate) incx: isize,
+    pub(crate) beta: &'a MpFloat,
+    pub(crate) incy: isize,
 }
 
 fn gemv_run(

@@ -178,33 +178,20 @@ fn gemv_impl<T: Scalar>(
     a: MatRef<'_, T>,
     x: VecRef<'_, T>,
     beta: &T,
-    mut y: VecMut<'_, T>,
+    y: VecMut<'_, T>,
     with_bounds: bool,
 ) -> Result<Vec<f64>> {
     check_same_len("x", a.cols(), x.len())?;
     check_same_len("y", a.rows(), y.len())?;
     let (m, n) = (a.rows(), a.cols());
     let ctx = alpha.ctx();
-    let alpha_zero = is_zero(alpha);
-    let beta_zero = is_zero(beta);
-    // Reference BLAS's quick return: no rows or columns, or α = 0 with β = 1 (y unchanged).
-    if m == 0 || n == 0 || (alpha_zero && *beta == T::one_in(&ctx)) {
+    let Some((alpha_zero, beta_zero)) = gemv_prologue(alpha, a, x, beta, y.rb())? else {
         return Ok(if with_bounds {
             y.rb().iter().map(unchanged_bound).collect()
         } else {
             Vec::new()
         });
-    }
-    let none = VecRef::contiguous(&[]);
-    check_ctx(
-        &ctx,
-        &[beta],
-        &[
-            if alpha_zero { none } else { x },
-            if beta_zero { none } else { y.rb() },
-        ],
-        (!alpha_zero).then_some(a),
-    )?;
+    };
     // s_i (and Σ_j|a_ij||x_j| for the bounds) for every row: by blocks of rows stepping
     // through columns when A is stored by columns, else row by row (the same bits).
     let by_columns = a.row_stride() == 1 && a.col_stride() != 1 && m > 1;
@@ -273,7 +260,16 @@ fn gemv_impl<T: Scalar>(
             (value, bound)
         })
         .collect();
-    let mut bounds = Vec::with_capacity(if with_bounds { m } else { 0 });
+    Ok(store_rows(y, rows, with_bounds))
+}
+
+/// Writes each row's value into `y` and returns the bounds (none unless `with_bounds`).
+pub(crate) fn store_rows<T, B>(
+    mut y: VecMut<'_, T>,
+    rows: Vec<(T, B)>,
+    with_bounds: bool,
+) -> Vec<B> {
+    let mut bounds = Vec::with_capacity(if with_bounds { rows.len() } else { 0 });
     for (i, (v, b)) in rows.into_iter().enumerate() {
         if let Some(slot) = y.get_mut(i) {
             *slot = v;
@@ -282,7 +278,36 @@ fn gemv_impl<T: Scalar>(
             bounds.push(b);
         }
     }
-    Ok(bounds)
+    bounds
+}
+
+/// What every CPU GEMV does first (the lengths were checked): reference BLAS's quick return
+/// (`None`: no rows or columns, or `α = 0` with `β = 1`, `y` unchanged), then every operand the
+/// call will read against `α`'s context (`A` and `x` unless `α = 0`, `y` unless `β = 0`).
+/// Returns whether `α` and `β` are zero.
+pub(crate) fn gemv_prologue<T: Scalar>(
+    alpha: &T,
+    a: MatRef<'_, T>,
+    x: VecRef<'_, T>,
+    beta: &T,
+    y: VecRef<'_, T>,
+) -> Result<Option<(bool, bool)>> {
+    let ctx = alpha.ctx();
+    let (alpha_zero, beta_zero) = (is_zero(alpha), is_zero(beta));
+    if a.rows() == 0 || a.cols() == 0 || (alpha_zero && *beta == T::one_in(&ctx)) {
+        return Ok(None);
+    }
+    let none = VecRef::contiguous(&[]);
+    check_ctx(
+        &ctx,
+        &[beta],
+        &[
+            if alpha_zero { none } else { x },
+            if beta_zero { none } else { y },
+        ],
+        (!alpha_zero).then_some(a),
+    )?;
+    Ok(Some((alpha_zero, beta_zero)))
 }
 
 /// The bound of an entry of `y` that a quick return leaves unchanged: 0 (no error), except

@@ -21,7 +21,7 @@
 //! every term is `−0`).
 
 use super::level1::check_same_len;
-use super::level2::check_ctx;
+use super::level2::{gemv_prologue, store_rows};
 use crate::error::Result;
 use crate::rns::accumulate::{Accumulator, Scan, Term};
 use crate::rns::basis::mul_mod;
@@ -93,33 +93,21 @@ fn gemv_fused_impl(
     a: MatRef<'_, MpFloat>,
     x: VecRef<'_, MpFloat>,
     beta: &MpFloat,
-    mut y: VecMut<'_, MpFloat>,
+    y: VecMut<'_, MpFloat>,
     with_bounds: bool,
 ) -> Result<Vec<Option<ExtF>>> {
     check_same_len("x", a.cols(), x.len())?;
     check_same_len("y", a.rows(), y.len())?;
     let (m, n) = (a.rows(), a.cols());
     let base = alpha.basis().clone();
-    let alpha_zero = alpha.is_zero();
-    let beta_zero = beta.is_zero();
     let unchanged = |v: &MpFloat| v.is_finite().then_some(ExtF::ZERO);
-    if m == 0 || n == 0 || (alpha_zero && beta.num_eq(&MpFloat::from_f64(&base, 1.0))) {
+    let Some((alpha_zero, beta_zero)) = gemv_prologue(alpha, a, x, beta, y.rb())? else {
         return Ok(if with_bounds {
             y.rb().iter().map(unchanged).collect()
         } else {
             Vec::new()
         });
-    }
-    let none = VecRef::contiguous(&[]);
-    check_ctx(
-        &base,
-        &[beta],
-        &[
-            if alpha_zero { none } else { x },
-            if beta_zero { none } else { y.rb() },
-        ],
-        (!alpha_zero).then_some(a),
-    )?;
+    };
     let yr = y.rb();
     let rows: Vec<(MpFloat, Option<ExtF>)> = if alpha_zero {
         (0..m)
@@ -151,16 +139,7 @@ fn gemv_fused_impl(
             })
             .collect()
     };
-    let mut bounds = Vec::with_capacity(if with_bounds { m } else { 0 });
-    for (i, (v, b)) in rows.into_iter().enumerate() {
-        if let Some(slot) = y.get_mut(i) {
-            *slot = v;
-        }
-        if with_bounds {
-            bounds.push(b);
-        }
-    }
-    Ok(bounds)
+    Ok(store_rows(y, rows, with_bounds))
 }
 
 /// Words of one row's shift buckets (512 KiB) before it scales each term instead.
