@@ -169,6 +169,14 @@ fn main() {
     let rns_1 = median_s(|| {
         one.install(|| drop(blas::dot(VecRef::contiguous(&xr), VecRef::contiguous(&yr))))
     });
+    let fused = || {
+        drop(blas::rns::dot_fused(
+            VecRef::contiguous(&xr),
+            VecRef::contiguous(&yr),
+        ))
+    };
+    let fused_s = median_s(fused);
+    let fused_1 = median_s(|| one.install(fused));
     let xm: Vec<rug::Float> = xf[..m]
         .iter()
         .map(|&v| rug::Float::with_val(424, v))
@@ -191,6 +199,8 @@ fn main() {
     for (what, s) in [
         ("mpblas RNS dot (blocked, all threads)", rns_s),
         ("mpblas RNS dot (blocked, 1 thread)", rns_1),
+        ("mpblas RNS dot_fused (one rounding, all threads)", fused_s),
+        ("mpblas RNS dot_fused (one rounding, 1 thread)", fused_1),
         ("MPFR mul_add loop (1 thread)", mpfr_s),
     ] {
         println!("| {what} | {:.2} | {:.2} |", s * 1e3, m as f64 / s / 1e6);

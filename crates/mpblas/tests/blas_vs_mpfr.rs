@@ -2515,3 +2515,62 @@ fn rns_gemv_fused_specials_and_arguments() {
         Err(Error::BasisMismatch { .. })
     ));
 }
+
+/// [`blas::rns::dot_fused`] against MPFR: within its bound on every kind of vector and length
+/// (around the 4096-term tasks), equal to MPFR's rounding of the exact dot where no term
+/// leaves the window, the same bits in pools of 1, 2 and 3 threads; specials propagate.
+#[test]
+fn rns_dot_fused_within_its_bound_and_rounded_once() {
+    use mpblas::blas::rns::{dot_fused, dot_fused_bounded};
+    for bits in [106, 424, 1696] {
+        let b = Basis::new(bits).unwrap();
+        let p = b.precision();
+        let mut g = SplitMix64::new(0xd07 + u64::from(bits));
+        for n in [1, 7, 4095, 4097, 20_000] {
+            for kind in KINDS {
+                let x = vector::<MpFloat>(&b, kind, n, &mut g);
+                let y = partner::<MpFloat>(&b, kind, &x, &mut g);
+                let (v, bound) =
+                    dot_fused_bounded(VecRef::contiguous(&x), VecRef::contiguous(&y)).unwrap();
+                let terms: Vec<Float> = x
+                    .iter()
+                    .zip(&y)
+                    .map(|(a, c)| exact_product(&a.exact(), &c.exact()))
+                    .collect();
+                let want = exact_sum(&terms);
+                let label = format!("dot_fused {p}b {kind:?} n={n}");
+                assert_within_ext(&v, bound.expect("finite"), &want, &label);
+                if matches!(kind, Kind::Random | Kind::Cancel) {
+                    assert_eq!(v.exact(), rounded_to(&want, p), "{label}: not RN(Σ x·y)");
+                }
+                if n == 20_000 && matches!(kind, Kind::Random) {
+                    for t in [1, 2, 3] {
+                        let pool = rayon::ThreadPoolBuilder::new()
+                            .num_threads(t)
+                            .build()
+                            .unwrap();
+                        let w = pool
+                            .install(|| dot_fused(VecRef::contiguous(&x), VecRef::contiguous(&y)))
+                            .unwrap();
+                        assert_eq!(bits_of(&[w]), bits_of(&[v.clone()]), "{label}: {t} threads");
+                    }
+                }
+            }
+        }
+        // specials and the empty dot
+        let f = |v: f64| MpFloat::from_f64(&b, v);
+        let inf = f64::INFINITY;
+        let d = |x: &[f64], y: &[f64]| {
+            let x: Vec<MpFloat> = x.iter().map(|&v| f(v)).collect();
+            let y: Vec<MpFloat> = y.iter().map(|&v| f(v)).collect();
+            dot_fused(VecRef::contiguous(&x), VecRef::contiguous(&y)).unwrap()
+        };
+        assert!(d(&[1.0, f64::NAN], &[1.0, 1.0]).is_nan());
+        assert!(d(&[inf, 1.0], &[0.0, 1.0]).is_nan());
+        assert!(d(&[inf, -inf], &[1.0, 1.0]).is_nan());
+        assert!(d(&[inf, 1.0], &[1.0, 1.0]).is_infinite());
+        assert!(d(&[-0.0], &[1.0]).is_sign_negative());
+        assert!(d(&[], &[]).is_zero());
+    }
+    report("rns_dot_fused");
+}

@@ -21,9 +21,9 @@
 //! every term is `−0`).
 
 use super::level1::check_same_len;
-use super::level2::{gemv_prologue, store_rows};
+use super::level2::{check_ctx, gemv_prologue, store_rows};
 use crate::error::Result;
-use crate::rns::accumulate::{Accumulator, Scan, Term};
+use crate::rns::accumulate::{Accumulator, Scan, Term, Window};
 use crate::rns::basis::mul_mod;
 use crate::rns::{Basis, ExtF, MpFloat};
 use crate::view::{MatRef, VecMut, VecRef};
@@ -142,6 +142,106 @@ fn gemv_fused_impl(
     Ok(store_rows(y, rows, with_bounds))
 }
 
+/// Terms per task of [`dot_fused`].
+const DOT_CHUNK: usize = 4096;
+
+/// `RN_p(Σ_j x_j·y_j)`: the exact dot product of two RNS vectors rounded once (the engine of
+/// [`gemv_fused`]; terms below `2^-(p+4)` of the largest are dropped and charged to the bound),
+/// the same bits for any thread count: chunks of 4096 terms are summed in parallel into
+/// residues, which add up in any order. The empty dot is `+0`; NaN and infinities propagate as
+/// in IEEE arithmetic.
+///
+/// ```
+/// use mpblas::blas::rns::dot_fused;
+/// use mpblas::rns::{Basis, MpFloat};
+/// use mpblas::view::VecRef;
+/// let b = Basis::new(212).unwrap();
+/// let f = |v: f64| MpFloat::from_f64(&b, v);
+/// let x = [f(1e100), f(3.0), f(-1e100)];
+/// let y = [f(1.0), f(1e-100), f(1.0)];
+/// let d = dot_fused(VecRef::contiguous(&x), VecRef::contiguous(&y)).unwrap();
+/// assert_eq!(d, &f(3.0) * &f(1e-100));
+/// ```
+///
+/// # Errors
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch),
+/// [`Error::BasisMismatch`](crate::Error::BasisMismatch),
+/// [`Error::OutOfRange`](crate::Error::OutOfRange) beyond `2^28` terms.
+pub fn dot_fused(x: VecRef<'_, MpFloat>, y: VecRef<'_, MpFloat>) -> Result<MpFloat> {
+    dot_fused_bounded(x, y).map(|(v, _)| v)
+}
+
+/// [`dot_fused`] and the bound on its error against the exact `Σ_j x_j·y_j` (an
+/// extended-range float, `None` for a NaN or infinite result): about `u·Σ_j|x_j y_j|`.
+///
+/// # Errors
+/// As [`dot_fused`].
+pub fn dot_fused_bounded(
+    x: VecRef<'_, MpFloat>,
+    y: VecRef<'_, MpFloat>,
+) -> Result<(MpFloat, Option<ExtF>)> {
+    check_same_len("y", x.len(), y.len())?;
+    let n = x.len();
+    let Some(first) = x.get(0) else {
+        let b = <MpFloat as crate::Scalar>::ctx_for_empty();
+        return Ok((MpFloat::zero(&b, false), Some(ExtF::ZERO)));
+    };
+    let base = first.basis().clone();
+    check_ctx(&base, &[], &[x, y], None)?;
+    let acc = Accumulator::new(&base, n)?;
+    let chunks = n.div_ceil(DOT_CHUNK);
+    let range = |c: usize| c * DOT_CHUNK..((c + 1) * DOT_CHUNK).min(n);
+    let pair = |j: usize| x.get(j).zip(y.get(j));
+    let scan = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let mut s = Scan::default();
+            for (xj, yj) in range(c).filter_map(pair) {
+                s.add(Term::of(xj, yj));
+            }
+            s
+        })
+        .reduce(Scan::default, Scan::merge);
+    if let Some(v) = scan.special(&base) {
+        let bound = v.is_finite().then_some(ExtF::ZERO);
+        return Ok((v, bound));
+    }
+    let w = acc.window(scan.low_min, scan.low_max);
+    let parts: Vec<(Vec<u32>, u64, bool)> = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let mut sum = Summer::new(&acc, w, scan.low_max);
+            let (mut xw, mut yw, mut v) = (vec![0u32; sum.kw], vec![0u32; sum.kw], Vec::new());
+            for (xj, yj) in range(c).filter_map(pair) {
+                if let Term::Finite { neg, low } = Term::of(xj, yj) {
+                    acc.extend(xj.residues(), &mut xw, &mut v);
+                    acc.extend(yj.residues(), &mut yw, &mut v);
+                    sum.add(neg, low, &xw, &yw);
+                }
+            }
+            sum.finish()
+        })
+        .collect();
+    let wide = &acc.levels[w.level];
+    let mut s = vec![0u64; wide.len()];
+    let (mut q, mut dropped) = (0u64, false);
+    for (part, pq, pd) in &parts {
+        for (t, &r) in s.iter_mut().zip(part) {
+            *t += r as u64;
+        }
+        q += pq;
+        dropped |= pd;
+    }
+    let s: Vec<u32> = s
+        .iter()
+        .zip(&wide.m)
+        .map(|(&t, &m)| (t % m as u64) as u32)
+        .collect();
+    let value = acc.round(&w, s);
+    let bound = value.is_finite().then(|| acc.bound(w.top, q, dropped));
+    Ok((value, bound))
+}
+
 /// Words of one row's shift buckets (512 KiB) before it scales each term instead.
 const BUCKET_WORDS: usize = 1 << 16;
 
@@ -175,6 +275,93 @@ fn add_products_generic(out: &mut [u64], a: &[u32], d: &[u32], wide: &Basis, neg
         for k in 0..n {
             out[k] += mul_mod(a[k], d[k], m[k], mu[k]) as u64;
         }
+    }
+}
+
+/// One exact sum in progress (or a part of one: parts of the same window add up in any
+/// order). Terms are summed per shift `s = low − L`, unscaled (one modular product per
+/// modulus), and each bucket is scaled by `2^s` once at the end; a sum whose shifts span too
+/// many buckets scales each term instead (the same integers either way).
+struct Summer<'a> {
+    acc: &'a Accumulator,
+    w: Window,
+    wide: &'a Basis,
+    kw: usize,
+    bucketed: bool,
+    buckets: Vec<u64>,
+    used: Vec<bool>,
+    pw: Vec<u32>,
+    sum: Vec<u64>,
+    q: u64,
+    dropped: bool,
+}
+
+impl<'a> Summer<'a> {
+    fn new(acc: &'a Accumulator, w: Window, low_max: i64) -> Summer<'a> {
+        let wide = &*acc.levels[w.level];
+        let kw = wide.len();
+        let span = (low_max - w.l).max(0) as usize + 1;
+        let bucketed = span * kw <= BUCKET_WORDS;
+        Summer {
+            acc,
+            w,
+            wide,
+            kw,
+            bucketed,
+            buckets: vec![0u64; if bucketed { span * kw } else { 0 }],
+            used: vec![false; if bucketed { span } else { 0 }],
+            pw: vec![0u32; kw],
+            sum: vec![0u64; kw],
+            q: 0,
+            dropped: false,
+        }
+    }
+
+    /// The term `±a·d·2^low` from the wide residues of `a` and `d`.
+    fn add(&mut self, neg: bool, low: i64, a_wide: &[u32], d_wide: &[u32]) {
+        let (w, wide, kw) = (self.w, self.wide, self.kw);
+        self.q += self.acc.weight(w.top, low);
+        if low < w.l {
+            self.dropped = true;
+            return;
+        }
+        let s = (low - w.l) as usize;
+        if self.bucketed {
+            self.used[s] = true;
+            add_products(
+                &mut self.buckets[s * kw..(s + 1) * kw],
+                a_wide,
+                d_wide,
+                wide,
+                neg,
+            );
+        } else {
+            wide.pow2_into(s as u64, &mut self.pw);
+            for k in 0..kw {
+                let (m, mu) = (wide.m[k], wide.mu[k]);
+                let t = mul_mod(mul_mod(a_wide[k], d_wide[k], m, mu), self.pw[k], m, mu);
+                self.sum[k] += if neg { (m - t) as u64 } else { t as u64 };
+            }
+        }
+    }
+
+    /// The sum's residues (reduced), `Q` and whether a term was dropped.
+    fn finish(mut self) -> (Vec<u32>, u64, bool) {
+        let (wide, kw) = (self.wide, self.kw);
+        for s in (0..self.used.len()).filter(|&s| self.used[s]) {
+            wide.pow2_into(s as u64, &mut self.pw);
+            for (k, &t) in self.buckets[s * kw..(s + 1) * kw].iter().enumerate() {
+                let (m, mu) = (wide.m[k], wide.mu[k]);
+                self.sum[k] += mul_mod((t % m as u64) as u32, self.pw[k], m, mu) as u64;
+            }
+        }
+        let s = self
+            .sum
+            .iter()
+            .zip(&wide.m)
+            .map(|(&t, &m)| (t % m as u64) as u32)
+            .collect();
+        (s, self.q, self.dropped)
     }
 }
 
@@ -231,68 +418,23 @@ impl<'a> FusedRows<'a> {
             return (v, bound);
         }
         let w = acc.window(scan.low_min, scan.low_max);
-        let wide = &acc.levels[w.level];
-        let kw = wide.len();
         let kmax = acc.max_len();
-        // Terms are summed per shift s = low − L, unscaled (one modular product per modulus),
-        // and each bucket is scaled by 2^s once at the end; a row whose shifts span too many
-        // buckets scales each term instead (the same integers either way).
-        let span = (scan.low_max - w.l).max(0) as usize + 1;
-        let bucketed = span * kw <= BUCKET_WORDS;
-        let mut buckets = vec![0u64; if bucketed { span * kw } else { 0 }];
-        let mut used = vec![false; if bucketed { span } else { 0 }];
-        let mut sum = vec![0u64; kw];
-        let (mut a_wide, mut pw, mut v) = (vec![0u32; kw], vec![0u32; kw], Vec::new());
-        let (mut q, mut dropped) = (0u64, false);
-        let mut add = |neg: bool, low: i64, a_wide: &[u32], d_wide: &[u32]| {
-            q += acc.weight(w.top, low);
-            if low < w.l {
-                dropped = true;
-                return;
-            }
-            let s = (low - w.l) as usize;
-            if bucketed {
-                used[s] = true;
-                add_products(
-                    &mut buckets[s * kw..(s + 1) * kw],
-                    a_wide,
-                    d_wide,
-                    wide,
-                    neg,
-                );
-            } else {
-                wide.pow2_into(s as u64, &mut pw);
-                for k in 0..kw {
-                    let (m, mu) = (wide.m[k], wide.mu[k]);
-                    let t = mul_mod(mul_mod(a_wide[k], d_wide[k], m, mu), pw[k], m, mu);
-                    sum[k] += if neg { (m - t) as u64 } else { t as u64 };
-                }
-            }
-        };
+        let mut sum = Summer::new(acc, w, scan.low_max);
+        let (mut a_wide, mut v) = (vec![0u32; sum.kw], Vec::new());
+        let kw = sum.kw;
         for (j, (aj, dj)) in a.iter().zip(self.d).enumerate() {
             if let Term::Finite { neg, low } = Term::of(aj, dj) {
                 acc.extend(aj.residues(), &mut a_wide, &mut v);
-                add(neg, low, &a_wide, &self.d_wide[j * kmax..j * kmax + kw]);
+                sum.add(neg, low, &a_wide, &self.d_wide[j * kmax..j * kmax + kw]);
             }
         }
         if let Some(((b, b_wide), yi)) = by
             && let Term::Finite { neg, low } = Term::of(b, yi)
         {
             acc.extend(yi.residues(), &mut a_wide, &mut v);
-            add(neg, low, &a_wide, &b_wide[..kw]);
+            sum.add(neg, low, &a_wide, &b_wide[..kw]);
         }
-        for (s, _) in used.iter().enumerate().filter(|(_, u)| **u) {
-            wide.pow2_into(s as u64, &mut pw);
-            for (k, &t) in buckets[s * kw..(s + 1) * kw].iter().enumerate() {
-                let (m, mu) = (wide.m[k], wide.mu[k]);
-                sum[k] += mul_mod((t % m as u64) as u32, pw[k], m, mu) as u64;
-            }
-        }
-        let s: Vec<u32> = sum
-            .iter()
-            .zip(&wide.m)
-            .map(|(&t, &m)| (t % m as u64) as u32)
-            .collect();
+        let (s, q, dropped) = sum.finish();
         let value = acc.round(&w, s);
         let bound = value.is_finite().then(|| acc.bound(w.top, q, dropped));
         (value, bound)

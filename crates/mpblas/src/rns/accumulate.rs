@@ -142,6 +142,19 @@ impl Scan {
         }
     }
 
+    /// The scan of two parts of one sum.
+    pub(crate) fn merge(self, o: Scan) -> Scan {
+        Scan {
+            nan: self.nan || o.nan,
+            pos_inf: self.pos_inf || o.pos_inf,
+            neg_inf: self.neg_inf || o.neg_inf,
+            positive_or_nonzero: self.positive_or_nonzero || o.positive_or_nonzero,
+            nonzero: self.nonzero || o.nonzero,
+            low_max: self.low_max.max(o.low_max),
+            low_min: self.low_min.min(o.low_min),
+        }
+    }
+
     /// The result when it is not a finite nonzero sum: NaN, ±Inf, or a zero (`−0` only when
     /// every term is `−0`).
     pub(crate) fn special(&self, base: &Arc<Basis>) -> Option<MpFloat> {
