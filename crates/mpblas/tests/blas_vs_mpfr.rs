@@ -2552,7 +2552,11 @@ fn rns_dot_fused_within_its_bound_and_rounded_once() {
                         let w = pool
                             .install(|| dot_fused(VecRef::contiguous(&x), VecRef::contiguous(&y)))
                             .unwrap();
-                        assert_eq!(bits_of(&[w]), bits_of(&[v.clone()]), "{label}: {t} threads");
+                        assert_eq!(
+                            bits_of(&[w]),
+                            bits_of(std::slice::from_ref(&v)),
+                            "{label}: {t} threads"
+                        );
                     }
                 }
             }
