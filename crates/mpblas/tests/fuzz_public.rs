@@ -375,3 +375,51 @@ fn rns_at_random_precisions() {
         })
         .unwrap();
 }
+
+/// The fused RNS routines on any values (NaN, infinities, subnormals, the ends of the range)
+/// at random precisions: never a panic, and `dot_fused` is `gemv_fused` of one row, bit for
+/// bit, with a bound exactly when the result is finite.
+#[test]
+fn rns_fused_routines_take_any_values() {
+    use mpblas::blas::rns::{dot_fused_bounded, gemv_fused_bounded};
+    use mpblas::view::{MatRef, VecMut, VecRef};
+    let case = (
+        24u32..700,
+        proptest::collection::vec((any_f64(), any_f64()), 0..40),
+    );
+    runner()
+        .run(&case, |(p, pairs)| {
+            let b = Basis::new(p).expect("precision in range");
+            let x: Vec<MpFloat> = pairs
+                .iter()
+                .map(|&(v, _)| MpFloat::from_f64(&b, v))
+                .collect();
+            let y: Vec<MpFloat> = pairs
+                .iter()
+                .map(|&(_, v)| MpFloat::from_f64(&b, v))
+                .collect();
+            let (d, bound) =
+                dot_fused_bounded(VecRef::contiguous(&x), VecRef::contiguous(&y)).expect("dot");
+            prop_assert_eq!(bound.is_some(), d.is_finite());
+            if !x.is_empty() {
+                let mut out = vec![MpFloat::from_f64(&b, 0.0)];
+                let one = MpFloat::from_f64(&b, 1.0);
+                let zero = MpFloat::from_f64(&b, 0.0);
+                let bounds = gemv_fused_bounded(
+                    &one,
+                    MatRef::col_major(&x, 1, x.len(), 1).expect("view"),
+                    VecRef::contiguous(&y),
+                    &zero,
+                    VecMut::contiguous(&mut out),
+                )
+                .expect("gemv");
+                prop_assert!(out[0].identical(&d), "{:?} vs {:?}", out[0], d);
+                prop_assert_eq!(
+                    bounds[0].map(|e| (e.f.to_bits(), e.e)),
+                    bound.map(|e| (e.f.to_bits(), e.e))
+                );
+            }
+            Ok(())
+        })
+        .unwrap();
+}
