@@ -246,29 +246,12 @@ blas_fused_prep(const u32 *__restrict__ tab, RnsArg alpha, RnsArg x, u64 n, RnsA
     }
 }
 
-// Base extension of `count` elements of `src` (Accumulator::extend, split in two kernels so that
-// the extra residues run in parallel): first the CRT coefficients v_i = |x_i w_i|_m_i and the
-// rank k of each element (zeros for a zero or non-finite element, whose wide residues are then 0).
-extern "C" __global__ void blas_fused_crt(const u32 *__restrict__ ftab, RnsArg src, u64 count, u32 *v, u32 *rank) {
-    FusedTab f = fused_tab(ftab);
-    for (u64 e = (u64)blockIdx.x * blockDim.x + threadIdx.x; e < count; e += (u64)blockDim.x * gridDim.x) {
-        u64 at = blas_rns_at(src, e, 0);
-        bool live = src.cls[at] == 0;
-        const u32 *x = blas_rns_res(src, f.n, at);
-        u64 frac = 0;
-        for (u32 i = 0; i < f.n; i++) {
-            u32 vi = live ? mul_mod(x[i], f.wt[i], f.m[i], f.mu[i]) : 0;
-            frac += ((u64)vi * f.mu[i]) >> 32;
-            v[e * f.n + i] = vi;
-        }
-        rank[e] = (u32)((frac + (1ull << 29)) >> 30);
-    }
-}
-
-// ... then every residue of every element in the widest basis, one thread per (element, modulus):
-// out[e k + l] (k moduli of the widest level), times R = 2^32 when `mont` (the sums' d).
-extern "C" __global__ void blas_fused_extend(const u32 *__restrict__ ftab, RnsArg src, u64 count,
-                                             const u32 *__restrict__ v, const u32 *__restrict__ rank, int mont,
+// Accumulator::extend of `count` elements of `src`, one thread per (element, modulus) so that the
+// extra residues run in parallel: out[e k + l] (k moduli of the widest level), times R = 2^32
+// when `mont` (the sums' d). A thread of an extra modulus forms the element's CRT coefficients
+// v_i = |x_i w_i|_m_i and rank itself (zeros for a zero or non-finite element, whose wide residues
+// are then 0).
+extern "C" __global__ void blas_fused_extend(const u32 *__restrict__ ftab, RnsArg src, u64 count, int mont,
                                              u32 *out) {
     FusedTab f = fused_tab(ftab);
     const u32 nb = f.n, kw = f.k;
@@ -276,19 +259,23 @@ extern "C" __global__ void blas_fused_extend(const u32 *__restrict__ ftab, RnsAr
         u64 e = t / kw;
         u32 l = (u32)(t % kw);
         u64 at = blas_rns_at(src, e, 0);
+        bool live = src.cls[at] == 0;
+        const u32 *xr = blas_rns_res(src, nb, at);
         u32 m = f.m[l], mu = f.mu[l], x;
         if (l < nb) {
-            x = src.cls[at] == 0 ? src.d[at * nb + l] : 0;
+            x = live ? xr[l] : 0;
         } else {
             const u32 *row = f.mi + (l - nb) * nb;
-            const u32 *ve = v + e * nb;
-            u64 lo = 0, hi = 0;
+            u64 lo = 0, hi = 0, frac = 0;
             for (u32 i = 0; i < nb; i++) {
-                u64 p = (u64)ve[i] * row[i];
+                u32 vi = live ? mul_mod(xr[i], f.wt[i], f.m[i], f.mu[i]) : 0;
+                frac += ((u64)vi * f.mu[i]) >> 32;
+                u64 p = (u64)vi * row[i];
                 lo += p & 0xffffffffull;
                 hi += p >> 32;
             }
-            x = sub_mod(fused_join(lo, hi, m, mu), mul_mod(rank[e], f.mm[l - nb], m, mu), m);
+            u32 rank = (u32)((frac + (1ull << 29)) >> 30);
+            x = sub_mod(fused_join(lo, hi, m, mu), mul_mod(rank, f.mm[l - nb], m, mu), m);
         }
         out[t] = mont ? mul_mod(x, reduce62(1ull << 32, m, mu), m, mu) : x;
     }

@@ -28,7 +28,6 @@ use std::sync::{Arc, Mutex};
 /// The entry points of `blas_fused_rns_gpu.cu` (`tests/kernel_names.rs` checks each).
 pub(crate) const KERNELS: &[&str] = &[
     "blas_fused_prep",
-    "blas_fused_crt",
     "blas_fused_extend",
     "blas_fused_init",
     "blas_fused_scan",
@@ -136,8 +135,6 @@ fn fused_tables(dev: &Device, acc: &Accumulator) -> Result<Arc<DeviceBuffer<u32>
 #[derive(Default)]
 struct Scratch {
     d: Option<DeviceMpArray>,
-    v: Option<DeviceBuffer<u32>>,
-    rank: Option<DeviceBuffer<u32>>,
     yw: Option<DeviceBuffer<u32>>,
     bw: Option<DeviceBuffer<u32>>,
     dinfo: Option<DeviceBuffer<u8>>,
@@ -336,8 +333,6 @@ fn fused_run(
         s.d = None;
         s.d = Some(DeviceMpArray::zeros(dev, basis, lx)?);
     }
-    let v = grown(dev, &mut s.v, lx.max(ly) * basis.len())?;
-    let rank = grown(dev, &mut s.rank, lx.max(ly))?;
     let yw = grown(dev, &mut s.yw, ly * k)?;
     let bw = grown(dev, &mut s.bw, k)?;
     let dinfo = grown(dev, &mut s.dinfo, lx)?;
@@ -376,21 +371,9 @@ fn fused_run(
     let ftab = ftab.addr();
     // The wide residues of `count` elements of `src` into `out` (count·k words).
     let extend = |src: &Arg, count: usize, mont: bool, out: u64| -> Result<()> {
-        // SAFETY: src addresses `count` elements; v and rank hold max(lx, ly)·n and max(lx, ly)
-        // words, out count·k (the callers pass dw, yw or bw).
+        // SAFETY: src addresses `count` elements; out holds count·k words (the callers pass
+        // dw, yw or bw).
         unsafe {
-            dev.launch(
-                &MODULE,
-                "blas_fused_crt",
-                dev.grid_for(count),
-                &[
-                    Arg::U64(ftab),
-                    src.clone(),
-                    Arg::U64(count as u64),
-                    Arg::U64(v),
-                    Arg::U64(rank),
-                ],
-            )?;
             dev.launch(
                 &MODULE,
                 "blas_fused_extend",
@@ -399,8 +382,6 @@ fn fused_run(
                     Arg::U64(ftab),
                     src.clone(),
                     Arg::U64(count as u64),
-                    Arg::U64(v),
-                    Arg::U64(rank),
                     Arg::I32(mont as i32),
                     Arg::U64(out),
                 ],

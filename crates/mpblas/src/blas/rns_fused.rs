@@ -34,18 +34,25 @@ use std::sync::Arc;
 /// entry rounded once (module docs).
 ///
 /// ```
-/// use mpblas::blas::rns::gemv_fused;
+/// use mpblas::blas::rns::{gemv_fused, gemv_fused_bounded};
 /// use mpblas::rns::{Basis, MpFloat};
 /// use mpblas::view::{MatRef, VecMut, VecRef};
 /// let b = Basis::new(106).unwrap();
 /// let f = |v: f64| MpFloat::from_f64(&b, v);
-/// // [[1e30, 1, −1e30]] · [1, 1e-30, 1]: the paper's order loses the middle term, not this one
-/// let a = [f(1e30), f(1.0), f(-1e30)];
-/// let x = [f(1.0), f(1e-30), f(1.0)];
+/// // [[2^100, 1, −2^100]] · [1, 2^-10, 1] at 107 bits: the paper's order rounds 2^100 + 2^-10
+/// // to 2^100 and returns 0; the exact sum keeps the middle term
+/// let a = [f(2f64.powi(100)), f(1.0), f(-2f64.powi(100))];
+/// let x = [f(1.0), f(2f64.powi(-10)), f(1.0)];
 /// let mut y = [f(0.0)];
 /// let a = MatRef::col_major(&a, 1, 3, 1).unwrap();
 /// gemv_fused(&f(1.0), a, VecRef::contiguous(&x), &f(0.0), VecMut::contiguous(&mut y)).unwrap();
-/// assert_eq!(y[0], f(1e-30));
+/// assert_eq!(y[0], f(2f64.powi(-10)));
+/// // terms below 2^-(p+4) of the row's largest are dropped and charged to the bound: with
+/// // 2^-200 in the middle the result is 0, within its (componentwise) bound
+/// let x = [f(1.0), f(2f64.powi(-200)), f(1.0)];
+/// let b = gemv_fused_bounded(&f(1.0), a, VecRef::contiguous(&x), &f(0.0), VecMut::contiguous(&mut y))
+///     .unwrap();
+/// assert!(y[0].is_zero() && b[0].unwrap().to_f64() >= 2f64.powi(-200));
 /// ```
 ///
 /// # Errors
@@ -157,10 +164,10 @@ const DOT_CHUNK: usize = 4096;
 /// use mpblas::view::VecRef;
 /// let b = Basis::new(212).unwrap();
 /// let f = |v: f64| MpFloat::from_f64(&b, v);
-/// let x = [f(1e100), f(3.0), f(-1e100)];
-/// let y = [f(1.0), f(1e-100), f(1.0)];
+/// let x = [f(2f64.powi(200)), f(3.0), f(-2f64.powi(200))];
+/// let y = [f(1.0), f(2f64.powi(-10)), f(1.0)];
 /// let d = dot_fused(VecRef::contiguous(&x), VecRef::contiguous(&y)).unwrap();
-/// assert_eq!(d, &f(3.0) * &f(1e-100));
+/// assert_eq!(d, f(3.0 * 2f64.powi(-10)));
 /// ```
 ///
 /// # Errors
