@@ -218,12 +218,16 @@ pub fn dot_fused_bounded(
         .into_par_iter()
         .map(|c| {
             let mut sum = Summer::new(&acc, w, scan.low_max);
-            let (mut xw, mut yw, mut v) = (vec![0u32; sum.kw], vec![0u32; sum.kw], Vec::new());
+            let (mut prod, mut tw, mut v) =
+                (vec![0u32; base.len()], vec![0u32; sum.kw], Vec::new());
             for (xj, yj) in range(c).filter_map(pair) {
                 if let Term::Finite { neg, low } = Term::of(xj, yj) {
-                    acc.extend(xj.residues(), &mut xw, &mut v);
-                    acc.extend(yj.residues(), &mut yw, &mut v);
-                    sum.add(neg, low, &xw, &yw);
+                    // the exact product in the base basis (below M/4), extended once
+                    for (i, p) in prod.iter_mut().enumerate() {
+                        *p = mul_mod(xj.residues()[i], yj.residues()[i], base.m[i], base.mu[i]);
+                    }
+                    acc.extend_product(&prod, &mut tw, &mut v);
+                    sum.add_exact(neg, low, &tw);
                 }
             }
             sum.finish()
@@ -349,6 +353,31 @@ impl<'a> Summer<'a> {
                 let t = mul_mod(mul_mod(a_wide[k], d_wide[k], m, mu), self.pw[k], m, mu);
                 self.sum[k] += if neg { (m - t) as u64 } else { t as u64 };
             }
+        }
+    }
+
+    /// The term `±t·2^low` from the wide residues of `t` (an exact product).
+    fn add_exact(&mut self, neg: bool, low: i64, t_wide: &[u32]) {
+        let (w, wide, kw) = (self.w, self.wide, self.kw);
+        self.q += self.acc.weight(w.top, low);
+        if low < w.l {
+            self.dropped = true;
+            return;
+        }
+        let s = (low - w.l) as usize;
+        let out = if self.bucketed {
+            self.used[s] = true;
+            &mut self.buckets[s * kw..(s + 1) * kw]
+        } else {
+            wide.pow2_into(s as u64, &mut self.pw);
+            for k in 0..kw {
+                self.pw[k] = mul_mod(t_wide[k], self.pw[k], wide.m[k], wide.mu[k]);
+            }
+            &mut self.sum[..]
+        };
+        let t = if self.bucketed { t_wide } else { &self.pw[..] };
+        for k in 0..kw {
+            out[k] += if neg { wide.m[k] - t[k] } else { t[k] } as u64;
         }
     }
 

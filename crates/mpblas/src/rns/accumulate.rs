@@ -313,23 +313,35 @@ impl Accumulator {
     /// of the widest level (base extension, module docs); `v` is scratch. Dispatched to an
     /// AVX2 build of the same loops where the CPU has it, as `basis::dot`.
     pub(crate) fn extend(&self, x: &[u32], out: &mut [u32], v: &mut Vec<u32>) {
+        self.extend_any(x, out, v, false)
+    }
+
+    /// [`extend`](Accumulator::extend) of a product of two `p`-bit significands, `X < 2^(2p) ≤
+    /// M/4` (its residues are the products of theirs): `X/M < 1/4` is no longer negligible, so
+    /// the rank is the floor of the fixed-point sum raised by twice its error, `⌊(F + 3n)/2^30⌋`
+    /// (the sum `2^30·(k + X/M)` is underestimated by at most `1.5n` units).
+    pub(crate) fn extend_product(&self, x: &[u32], out: &mut [u32], v: &mut Vec<u32>) {
+        self.extend_any(x, out, v, true)
+    }
+
+    fn extend_any(&self, x: &[u32], out: &mut [u32], v: &mut Vec<u32>, product: bool) {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
-            unsafe { self.extend_avx2(x, out, v) };
+            unsafe { self.extend_avx2(x, out, v, product) };
             return;
         }
-        self.extend_generic(x, out, v)
+        self.extend_generic(x, out, v, product)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn extend_avx2(&self, x: &[u32], out: &mut [u32], v: &mut Vec<u32>) {
-        self.extend_generic(x, out, v)
+    fn extend_avx2(&self, x: &[u32], out: &mut [u32], v: &mut Vec<u32>, product: bool) {
+        self.extend_generic(x, out, v, product)
     }
 
     #[inline(always)]
-    fn extend_generic(&self, x: &[u32], out: &mut [u32], v: &mut Vec<u32>) {
+    fn extend_generic(&self, x: &[u32], out: &mut [u32], v: &mut Vec<u32>, product: bool) {
         let b = &*self.base;
         let n = b.len();
         out[..n].copy_from_slice(x);
@@ -345,7 +357,12 @@ impl Accumulator {
             .zip(&b.mu)
             .map(|(&vi, &mu)| (vi as u64 * mu as u64) >> 32)
             .sum();
-        let k = ((frac + (1 << 29)) >> 30) as u32; // at most n, below every modulus
+        // at most n, below every modulus
+        let k = if product {
+            (frac + 3 * n as u64) >> 30
+        } else {
+            (frac + (1 << 29)) >> 30
+        } as u32;
         let wide = self.levels.last().expect("at least one level");
         for (l, r) in out[n..].iter_mut().enumerate() {
             let g = n + l;
