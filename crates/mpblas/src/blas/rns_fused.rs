@@ -370,8 +370,8 @@ impl<'a> Summer<'a> {
             &mut self.buckets[s * kw..(s + 1) * kw]
         } else {
             wide.pow2_into(s as u64, &mut self.pw);
-            for k in 0..kw {
-                self.pw[k] = mul_mod(t_wide[k], self.pw[k], wide.m[k], wide.mu[k]);
+            for (k, p) in self.pw.iter_mut().enumerate() {
+                *p = mul_mod(t_wide[k], *p, wide.m[k], wide.mu[k]);
             }
             &mut self.sum[..]
         };
