@@ -2578,3 +2578,164 @@ fn rns_dot_fused_within_its_bound_and_rounded_once() {
     }
     report("rns_dot_fused");
 }
+
+/// [`blas::rns::gemm_fused`] against MPFR: every entry within its bound and, on random data,
+/// MPFR's `RN_p(Σ_l a_il·fl(α b_lj) + β c_ij)`, for each transpose of `A` and `B`, `β` zero or
+/// not; `α = 0` reads neither `A` nor `B`; dimension errors; the same bits in pools of 1 and 3.
+#[test]
+fn rns_gemm_fused_within_its_bound_and_rounded_once() {
+    use mpblas::blas::rns::{gemm_fused, gemm_fused_bounded};
+    use mpblas::view::{MatMut, MatRef};
+    for bits in [106, 424] {
+        let b = Basis::new(bits).unwrap();
+        let p = b.precision();
+        let mut g = SplitMix64::new(0x9e + u64::from(bits));
+        for &(m, k, n) in &[(1, 1, 1), (3, 5, 4), (17, 40, 9)] {
+            for kind in KINDS {
+                let av = vector::<MpFloat>(&b, kind, m * k, &mut g);
+                let bv = partner::<MpFloat>(&b, kind, &av[..k.min(av.len())], &mut g);
+                // B: k x n, its columns the partner vector scaled by ±2^e
+                let bm: Vec<MpFloat> = (0..n)
+                    .flat_map(|_| {
+                        let s = MpFloat::from_f64(&b, g.sign() * 2f64.powi(g.int(-4, 4) as i32));
+                        bv.iter().map(move |v| v * &s).collect::<Vec<_>>()
+                    })
+                    .collect();
+                let alpha = full_at::<MpFloat>(&b, &mut g, 0);
+                for beta_zero in [false, true] {
+                    let beta = if beta_zero {
+                        value(&b, 0.0)
+                    } else {
+                        full_at::<MpFloat>(&b, &mut g, -1)
+                    };
+                    let c0: Vec<MpFloat> = (0..m * n)
+                        .map(|_| full_at::<MpFloat>(&b, &mut g, 2))
+                        .collect();
+                    for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
+                        // store op(A) transposed where asked: A^T as a k x m column-major array
+                        let a_store: Vec<MpFloat> = if ta {
+                            (0..m)
+                                .flat_map(|i| (0..k).map(move |l| (i, l)))
+                                .map(|(i, l)| av[i + l * m].clone())
+                                .collect()
+                        } else {
+                            av.clone()
+                        };
+                        let b_store: Vec<MpFloat> = if tb {
+                            (0..k)
+                                .flat_map(|l| (0..n).map(move |j| (l, j)))
+                                .map(|(l, j)| bm[l + j * k].clone())
+                                .collect()
+                        } else {
+                            bm.clone()
+                        };
+                        let a_view = if ta {
+                            MatRef::col_major(&a_store, k, m, k).unwrap().t()
+                        } else {
+                            MatRef::col_major(&a_store, m, k, m).unwrap()
+                        };
+                        let b_view = if tb {
+                            MatRef::col_major(&b_store, n, k, n).unwrap().t()
+                        } else {
+                            MatRef::col_major(&b_store, k, n, k).unwrap()
+                        };
+                        let mut c = c0.clone();
+                        let bounds = gemm_fused_bounded(
+                            &alpha,
+                            a_view,
+                            b_view,
+                            &beta,
+                            MatMut::col_major(&mut c, m, n, m).unwrap(),
+                        )
+                        .unwrap();
+                        for j in 0..n {
+                            for i in 0..m {
+                                let mut terms: Vec<Float> = (0..k)
+                                    .map(|l| {
+                                        exact_product(
+                                            &alpha.exact(),
+                                            &exact_product(
+                                                &av[i + l * m].exact(),
+                                                &bm[l + j * k].exact(),
+                                            ),
+                                        )
+                                    })
+                                    .collect();
+                                let mut with_d: Vec<Float> = (0..k)
+                                    .map(|l| {
+                                        exact_product(
+                                            &av[i + l * m].exact(),
+                                            &(&alpha * &bm[l + j * k]).exact(),
+                                        )
+                                    })
+                                    .collect();
+                                if !beta_zero {
+                                    let bc = exact_product(&beta.exact(), &c0[i + j * m].exact());
+                                    terms.push(bc.clone());
+                                    with_d.push(bc);
+                                }
+                                let label = format!(
+                                    "gemm_fused {p}b {kind:?} {m}x{k}x{n} ta={ta} tb={tb} beta0={beta_zero} ({i},{j})"
+                                );
+                                assert_within_ext(
+                                    &c[i + j * m],
+                                    bounds[i + j * m].expect("finite"),
+                                    &exact_sum(&terms),
+                                    &label,
+                                );
+                                if matches!(kind, Kind::Random) {
+                                    assert_eq!(
+                                        c[i + j * m].exact(),
+                                        rounded_to(&exact_sum(&with_d), p),
+                                        "{label}"
+                                    );
+                                }
+                            }
+                        }
+                        if m == 17 && !ta && !tb && matches!(kind, Kind::Random) {
+                            for t in [1, 3] {
+                                let pool = rayon::ThreadPoolBuilder::new()
+                                    .num_threads(t)
+                                    .build()
+                                    .unwrap();
+                                let mut c2 = c0.clone();
+                                pool.install(|| {
+                                    gemm_fused(
+                                        &alpha,
+                                        a_view,
+                                        b_view,
+                                        &beta,
+                                        MatMut::col_major(&mut c2, m, n, m).unwrap(),
+                                    )
+                                })
+                                .unwrap();
+                                assert_eq!(bits_of(&c2), bits_of(&c), "{t} threads");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // α = 0 reads neither A nor B: C = β·C; dimension errors
+        let nan = vec![value::<MpFloat>(&b, f64::NAN); 6];
+        let mut c = vec![value::<MpFloat>(&b, 3.0); 4];
+        gemm_fused(
+            &value(&b, 0.0),
+            MatRef::col_major(&nan, 2, 3, 2).unwrap(),
+            MatRef::col_major(&nan, 3, 2, 3).unwrap(),
+            &value(&b, 0.5),
+            MatMut::col_major(&mut c, 2, 2, 2).unwrap(),
+        )
+        .unwrap();
+        assert!(c.iter().all(|v| v.num_eq(&value(&b, 1.5))));
+        let r = gemm_fused(
+            &value(&b, 1.0),
+            MatRef::col_major(&nan, 2, 3, 2).unwrap(),
+            MatRef::col_major(&nan, 2, 3, 2).unwrap(),
+            &value(&b, 0.0),
+            MatMut::col_major(&mut c, 2, 2, 2).unwrap(),
+        );
+        assert!(matches!(r, Err(Error::LengthMismatch { .. })), "{r:?}");
+    }
+    report("rns_gemm_fused");
+}

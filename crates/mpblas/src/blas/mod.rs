@@ -43,7 +43,10 @@ pub mod sum;
 /// RNS routines with no generic twin, each result rounded once from an exact accumulation
 /// ([`rns_fused`]): [`gemv_fused`](rns::gemv_fused), [`dot_fused`](rns::dot_fused).
 pub mod rns {
-    pub use super::rns_fused::{dot_fused, dot_fused_bounded, gemv_fused, gemv_fused_bounded};
+    pub use super::rns_fused::{
+        dot_fused, dot_fused_bounded, gemm_fused, gemm_fused_bounded, gemv_fused,
+        gemv_fused_bounded,
+    };
 }
 
 /// BLAS levels 1 and 2 on the GPU for `f64`, [`Dd`](crate::Dd) and [`Qd`](crate::Qd): the

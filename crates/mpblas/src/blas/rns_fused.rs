@@ -26,7 +26,7 @@ use crate::error::Result;
 use crate::rns::accumulate::{Accumulator, Scan, Term, Window};
 use crate::rns::basis::mul_mod;
 use crate::rns::{Basis, ExtF, MpFloat};
-use crate::view::{MatRef, VecMut, VecRef};
+use crate::view::{MatMut, MatRef, VecMut, VecRef};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -147,6 +147,131 @@ fn gemv_fused_impl(
             .collect()
     };
     Ok(store_rows(y, rows, with_bounds))
+}
+
+/// `C ← α·A·B + β·C` for views `A` (`m × k`), `B` (`k × n`), `C` (`m × n`) of [`MpFloat`]
+/// (pass `a.t()`, `b.t()` for transposes), each entry `RN_p(Σ_l a_il·fl(α b_lj) + β c_ij)`
+/// rounded once as in [`gemv_fused`] (one fused GEMV per column of `B`, rows in parallel):
+/// the same bits for any thread count. BLAS conventions: `m = 0` or `n = 0`, or `α = 0` or
+/// `k = 0` with `β = 1`, return at once; `α = 0` or `k = 0` gives `fl(β·c_ij)` without reading
+/// `A` or `B`; `β = 0` does not read `C`.
+///
+/// This first form extends each entry of `A` once per column of `B`; a blocked form that
+/// extends both once will give the same bits.
+///
+/// # Errors
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) for inner or outer dimensions that
+/// do not agree, [`Error::BasisMismatch`](crate::Error::BasisMismatch),
+/// [`Error::OutOfRange`](crate::Error::OutOfRange) for `k > 2^28`.
+pub fn gemm_fused(
+    alpha: &MpFloat,
+    a: MatRef<'_, MpFloat>,
+    b: MatRef<'_, MpFloat>,
+    beta: &MpFloat,
+    c: MatMut<'_, MpFloat>,
+) -> Result<()> {
+    gemm_fused_impl(alpha, a, b, beta, c, false).map(drop)
+}
+
+/// [`gemm_fused`] and the bound of each entry (column-major, `m·n` of them; `None` where the
+/// entry is NaN or infinite), as [`gemv_fused_bounded`]'s.
+///
+/// # Errors
+/// As [`gemm_fused`].
+pub fn gemm_fused_bounded(
+    alpha: &MpFloat,
+    a: MatRef<'_, MpFloat>,
+    b: MatRef<'_, MpFloat>,
+    beta: &MpFloat,
+    c: MatMut<'_, MpFloat>,
+) -> Result<Vec<Option<ExtF>>> {
+    gemm_fused_impl(alpha, a, b, beta, c, true)
+}
+
+fn gemm_fused_impl(
+    alpha: &MpFloat,
+    a: MatRef<'_, MpFloat>,
+    b: MatRef<'_, MpFloat>,
+    beta: &MpFloat,
+    mut c: MatMut<'_, MpFloat>,
+    with_bounds: bool,
+) -> Result<Vec<Option<ExtF>>> {
+    check_same_len("b (rows)", a.cols(), b.rows())?;
+    check_same_len("c (rows)", a.rows(), c.rows())?;
+    check_same_len("c (columns)", b.cols(), c.cols())?;
+    let (m, n, k) = (a.rows(), b.cols(), a.cols());
+    let base = alpha.basis().clone();
+    let (alpha_zero, beta_zero) = (alpha.is_zero() || k == 0, beta.is_zero());
+    let one = MpFloat::from_f64(&base, 1.0);
+    let cols = |c: &MatMut<'_, MpFloat>| -> Vec<Option<ExtF>> {
+        let c = c.rb();
+        (0..n)
+            .flat_map(|j| (0..m).map(move |i| (i, j)))
+            .map(|(i, j)| {
+                c.get(i, j)
+                    .and_then(|v| v.is_finite().then_some(ExtF::ZERO))
+            })
+            .collect()
+    };
+    if m == 0 || n == 0 || (alpha_zero && beta.num_eq(&one)) {
+        return Ok(if with_bounds { cols(&c) } else { Vec::new() });
+    }
+    check_ctx(&base, &[beta], &[], (!alpha_zero).then_some(a))?;
+    if !alpha_zero {
+        check_ctx(&base, &[], &[], Some(b))?;
+    }
+    if !beta_zero {
+        check_ctx(&base, &[], &[], Some(c.rb()))?;
+    }
+    let mut bounds = Vec::with_capacity(if with_bounds { m * n } else { 0 });
+    for j in 0..n {
+        let cj: Vec<MpFloat> = (0..m)
+            .map(|i| {
+                c.rb()
+                    .get(i, j)
+                    .cloned()
+                    .unwrap_or_else(|| MpFloat::zero(&base, false))
+            })
+            .collect();
+        let rows: Vec<(MpFloat, Option<ExtF>)> = if alpha_zero {
+            cj.par_iter()
+                .map(|v| {
+                    let v = if beta_zero {
+                        MpFloat::zero(&base, false)
+                    } else {
+                        beta * v
+                    };
+                    let bound = one_rounding_bound(&v);
+                    (v, bound)
+                })
+                .collect()
+        } else {
+            let d: Vec<MpFloat> = (0..k)
+                .into_par_iter()
+                .map(|l| match b.get(l, j) {
+                    Some(blj) => alpha * blj,
+                    None => MpFloat::zero(&base, false),
+                })
+                .collect();
+            let fused = FusedRows::new(&base, &d, (!beta_zero).then_some(beta))?;
+            (0..m)
+                .into_par_iter()
+                .map(|i| {
+                    let row = a.row(i).unwrap_or_else(|| VecRef::contiguous(&[]));
+                    fused.row(row, (!beta_zero).then(|| &cj[i]))
+                })
+                .collect()
+        };
+        for (i, (v, bd)) in rows.into_iter().enumerate() {
+            if let Some(slot) = c.get_mut(i, j) {
+                *slot = v;
+            }
+            if with_bounds {
+                bounds.push(bd);
+            }
+        }
+    }
+    Ok(bounds)
 }
 
 /// Terms per task of [`dot_fused`].
