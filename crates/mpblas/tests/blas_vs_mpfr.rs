@@ -2739,3 +2739,36 @@ fn rns_gemm_fused_within_its_bound_and_rounded_once() {
     }
     report("rns_gemm_fused");
 }
+
+/// Beyond 1074 bits `u = 2^-p` is 0 in `f64`: the generic routines' `f64` bounds must still
+/// hold (they take `u` rounded up to the smallest subnormal), here on products near 2^1000
+/// whose rounding errors (near 2^-696) are far above 2^-1074.
+#[test]
+fn rns_bounds_beyond_f64_precision_still_hold() {
+    let b = Basis::new(1696).unwrap();
+    let mut g = SplitMix64::new(1696);
+    let x: Vec<MpFloat> = (0..64)
+        .map(|_| full_at::<MpFloat>(&b, &mut g, 500))
+        .collect();
+    let y: Vec<MpFloat> = (0..64)
+        .map(|_| full_at::<MpFloat>(&b, &mut g, 500))
+        .collect();
+    let r = blas::dot_bounded(
+        VecRef::contiguous(&x),
+        VecRef::contiguous(&y),
+        Summation::Recursive,
+    )
+    .unwrap();
+    assert!(r.error_bound > 0.0);
+    let terms: Vec<Float> = x
+        .iter()
+        .zip(&y)
+        .map(|(a, c)| exact_product(&a.exact(), &c.exact()))
+        .collect();
+    let err = abs_diff(&r.value.exact(), &exact_sum(&terms));
+    assert!(
+        err <= r.error_bound,
+        "error {err:e} above the bound {:e}",
+        r.error_bound
+    );
+}

@@ -167,8 +167,11 @@ impl Scalar for MpFloat {
     fn unit_roundoff_in(b: &Arc<Basis>) -> f64 {
         b.unit_roundoff()
     }
+    /// `2^-p` rounded up to at least the smallest subnormal: beyond 1074 bits `2^-p` is 0 in
+    /// `f64`, and a bound `0·|x|` would claim exactness. The routines' `f64` bounds are then
+    /// loose (the fused routines return extended-range bounds instead) but still bounds.
     fn op_error_bound_in(b: &Arc<Basis>) -> f64 {
-        b.unit_roundoff()
+        b.unit_roundoff().max(f64::from_bits(1))
     }
     fn ctx_for_empty() -> Arc<Basis> {
         Basis::new(53).expect("53 bits is a supported precision")
