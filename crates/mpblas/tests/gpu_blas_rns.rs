@@ -503,3 +503,45 @@ fn rns_level2_bad_arguments_are_errors() {
         Err(Error::DeviceMismatch { .. })
     ));
 }
+
+/// `blas::gpu::rns::dot_fused` equals the CPU's `blas::rns::dot_fused` field by field, for every
+/// sign of the increments, specials included; an increment of 0 is an error.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_dot_fused_equals_the_cpu() {
+    let dev = device();
+    for bits in [106, 424] {
+        let b = Basis::new(bits).expect("basis");
+        let mut rng = Rng::new(1200 + bits as u64);
+        for n in [0usize, 1, 1000, 5000] {
+            for (incx, incy) in [(1isize, 1isize), (2, -1), (-1, 3), (-2, -2)] {
+                for specials in [false, true] {
+                    let x = data(&b, &mut rng, storage_len(n, incx), 60, specials);
+                    let y = data(&b, &mut rng, storage_len(n, incy), 60, specials);
+                    let cpu = mpblas::blas::rns::dot_fused(
+                        VecRef::from_blas("x", n, &x, incx).expect("x"),
+                        VecRef::from_blas("y", n, &y, incy).expect("y"),
+                    )
+                    .expect("cpu dot");
+                    let (dx, dy) = (upload(&dev, &b, &x), upload(&dev, &b, &y));
+                    let gpu = rns::dot_fused(&dev, n, &dx, incx, &dy, incy).expect("gpu dot");
+                    if n == 0 {
+                        // +0 on both (the CPU's empty views carry no basis; the GPU keeps x's)
+                        assert!(gpu.is_zero() && !gpu.is_sign_negative() && cpu.is_zero());
+                        assert!(gpu.basis().same(&b));
+                        continue;
+                    }
+                    assert!(
+                        gpu.identical(&cpu),
+                        "{bits}-bit dot_fused n={n} incx={incx} incy={incy} specials={specials}: gpu {gpu:?} cpu {cpu:?}"
+                    );
+                }
+            }
+        }
+        let v = upload(&dev, &b, &[MpFloat::from_f64(&b, 1.0)]);
+        assert!(matches!(
+            rns::dot_fused(&dev, 1, &v, 0, &v, 1),
+            Err(Error::InvalidView { .. })
+        ));
+    }
+}

@@ -528,3 +528,60 @@ fn fused_run(
         })
         .collect())
 }
+
+/// BLAS-style `dot` in RNS on the GPU, rounded once: the CPU's
+/// [`rns::dot_fused`](super::rns::dot_fused) of the `n` elements of `x` and `y` (increments as
+/// level 1, negative ones walking down from the last element), bit for bit. It runs as
+/// [`gemv_fused`] of one row (the dot's terms as a `1 × n` matrix; a sum of residues has no
+/// order, so the pairing is all that matters); `n = 0` gives `+0`.
+///
+/// # Errors
+/// [`Error::DeviceMismatch`], [`Error::BasisMismatch`], [`Error::ArrayTooShort`] and
+/// [`Error::InvalidView`] (an increment of 0) as level 1; then [`gemv_fused`]'s.
+pub fn dot_fused(
+    dev: &Device,
+    n: usize,
+    x: &DeviceMpArray,
+    incx: isize,
+    y: &DeviceMpArray,
+    incy: isize,
+) -> Result<MpFloat> {
+    dev.check_on("x", x.ordinal())?;
+    dev.check_on("y", y.ordinal())?;
+    same_basis(x.basis(), y.basis())?;
+    blas_vector("x", x.len(), n, incx)?;
+    blas_vector("y", y.len(), n, incy)?;
+    let basis = x.basis();
+    if n == 0 {
+        return Ok(MpFloat::zero(basis, false));
+    }
+    // Both walking down pair the same elements as both walking up; otherwise the operand with
+    // a positive increment is the matrix (a row with lda = its increment), the other the vector.
+    let (incx, incy) = if incx < 0 && incy < 0 {
+        (-incx, -incy)
+    } else {
+        (incx, incy)
+    };
+    let (mat, lda, vec, incv) = if incx > 0 {
+        (x, incx as usize, y, incy)
+    } else {
+        (y, incy as usize, x, incx)
+    };
+    let mut out = DeviceMpArray::zeros(dev, basis, 1)?;
+    let (one, zero) = (MpFloat::from_f64(basis, 1.0), MpFloat::zero(basis, false));
+    gemv_fused(
+        dev,
+        Trans::No,
+        1,
+        n,
+        &one,
+        mat,
+        lda,
+        vec,
+        incv,
+        &zero,
+        &mut out,
+        1,
+    )?;
+    out.download()?.get(0)
+}

@@ -124,7 +124,7 @@ pub mod gpu {
     /// # }
     /// ```
     pub mod rns {
-        pub use super::super::blas_fused_rns_gpu::{gemv_fused, gemv_fused_bounded};
+        pub use super::super::blas_fused_rns_gpu::{dot_fused, gemv_fused, gemv_fused_bounded};
         pub use super::super::blas_level2_rns_gpu::{gemv, gemv_bounded, ger};
     }
 }
