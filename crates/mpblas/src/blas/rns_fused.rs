@@ -83,6 +83,14 @@ pub fn gemv_fused_bounded(
     gemv_fused_impl(alpha, a, x, beta, y, true)
 }
 
+/// An entry when `α = 0`: `fl(β·y)`, or `+0` without `y` (`β = 0`: `y` is not read), with
+/// its one-rounding bound.
+fn beta_times(base: &Arc<Basis>, beta: &MpFloat, y: Option<&MpFloat>) -> (MpFloat, Option<ExtF>) {
+    let v = y.map_or_else(|| MpFloat::zero(base, false), |y| beta * y);
+    let bound = one_rounding_bound(&v);
+    (v, bound)
+}
+
 /// The bound of a value computed with at most one rounding from an exact value: `None` when
 /// it is not finite, `0` when it is zero (exact), else `2^(e+1) ≥ 2^-p·|exact|`.
 pub(crate) fn one_rounding_bound(v: &MpFloat) -> Option<ExtF> {
@@ -119,14 +127,7 @@ fn gemv_fused_impl(
     let rows: Vec<(MpFloat, Option<ExtF>)> = if alpha_zero {
         (0..m)
             .into_par_iter()
-            .map(|i| {
-                let v = match (beta_zero, yr.get(i)) {
-                    (false, Some(yi)) => beta * yi,
-                    _ => MpFloat::zero(&base, false),
-                };
-                let bound = one_rounding_bound(&v);
-                (v, bound)
-            })
+            .map(|i| beta_times(&base, beta, yr.get(i).filter(|_| !beta_zero)))
             .collect()
     } else {
         let d: Vec<MpFloat> = (0..n)
@@ -235,15 +236,7 @@ fn gemm_fused_impl(
             .collect();
         let rows: Vec<(MpFloat, Option<ExtF>)> = if alpha_zero {
             cj.par_iter()
-                .map(|v| {
-                    let v = if beta_zero {
-                        MpFloat::zero(&base, false)
-                    } else {
-                        beta * v
-                    };
-                    let bound = one_rounding_bound(&v);
-                    (v, bound)
-                })
+                .map(|v| beta_times(&base, beta, (!beta_zero).then_some(v)))
                 .collect()
         } else {
             let d: Vec<MpFloat> = (0..k)
@@ -334,9 +327,8 @@ pub fn dot_fused_bounded(
             s
         })
         .reduce(Scan::default, Scan::merge);
-    if let Some(v) = scan.special(&base) {
-        let bound = v.is_finite().then_some(ExtF::ZERO);
-        return Ok((v, bound));
+    if let Some(special) = scan.special(&base) {
+        return Ok(special);
     }
     let w = acc.window(scan.low_min, scan.low_max);
     let parts: Vec<(Vec<u32>, u64, bool)> = (0..chunks)
@@ -373,9 +365,7 @@ pub fn dot_fused_bounded(
         .zip(&wide.m)
         .map(|(&t, &m)| (t % m as u64) as u32)
         .collect();
-    let value = acc.round(&w, s);
-    let bound = value.is_finite().then(|| acc.bound(w.top, q, dropped));
-    Ok((value, bound))
+    Ok(acc.rounded(&w, s, q, dropped))
 }
 
 /// Words of one row's shift buckets (512 KiB) before it scales each term instead.
@@ -574,9 +564,8 @@ impl<'a> FusedRows<'a> {
         if let Some(((b, _), yi)) = by {
             scan.add(Term::of(b, yi));
         }
-        if let Some(v) = scan.special(&acc.base) {
-            let bound = v.is_finite().then_some(ExtF::ZERO);
-            return (v, bound);
+        if let Some(special) = scan.special(&acc.base) {
+            return special;
         }
         let w = acc.window(scan.low_min, scan.low_max);
         let kmax = acc.max_len();
@@ -596,8 +585,6 @@ impl<'a> FusedRows<'a> {
             sum.add(neg, low, &a_wide, &b_wide[..kw]);
         }
         let (s, q, dropped) = sum.finish();
-        let value = acc.round(&w, s);
-        let bound = value.is_finite().then(|| acc.bound(w.top, q, dropped));
-        (value, bound)
+        acc.rounded(&w, s, q, dropped)
     }
 }

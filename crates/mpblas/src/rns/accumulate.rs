@@ -156,14 +156,17 @@ impl Scan {
     }
 
     /// The result when it is not a finite nonzero sum: NaN, ±Inf, or a zero (`−0` only when
-    /// every term is `−0`).
-    pub(crate) fn special(&self, base: &Arc<Basis>) -> Option<MpFloat> {
+    /// every term is `−0`), with its bound (`0` for the exact zero, none otherwise).
+    pub(crate) fn special(&self, base: &Arc<Basis>) -> Option<(MpFloat, Option<ExtF>)> {
         if self.nan || (self.pos_inf && self.neg_inf) {
-            Some(MpFloat::nan(base))
+            Some((MpFloat::nan(base), None))
         } else if self.pos_inf || self.neg_inf {
-            Some(MpFloat::infinity(base, self.neg_inf))
+            Some((MpFloat::infinity(base, self.neg_inf), None))
         } else if !self.nonzero {
-            Some(MpFloat::zero(base, !self.positive_or_nonzero))
+            Some((
+                MpFloat::zero(base, !self.positive_or_nonzero),
+                Some(ExtF::ZERO),
+            ))
         } else {
             None
         }
@@ -381,6 +384,20 @@ impl Accumulator {
             );
             *r = sub_mod(s, mul_mod(k, self.ext.m[l], m, mu), m);
         }
+    }
+
+    /// The result of a sum: `S` rounded ([`round`](Accumulator::round)) and its bound from `Q`
+    /// and whether a term was dropped (none when the result overflowed).
+    pub(crate) fn rounded(
+        &self,
+        w: &Window,
+        s: Vec<u32>,
+        q: u64,
+        dropped: bool,
+    ) -> (MpFloat, Option<ExtF>) {
+        let value = self.round(w, s);
+        let bound = value.is_finite().then(|| self.bound(w.top, q, dropped));
+        (value, bound)
     }
 
     /// Rounds the signed sum `S` (residues in the window's level, `|S| < 2^ub`) times `2^l`
