@@ -308,7 +308,7 @@ pub fn dot_fused_bounded(
     check_same_len("y", x.len(), y.len())?;
     let n = x.len();
     let Some(first) = x.get(0) else {
-        let b = <MpFloat as crate::Scalar>::ctx_for_empty();
+        let b = <MpFloat as crate::scalar::Scalar>::ctx_for_empty();
         return Ok((MpFloat::zero(&b, false), Some(ExtF::ZERO)));
     };
     let base = first.basis().clone();
