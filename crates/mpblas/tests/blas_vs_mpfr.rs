@@ -2772,3 +2772,355 @@ fn rns_bounds_beyond_f64_precision_still_hold() {
         r.error_bound
     );
 }
+
+// ---- level 3: gemm ----------------------------------------------------------------------------
+
+/// A random `±2^k`, `−8 ≤ k ≤ 0`: scaling a row or column by it keeps its spread and
+/// cancellation (and `Wide` values near the top of the range finite).
+fn pow2_sign<T: Fmt>(ctx: &T::Ctx, g: &mut SplitMix64) -> T {
+    let k = g.int(-8, 0) as i32;
+    value(
+        ctx,
+        if g.next_u64() & 1 == 0 { 1.0 } else { -1.0 } * 2f64.powi(k),
+    )
+}
+
+/// `C ← α·op(A)·op(B) + β·C` against MPFR within the returned componentwise bounds: rows of
+/// `A` of every kind (row 0 of `kind`, the others `±2^k` times it), columns of `B` its partner
+/// times `±2^k` (so every entry cancels, spreads over `2^±1000` or meets subnormals as the
+/// kind says), sizes across the micro-tile and task edges, both transposes through the BLAS
+/// entry (the same bits as the views), `β = 0` (NaN in `C` not read) and `α = 0` (NaN in `A`
+/// and `B` not read).
+fn gemm_for<T: Fmt>(ctx: &T::Ctx, sizes: &[(usize, usize, usize)], seed: u64) {
+    use mpblas::blas::level3::{gemm_blas, gemm_bounded};
+    use mpblas::view::{MatMut, MatRef, Trans};
+    let mut g = SplitMix64::new(0x3e33 + seed);
+    for &(m, n, k) in sizes {
+        for kind in KINDS {
+            let row0 = vector::<T>(ctx, kind, k, &mut g);
+            let col0 = partner::<T>(ctx, kind, &row0, &mut g);
+            let lda = m + 1;
+            let mut a = vec![value::<T>(ctx, 0.0); lda * k];
+            for i in 0..m {
+                let s = pow2_sign::<T>(ctx, &mut g);
+                for (l, v) in row0.iter().enumerate() {
+                    a[i + l * lda] = if i == 0 { v.clone() } else { v.mul_ref(&s) };
+                }
+            }
+            let mut b = vec![value::<T>(ctx, 0.0); k * n];
+            for j in 0..n {
+                let s = pow2_sign::<T>(ctx, &mut g);
+                for (l, v) in col0.iter().enumerate() {
+                    b[l + j * k] = v.mul_ref(&s);
+                }
+            }
+            let alpha = full_at::<T>(ctx, &mut g, 0);
+            for beta_zero in [false, true] {
+                let beta = if beta_zero {
+                    value(ctx, 0.0)
+                } else {
+                    full_at::<T>(ctx, &mut g, -3)
+                };
+                let c0: Vec<T> = (0..m * n)
+                    .map(|_| {
+                        if beta_zero {
+                            value(ctx, f64::NAN)
+                        } else {
+                            full_at::<T>(ctx, &mut g, 2)
+                        }
+                    })
+                    .collect();
+                let mut c = c0.clone();
+                let bounds = gemm_bounded(
+                    &alpha,
+                    MatRef::col_major(&a, m, k, lda).unwrap(),
+                    MatRef::col_major(&b, k, n, k).unwrap(),
+                    &beta,
+                    MatMut::col_major(&mut c, m, n, m).unwrap(),
+                )
+                .unwrap();
+                let (ae, be) = (alpha.exact(), beta.exact());
+                let (ax, bx) = (exact_all(&a), exact_all(&b));
+                for j in 0..n {
+                    for i in 0..m {
+                        let mut terms: Vec<Float> = (0..k)
+                            .map(|l| {
+                                exact_product(&ae, &exact_product(&ax[i + l * lda], &bx[l + j * k]))
+                            })
+                            .collect();
+                        if !beta_zero {
+                            terms.push(exact_product(&be, &c0[i + j * m].exact()));
+                        }
+                        let r = Bounded {
+                            value: c[i + j * m].clone(),
+                            error_bound: bounds[i + j * m],
+                        };
+                        assert_within(
+                            "gemm",
+                            &r,
+                            &exact_sum(&terms),
+                            &format!(
+                                "{} {kind:?} {m}x{n}x{k} beta0={beta_zero} ({i}, {j})",
+                                T::FORMAT
+                            ),
+                        );
+                    }
+                }
+                // Both transposes through the BLAS entry: Aᵀ stored k × m, Bᵀ stored n × k.
+                let at: Vec<T> = (0..m * k)
+                    .map(|q| a[(q / k) + (q % k) * lda].clone())
+                    .collect();
+                let bt: Vec<T> = (0..k * n)
+                    .map(|q| b[(q / n) + (q % n) * k].clone())
+                    .collect();
+                let mut c2 = c0.clone();
+                gemm_blas(
+                    Trans::Yes,
+                    Trans::Yes,
+                    m,
+                    n,
+                    k,
+                    &alpha,
+                    &at,
+                    k.max(1),
+                    &bt,
+                    n.max(1),
+                    &beta,
+                    &mut c2,
+                    m,
+                )
+                .unwrap();
+                assert_eq!(bits_of(&c2), bits_of(&c), "{} transposed", T::FORMAT);
+            }
+            // α = 0 reads neither A nor B: C = β·C.
+            let nan = vec![value::<T>(ctx, f64::NAN); (m * k).max(k * n).max(1)];
+            let beta = full_at::<T>(ctx, &mut g, 0);
+            let c0 = vector::<T>(ctx, Kind::Random, m * n, &mut g);
+            let mut c = c0.clone();
+            let bounds = gemm_bounded(
+                &value(ctx, 0.0),
+                MatRef::col_major(&nan, m, k, m).unwrap(),
+                MatRef::col_major(&nan, k, n, k.max(1)).unwrap(),
+                &beta,
+                MatMut::col_major(&mut c, m, n, m).unwrap(),
+            )
+            .unwrap();
+            for q in 0..m * n {
+                let r = Bounded {
+                    value: c[q].clone(),
+                    error_bound: bounds[q],
+                };
+                assert_within(
+                    "gemm alpha=0",
+                    &r,
+                    &exact_product(&beta.exact(), &c0[q].exact()),
+                    T::FORMAT,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn gemm_within_its_bounds() {
+    let small = [(1, 1, 1), (3, 5, 7), (9, 4, 13)];
+    gemm_for::<f64>(&(), &[small[0], small[1], small[2], (70, 67, 21)], 1);
+    gemm_for::<Dd>(&(), &[small[0], small[1], small[2], (70, 67, 21)], 2);
+    gemm_for::<Qd>(&(), &[small[0], small[1], small[2], (17, 9, 11)], 3);
+    gemm_for::<MpFloat>(&Basis::new(106).unwrap(), &small, 4);
+    gemm_for::<MpFloat>(&Basis::new(424).unwrap(), &small[..2], 5);
+    report("gemm");
+}
+
+/// Bad arguments are errors; `k = 0` is `C ← β·C`; the same bits for any thread count and for
+/// a row-major `C`.
+#[test]
+fn gemm_arguments_edges_and_thread_counts() {
+    use mpblas::blas::level3::{gemm, gemm_blas};
+    use mpblas::view::{MatMut, MatRef, Trans};
+    let a = vec![1.0f64; 12];
+    let mut c = vec![0.0f64; 16];
+    assert!(matches!(
+        gemm(
+            &1.0,
+            MatRef::col_major(&a, 3, 4, 3).unwrap(),
+            MatRef::col_major(&a, 3, 4, 3).unwrap(),
+            &0.0,
+            MatMut::col_major(&mut c, 3, 4, 3).unwrap()
+        ),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        gemm_blas(
+            Trans::No,
+            Trans::No,
+            3,
+            4,
+            4,
+            &1.0,
+            &a,
+            2,
+            &a,
+            4,
+            &0.0,
+            &mut c,
+            3
+        ),
+        Err(Error::LeadingDim { .. })
+    ));
+    assert!(matches!(
+        gemm_blas(
+            Trans::No,
+            Trans::No,
+            4,
+            4,
+            4,
+            &1.0,
+            &a,
+            4,
+            &a,
+            4,
+            &0.0,
+            &mut c,
+            4
+        ),
+        Err(Error::ArrayTooShort { .. })
+    ));
+    assert!(
+        gemm_blas(
+            Trans::No,
+            Trans::No,
+            usize::MAX,
+            2,
+            2,
+            &1.0,
+            &a,
+            usize::MAX,
+            &a,
+            2,
+            &0.0,
+            &mut c,
+            usize::MAX
+        )
+        .is_err()
+    );
+    // k = 0: C ← β·C, +0 for β = 0 (reference dgemm), unchanged for β = 1.
+    let mut c = vec![f64::NAN, 3.0];
+    gemm_blas(
+        Trans::No,
+        Trans::No,
+        1,
+        2,
+        0,
+        &2.0,
+        &[],
+        1,
+        &[],
+        1,
+        &0.0,
+        &mut c,
+        1,
+    )
+    .unwrap();
+    assert_eq!(c.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), [0, 0]);
+    let mut c = vec![f64::NAN, 3.0];
+    gemm_blas(
+        Trans::No,
+        Trans::No,
+        1,
+        2,
+        0,
+        &2.0,
+        &[],
+        1,
+        &[],
+        1,
+        &1.0,
+        &mut c,
+        1,
+    )
+    .unwrap();
+    assert!(c[0].is_nan() && c[1] == 3.0);
+    // RNS operands of two bases.
+    let (b1, b2) = (Basis::new(106).unwrap(), Basis::new(212).unwrap());
+    let ar: Vec<MpFloat> = (0..4).map(|_| MpFloat::from_f64(&b1, 1.0)).collect();
+    let br: Vec<MpFloat> = (0..4).map(|_| MpFloat::from_f64(&b2, 1.0)).collect();
+    let mut cr = ar.clone();
+    let one = MpFloat::from_f64(&b1, 1.0);
+    assert!(matches!(
+        gemm(
+            &one,
+            MatRef::col_major(&ar, 2, 2, 2).unwrap(),
+            MatRef::col_major(&br, 2, 2, 2).unwrap(),
+            &one,
+            MatMut::col_major(&mut cr, 2, 2, 2).unwrap()
+        ),
+        Err(Error::BasisMismatch { .. })
+    ));
+    // Same bits with 1, 2 and 3 threads, and into a row-major C.
+    let mut g = SplitMix64::new(9);
+    let (m, n, k) = (131, 70, 150);
+    let a: Vec<Dd> = (0..m * k).map(|_| full_at::<Dd>(&(), &mut g, 0)).collect();
+    let b: Vec<Dd> = (0..k * n).map(|_| full_at::<Dd>(&(), &mut g, 0)).collect();
+    let run = |threads: usize, row_major: bool| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut c = vec![Dd::ONE; m * n];
+        pool.install(|| {
+            let cv = if row_major {
+                MatMut::row_major(&mut c, m, n, n).unwrap()
+            } else {
+                MatMut::col_major(&mut c, m, n, m).unwrap()
+            };
+            gemm(
+                &Dd::ONE,
+                MatRef::col_major(&a, m, k, m).unwrap(),
+                MatRef::col_major(&b, k, n, k).unwrap(),
+                &Dd::ONE,
+                cv,
+            )
+            .unwrap()
+        });
+        if row_major {
+            (0..m * n).map(|q| c[(q % m) * n + q / m]).collect()
+        } else {
+            c
+        }
+    };
+    let one_thread = bits_of(&run(1, false));
+    assert_eq!(bits_of(&run(2, false)), one_thread);
+    assert_eq!(bits_of(&run(3, true)), one_thread);
+}
+
+/// NaN and ±∞ in `A`, `B` or `C` reach exactly the entries IEEE arithmetic would: a NaN in row
+/// `i` of `A` makes row `i` of `C` NaN, `+∞·x + (−∞)·y` gives NaN, `∞` alone gives `∞`, and the
+/// bound of an entry that is not finite is `+∞`.
+#[test]
+fn gemm_specials_propagate() {
+    use mpblas::blas::level3::gemm_bounded;
+    use mpblas::view::{MatMut, MatRef};
+    let (m, n, k) = (3, 3, 2);
+    // A = [[NaN, 1], [inf, 1], [1, 1]], B = [[1, 1, 1], [1, -inf, 1]] (column-major).
+    let a = [f64::NAN, f64::INFINITY, 1.0, 1.0, 1.0, 1.0].map(Dd::from);
+    let b = [1.0, 1.0, 1.0, f64::NEG_INFINITY, 1.0, 1.0].map(Dd::from);
+    let mut c = [Dd::ZERO; 9];
+    let bounds = gemm_bounded(
+        &Dd::ONE,
+        MatRef::col_major(&a, m, k, m).unwrap(),
+        MatRef::col_major(&b, k, n, k).unwrap(),
+        &Dd::ZERO,
+        MatMut::col_major(&mut c, m, n, m).unwrap(),
+    )
+    .unwrap();
+    let hi: Vec<f64> = c.iter().map(|v| v.hi).collect();
+    // Row 0: NaN everywhere. Row 1: inf + 1 = inf, inf - inf = NaN, inf. Row 2: 2, -inf, 2.
+    assert!(hi[0].is_nan() && hi[3].is_nan() && hi[6].is_nan());
+    assert_eq!((hi[1], hi[7]), (f64::INFINITY, f64::INFINITY));
+    assert!(hi[4].is_nan());
+    assert_eq!((hi[2], hi[5], hi[8]), (2.0, f64::NEG_INFINITY, 2.0));
+    for (q, bd) in bounds.iter().enumerate() {
+        assert_eq!(bd.is_finite(), hi[q].is_finite(), "entry {q}");
+    }
+}

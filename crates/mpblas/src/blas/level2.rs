@@ -322,6 +322,8 @@ pub(crate) fn unchanged_bound<T: Scalar>(v: &T) -> f64 {
 pub(crate) struct RowBound<T: Scalar> {
     ctx: T::Ctx,
     n: usize,
+    /// The order of a row's dot ([`Summation::Blocked`] for `gemv`, recursive for `gemm`).
+    order: Summation,
     eps: f64,
     eta: f64,
     alpha_zero: bool,
@@ -334,6 +336,11 @@ pub(crate) struct RowBound<T: Scalar> {
 
 impl<T: Scalar> RowBound<T> {
     pub(crate) fn new(alpha: &T, beta_zero: bool, n: usize) -> Self {
+        Self::with_order(alpha, beta_zero, n, Summation::Blocked)
+    }
+
+    /// As [`RowBound::new`], for dot products of `n` terms summed in `order`.
+    pub(crate) fn with_order(alpha: &T, beta_zero: bool, n: usize, order: Summation) -> Self {
         let ctx = alpha.ctx();
         let eps = T::op_error_bound_in(&ctx);
         let eta = T::underflow_error_in(&ctx);
@@ -345,11 +352,12 @@ impl<T: Scalar> RowBound<T> {
         RowBound {
             ctx,
             n,
+            order,
             eps,
             eta,
             alpha_zero: is_zero(alpha),
             beta_zero,
-            g: gamma(summation_depth(Summation::Blocked, n) + 1, eps),
+            g: gamma(summation_depth(order, n) + 1, eps),
             eta_terms,
         }
     }
@@ -376,7 +384,7 @@ impl<T: Scalar> RowBound<T> {
                     let p = upper_f64(
                         &alpha.abs_ref().mul_ref(abs),
                         &self.ctx,
-                        Summation::Blocked,
+                        self.order,
                         self.n,
                         true,
                     ) * (1.0 + 3.0 * eps);

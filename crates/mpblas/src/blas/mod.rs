@@ -10,6 +10,7 @@
 //!   products.
 //! - [`bounds`]: the error bounds the routines return and the tests assert.
 //! - [`level2`]: `gemv` and `ger` over matrix views, with componentwise bounds.
+//! - [`level3`]: `gemm` over matrix views, reproducible, with componentwise bounds.
 //! - [`mod@rns`]: the fused RNS GEMV ([`rns_fused`]): exact accumulation, one rounding per entry.
 //! - [`gpu`]: the same routines (levels 1 and 2) on the GPU for `f64`, `Dd` and `Qd`, the CPU's
 //!   bits for any launch shape, every pass of every reduction on the device.
@@ -37,6 +38,7 @@ pub(crate) mod blas_level2_rns_gpu;
 pub mod bounds;
 pub mod level1;
 pub mod level2;
+pub mod level3;
 pub mod rns_fused;
 pub mod sum;
 
@@ -139,4 +141,5 @@ pub use level1::{
     sum_bounded, sum_ordered,
 };
 pub use level2::{gemv, gemv_bounded, ger};
+pub use level3::{gemm, gemm_bounded};
 pub use sum::Summation;
