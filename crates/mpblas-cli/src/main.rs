@@ -12,6 +12,9 @@
 //! - `mpblas reproduce gemv`: the MPRES-BLAS GEMV paper's Table 5 (`f64`, dd, qd and RNS at
 //!   106..1696 bits, N and T, 1000 × 1000): times beside the paper's and MPRES-BLAS's, exact
 //!   errors and error-to-bound ratios (`--gpu` adds the GPU's f64/dd/qd times and bits).
+//! - `mpblas reproduce gemm`: the QD paper's matrix product (1600 × 3200 times 3200 × 1600 in
+//!   f64, dd, qd): times beside the paper's four machines, exact errors of a sampled block and
+//!   error-to-bound ratios (`--gpu` adds the GPU's times and bits).
 //! - `mpblas bench`: one format and operation, one line.
 //!
 //! Errors print a message on stderr and exit with status 1 (usage errors: 2, from clap).
@@ -24,6 +27,7 @@ mod measure;
 mod paper;
 mod papers;
 mod reproduce;
+mod reproduce_gemm;
 mod reproduce_gemv;
 mod reproduce_ozaki;
 mod reproduce_rns;
@@ -48,6 +52,7 @@ use std::process::ExitCode;
                   mpblas reproduce ozaki --gpu --moduli 8-20 --svg ozaki.svg\n  \
                   mpblas reproduce sum --svg dot.svg\n  \
                   mpblas reproduce gemv --n 500 --json > gemv.json\n  \
+                  mpblas reproduce gemm --gpu\n  \
                   mpblas bench --format dd --op mul --n 1000000"
 )]
 struct Cli {
@@ -142,6 +147,12 @@ enum Paper {
     /// MPRES-BLAS's H100 times, the largest relative error (exact reference) and error / returned
     /// bound; `--gpu` adds every row on GPU 0, with whether its bits equal the CPU's.
     Gemv,
+    /// QD paper (seed 003), Table 6.2.2-1: C = A·B with A `--n` × 2`--n` and B 2`--n` × `--n`
+    /// [default: 1600, the paper's] in f64, dd and qd: CPU times (qd at most n = 400) beside the
+    /// paper's C1060 / GTX 480 / C2050 / CPU, the largest relative error of a sampled block
+    /// (exact reference) and error / returned bound; `--gpu` adds GPU 0's times and whether its
+    /// bits equal the CPU's.
+    Gemm,
 }
 
 #[derive(clap::Args, Debug)]
@@ -187,6 +198,8 @@ const GEMV: Setup = Setup {
     max_seconds: 1.0,
     seed: 2011,
 };
+/// `n` of `reproduce gemm` when every paper runs (C is n × n, the inner dimension 2n).
+const QUICK_GEMM_N: usize = 256;
 /// The order of A in `reproduce gemv` when every paper runs (at most `--n`).
 const QUICK_GEMV_N: usize = 200;
 
@@ -470,6 +483,42 @@ fn run(cli: Cli) -> Result<(), String> {
             print_json(reproduce_gemv::run(&plan, opts.json)?)
         }
         Command::Reproduce {
+            paper: Some(Paper::Gemm),
+            opts,
+            threads,
+            json_file,
+            gpu,
+            sizes,
+            seeds,
+            svg,
+            moduli,
+        } => {
+            ozaki_only(svg.as_ref(), moduli.as_deref())?;
+            refuse(
+                json_file.is_some(),
+                "--json-file is for `reproduce qd`; use --json",
+            )?;
+            refuse(
+                !sizes.is_empty() || seeds.is_some(),
+                "--sizes and --seeds are for `reproduce ozaki` and `reproduce sum`; \
+                 `reproduce gemm` takes --n (C is n x n, the inner dimension 2n)",
+            )?;
+            refuse(
+                opts.max_seconds.is_some(),
+                "`reproduce gemm` times --reps products per format; --max-seconds does not apply",
+            )?;
+            let n = opts.n.unwrap_or(papers::gemm::PAPER_N);
+            check_gemm_memory(n)?;
+            let plan = reproduce_gemm::Plan {
+                n,
+                reps: opts.reps.unwrap_or(3),
+                seed: opts.seed,
+                threads: threads_or_all(threads)?,
+                gpu,
+            };
+            print_json(reproduce_gemm::run(&plan, opts.json)?)
+        }
+        Command::Reproduce {
             paper: Some(Paper::Qd),
             opts,
             threads,
@@ -547,11 +596,29 @@ fn check_gemv_memory(n: usize) -> Result<(), String> {
     )
 }
 
+/// Bytes per `n` of `reproduce gemm` at most: `A`, `B` (2n² each) and `C` (n²) as f64 inputs
+/// and in quad-double.
+const GEMM_BYTES_PER_N2: usize = 5 * (8 + 32);
+
+/// [`Err`] when the operands of `reproduce gemm --n n` would not fit the memory available.
+fn check_gemm_memory(n: usize) -> Result<(), String> {
+    if n == 0 {
+        return Err("--n must be at least 1".to_string());
+    }
+    check_bytes(
+        &format!("--n {n}"),
+        "A, B and C in f64 and quad-double",
+        n as f64 * n as f64 * GEMM_BYTES_PER_N2 as f64,
+        n.checked_mul(n)
+            .and_then(|k| k.checked_mul(GEMM_BYTES_PER_N2)),
+    )
+}
+
 /// Every paper in turn at `setup`'s (quick) size: the QD paper's rates, the RNS rates, the Ozaki
 /// paper's tables (one size on the CPU; 1024 and 2048 with the GPU), the summation paper's
 /// accuracy tables (CPU; dataset #2 with 10^5 small terms instead of 10^6, 2 GenDot samples per
-/// condition), the GEMV paper's Table 5 at n = 200 (at most `setup.n`), each with its progress
-/// bar; with `as_json` one document holding each paper's.
+/// condition), the GEMV paper's Table 5 at n = 200 (at most `setup.n`), the QD paper's matrix
+/// product at n = 256, each with its progress bar; with `as_json` one document holding each paper's.
 fn reproduce_all(
     setup: &Setup,
     threads: usize,
@@ -565,7 +632,7 @@ fn reproduce_all(
     };
     let mut docs = serde_json::Map::new();
     let step = |i: usize, name: &str, title: &str| {
-        eprintln!("== [{i}/5] {title}{where_}");
+        eprintln!("== [{i}/6] {title}{where_}");
         if !as_json {
             println!("==== {name} ====\n");
         }
@@ -633,6 +700,17 @@ fn reproduce_all(
     };
     if let Some(d) = reproduce_gemv::run(&plan, as_json)? {
         docs.insert("gemv".into(), d);
+    }
+    step(6, "gemm", "QD paper: matrix product");
+    let plan = reproduce_gemm::Plan {
+        n: QUICK_GEMM_N,
+        reps: setup.reps.min(3),
+        seed: setup.seed,
+        threads,
+        gpu,
+    };
+    if let Some(d) = reproduce_gemm::run(&plan, as_json)? {
+        docs.insert("gemm".into(), d);
     }
     Ok(as_json.then(|| serde_json::json!({ "papers": docs })))
 }

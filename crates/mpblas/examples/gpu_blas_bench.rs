@@ -24,7 +24,7 @@ use mpblas::cuda::{
     self, Device, DeviceMatMut, DeviceMatRef, DeviceScalar, DeviceVec, DeviceVecMut, DeviceVecRef,
 };
 use mpblas::view::{MatRef, Trans, VecMut, VecRef};
-use mpblas::{Dd, Qd, Result};
+use mpblas::{Dd, Qd, Result, Scalar};
 
 const WARMUP: usize = 3;
 const REPS: usize = 15;
@@ -677,6 +677,131 @@ fn level2_format<T: Random>(dev: &Device, m: usize, n: usize, cublas: &[f64; 3])
     Ok(())
 }
 
+/// The median of `reps` timed calls after one warm-up (the long GEMMs).
+fn median_ms_of(dev: &Device, reps: usize, mut call: impl FnMut() -> Result<()>) -> Result<f64> {
+    call()?;
+    let mut t = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        t.push(f64::from(dev.time_ms(&mut call)?));
+    }
+    t.sort_by(f64::total_cmp);
+    Ok(t[reps / 2])
+}
+
+/// GEMM `m × k` times `k × n` (column-major, α and β random, β·C read): cublasDgemm, then the
+/// tiled kernel of each format. Rate: 2mnk format operations per second. `= CPU`: the top-left
+/// 8 × 8 entries against the CPU's gemm of the same rows and columns (each entry's order is its
+/// own, so a block of rows and columns gives the same bits); `err/(|A||B|)`: their largest error
+/// against a quad-double product of the same operands, over `(|A||B|)_ij`.
+fn gemm_rows(dev: &Device, shapes: &[(usize, usize, usize)]) -> Result<()> {
+    println!("\n## GEMM (CUDA events, median; rate = 2mnk / time)\n");
+    println!("| format | m x n x k | ms | T op/s | = CPU | err/(abs(A)abs(B)) |");
+    println!("|---|---|---|---|---|---|");
+    let formats = std::env::var("MPBLAS_BENCH_GEMM_FORMATS").unwrap_or("f64,dd,qd".into());
+    let wants = |f: &str| formats.split(',').any(|g| g == f);
+    for &(m, n, k) in shapes {
+        let reps = if m * n * k >= 1 << 36 { 3 } else { 7 };
+        let mut rng = mpblas_testdata::SplitMix64::new(0x6e3 ^ (m * n * k) as u64);
+        let ha: Vec<f64> = (0..m * k).map(|_| f64::random(&mut rng)).collect();
+        let hb: Vec<f64> = (0..k * n).map(|_| f64::random(&mut rng)).collect();
+        let (da, db) = (dev.upload(&ha)?, dev.upload(&hb)?);
+        let mut dc = dev.zeros::<f64>(m * n)?;
+        let ms = median_ms_of(dev, reps, || {
+            cuda::dgemm(
+                dev,
+                1.5,
+                DeviceMatRef::col_major(&da, m, k, m)?,
+                DeviceMatRef::col_major(&db, k, n, k)?,
+                0.5,
+                DeviceMatMut::col_major(&mut dc, m, n, m)?,
+            )
+        })?;
+        println!(
+            "| f64 cublasDgemm | {m}x{n}x{k} | {ms:.3} | {:.2} | | |",
+            2.0 * (m * n * k) as f64 / (ms * 1e-3) / 1e12
+        );
+        drop((da, db, dc));
+        if wants("f64") {
+            gemm_format::<f64>(dev, (m, n, k), reps)?;
+        }
+        if wants("dd") {
+            gemm_format::<Dd>(dev, (m, n, k), reps)?;
+        }
+        if wants("qd") && m * n * k <= 1 << 34 {
+            gemm_format::<Qd>(dev, (m, n, k), reps)?;
+        }
+        dev.release_workspaces()?;
+    }
+    Ok(())
+}
+
+fn gemm_format<T: Random>(
+    dev: &Device,
+    (m, n, k): (usize, usize, usize),
+    reps: usize,
+) -> Result<()> {
+    use mpblas::view::MatMut;
+    let mut rng = mpblas_testdata::SplitMix64::new(0x7e3 ^ (m * n * k) as u64 ^ T::WORDS as u64);
+    let ha: Vec<T> = (0..m * k).map(|_| T::random(&mut rng)).collect();
+    let hb: Vec<T> = (0..k * n).map(|_| T::random(&mut rng)).collect();
+    let hc: Vec<T> = (0..m * n).map(|_| T::random(&mut rng)).collect();
+    let (alpha, beta) = (T::random(&mut rng), T::random(&mut rng));
+    let (da, db) = (dev.upload(&ha)?, dev.upload(&hb)?);
+    let ga = DeviceMatRef::col_major(&da, m, k, m)?;
+    let gb = DeviceMatRef::col_major(&db, k, n, k)?;
+    let mut dc = dev.upload(&hc)?;
+    let ms = median_ms_of(dev, reps, || {
+        bg::gemm(
+            dev,
+            alpha,
+            ga,
+            gb,
+            beta,
+            DeviceMatMut::col_major(&mut dc, m, n, m)?,
+        )
+    })?;
+    // One call from the original C, against the CPU on the top-left block.
+    let mut dc = dev.upload(&hc)?;
+    bg::gemm(
+        dev,
+        alpha,
+        ga,
+        gb,
+        beta,
+        DeviceMatMut::col_major(&mut dc, m, n, m)?,
+    )?;
+    let got = dc.download()?;
+    let s = 8.min(m).min(n);
+    let ca = MatRef::col_major(&ha, m, k, m)?.block(0, 0, s, k)?;
+    let cb = MatRef::col_major(&hb, k, n, k)?.block(0, 0, k, s)?;
+    let mut cc: Vec<T> = (0..s * s).map(|e| hc[(e % s) + (e / s) * m]).collect();
+    blas::gemm(&alpha, ca, cb, &beta, MatMut::col_major(&mut cc, s, s, s)?)?;
+    let ok = (0..s * s).all(|e| same(got[(e % s) + (e / s) * m], cc[e]));
+    // Error against a quad-double product, relative to |α|(|A||B|)_ij + |β||c_ij|.
+    let q = |v: T| v.to_qd();
+    let mut worst = 0.0f64;
+    for e in 0..s * s {
+        let (i, j) = (e % s, e / s);
+        let (mut exact, mut mag) = (Qd::ZERO, Qd::ZERO);
+        for l in 0..k {
+            let p = q(ha[i + l * m]) * q(hb[l + j * k]);
+            exact += p;
+            mag += p.abs();
+        }
+        let exact = q(alpha) * exact + q(beta) * q(hc[i + j * m]);
+        let mag = q(alpha).abs() * mag + (q(beta) * q(hc[i + j * m])).abs();
+        let err = (q(got[i + j * m]) - exact).abs();
+        worst = worst.max((err / mag).nearest_f64());
+    }
+    println!(
+        "| {} | {m}x{n}x{k} | {ms:.3} | {:.3} | {} | {worst:.1e} |",
+        T::NAME,
+        2.0 * (m * n * k) as f64 / (ms * 1e-3) / 1e12,
+        if ok { "yes" } else { "NO" }
+    );
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let sizes: Vec<usize> = match std::env::args().nth(1) {
         Some(s) => s.split(',').filter_map(|t| t.trim().parse().ok()).collect(),
@@ -688,6 +813,12 @@ fn main() -> Result<()> {
     match std::env::var("MPBLAS_BENCH_ONLY").as_deref() {
         Ok("gemv") => return level2_rows(&dev, 16384, 8192),
         Ok("rns") => return rns_gemv_rows(&dev, 1000),
+        // Sizes given: n × n × n each (MPBLAS_BENCH_GEMM_FORMATS=dd,qd picks the formats).
+        Ok("gemm") if std::env::args().nth(1).is_some() => {
+            let shapes: Vec<_> = sizes.iter().map(|&n| (n, n, n)).collect();
+            return gemm_rows(&dev, &shapes);
+        }
+        Ok("gemm") => return gemm_rows(&dev, &GEMM_SHAPES),
         _ => {}
     }
     println!(
@@ -736,5 +867,16 @@ fn main() -> Result<()> {
     level2_rows(&dev, 16384, 8192)?;
     level2_rows(&dev, 1000, 1000)?;
     dev.release_workspaces()?;
-    rns_gemv_rows(&dev, 1000)
+    rns_gemv_rows(&dev, 1000)?;
+    gemm_rows(&dev, &GEMM_SHAPES)
 }
+
+/// The GEMM shapes: squares from 1024 to 8192, and the QD paper's 1600 × 3200 times
+/// 3200 × 1600.
+const GEMM_SHAPES: [(usize, usize, usize); 5] = [
+    (1024, 1024, 1024),
+    (2048, 2048, 2048),
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (1600, 1600, 3200),
+];

@@ -76,7 +76,7 @@ pub use view::Trans;
 /// kernel names against its source. The list lives here, at the top floor, because the
 /// runtime below must not know the formats and families that own the modules.
 pub fn kernel_modules() -> &'static [&'static cuda::ModuleSource] {
-    static MODULES: [&cuda::ModuleSource; 14] = [
+    static MODULES: [&cuda::ModuleSource; 15] = [
         &dd::dd_gpu::MODULE,
         &dd::dd_func_gpu::MODULE,
         &qd::qd_gpu::MODULE,
@@ -88,6 +88,7 @@ pub fn kernel_modules() -> &'static [&'static cuda::ModuleSource] {
         &ozaki::ozaki_gpu::MODULE,
         &blas::blas_level1_gpu::MODULE,
         &blas::blas_level2_gpu::MODULE,
+        &blas::blas_level3_gpu::MODULE,
         &blas::blas_level2_rns_gpu::MODULE,
         &blas::blas_exact_gpu::MODULE,
         &blas::blas_fused_rns_gpu::MODULE,

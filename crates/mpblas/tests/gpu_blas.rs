@@ -940,3 +940,173 @@ fn level2_bad_arguments_are_errors() {
         Err(Error::LeadingDim { .. })
     ));
 }
+
+/// gemm on the GPU against the CPU, bit for bit (values and bounds), for sizes across the tile
+/// edges, every layout of `A` and `B` (column-major, transposed, strided, a repeated row), `C`
+/// column-major and transposed, and the special scalars (α = 0, β = 0, β = 1); specials inside
+/// the small cases.
+fn level3_for<T: Gen>(seed: u64) {
+    let dev = device();
+    let mut rng = Rng::new(seed);
+    let sizes: &[(usize, usize, usize)] = &[
+        (1, 1, 1),
+        (3, 2, 5),
+        (65, 63, 17),
+        (33, 31, 40),
+        (130, 70, 300),
+        (64, 129, 0),
+    ];
+    let pool = T::random_vec(&mut rng, 40_000);
+    let specials = T::specials();
+    let zero = T::zero_in(&());
+    let one = T::one_in(&());
+    let r = T::random_vec(&mut rng, 2);
+    let scalars = [
+        (r[0], r[1]),
+        (zero, one),
+        (zero, r[1]),
+        (r[0], zero),
+        (one, one),
+    ];
+    for (si, &(m, n, k)) in sizes.iter().enumerate() {
+        let la = layouts(m, k);
+        let lb = layouts(k, n);
+        for (li, ((an, al, alen), (bn, bl, blen))) in la.iter().zip(lb.iter().rev()).enumerate() {
+            let mut ha: Vec<T> = (0..*alen)
+                .map(|i| pool[(i * 7 + si) % pool.len()])
+                .collect();
+            let hb: Vec<T> = (0..*blen)
+                .map(|i| pool[(i * 5 + si + 3) % pool.len()])
+                .collect();
+            if m * k < 200 && li == 0 {
+                for (q, s) in specials.iter().enumerate() {
+                    let at = (13 * q + 5) % *alen;
+                    ha[at] = *s;
+                }
+            }
+            let (da, db) = (dev.upload(&ha).unwrap(), dev.upload(&hb).unwrap());
+            let ca = MatRef::with_strides(&ha[al.offset..], m, k, al.row_stride, al.col_stride)
+                .expect("cpu view a");
+            let cb = MatRef::with_strides(&hb[bl.offset..], k, n, bl.row_stride, bl.col_stride)
+                .expect("cpu view b");
+            let ga = DeviceMatRef::new("a", &da, *al).expect("gpu view a");
+            let gb = DeviceMatRef::new("b", &db, *bl).expect("gpu view b");
+            let transposed_c = li % 2 == 1;
+            let lc = if transposed_c {
+                MatLayout::col_major(n, m, n + 2).t()
+            } else {
+                MatLayout::col_major(m, n, m + 1)
+            };
+            let clen = (m.max(1) - 1) * lc.row_stride + (n.max(1) - 1) * lc.col_stride + 1;
+            let hc0: Vec<T> = (0..clen)
+                .map(|i| pool[(i * 3 + si + 9) % pool.len()])
+                .collect();
+            for (q, &(alpha, beta)) in scalars.iter().enumerate() {
+                let tag = format!(
+                    "gemm {} {m}x{n}x{k} a {an} b {bn} c^T={transposed_c} scalars#{q}",
+                    T::NAME
+                );
+                let mut hc = hc0.clone();
+                let cbounds = blas::level3::gemm_bounded(
+                    &alpha,
+                    ca,
+                    cb,
+                    &beta,
+                    MatMut::with_strides(&mut hc, m, n, lc.row_stride, lc.col_stride).unwrap(),
+                )
+                .expect("cpu gemm");
+                let mut dc = dev.upload(&hc0).unwrap();
+                gpu::gemm(
+                    &dev,
+                    alpha,
+                    ga,
+                    gb,
+                    beta,
+                    DeviceMatMut::new("c", &mut dc, lc).unwrap(),
+                )
+                .expect("gemm");
+                assert_bits(&tag, &dc.download().unwrap(), &hc, |_| String::new());
+                let mut dc = dev.upload(&hc0).unwrap();
+                let gbounds = gpu::gemm_bounded(
+                    &dev,
+                    alpha,
+                    ga,
+                    gb,
+                    beta,
+                    DeviceMatMut::new("c", &mut dc, lc).unwrap(),
+                )
+                .expect("gemm_bounded");
+                assert_bits(
+                    &format!("{tag} (bounded)"),
+                    &dc.download().unwrap(),
+                    &hc,
+                    |_| String::new(),
+                );
+                assert_bits(&format!("{tag} bounds"), &gbounds, &cbounds, |_| {
+                    String::new()
+                });
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn f64_gemm_equals_the_cpu() {
+    level3_for::<f64>(31);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn dd_gemm_equals_the_cpu() {
+    level3_for::<Dd>(32);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn qd_gemm_equals_the_cpu() {
+    level3_for::<Qd>(33);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn gemm_bad_arguments_are_errors() {
+    let dev = device();
+    let a = dev.upload(&[1.0f64; 12]).unwrap();
+    let mut c = dev.upload(&[1.0f64; 16]).unwrap();
+    let ga = DeviceMatRef::col_major(&a, 3, 4, 3).unwrap();
+    // B must have 4 rows.
+    assert!(matches!(
+        gpu::gemm(
+            &dev,
+            1.0,
+            ga,
+            ga,
+            0.0,
+            DeviceMatMut::col_major(&mut c, 3, 4, 3).unwrap()
+        ),
+        Err(Error::LengthMismatch { .. })
+    ));
+    // C must be 3 × 3.
+    assert!(matches!(
+        gpu::gemm(
+            &dev,
+            1.0,
+            ga,
+            ga.t(),
+            0.0,
+            DeviceMatMut::col_major(&mut c, 3, 4, 3).unwrap()
+        ),
+        Err(Error::LengthMismatch { .. })
+    ));
+    gpu::gemm(
+        &dev,
+        1.0,
+        ga,
+        ga.t(),
+        0.0,
+        DeviceMatMut::col_major(&mut c, 3, 3, 3).unwrap(),
+    )
+    .expect("3 x 4 times 4 x 3");
+    assert_eq!(c.download().unwrap()[..9], [4.0; 9]);
+}

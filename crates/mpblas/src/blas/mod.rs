@@ -35,6 +35,7 @@ pub(crate) mod blas_fused_rns_gpu;
 pub(crate) mod blas_level1_gpu;
 pub(crate) mod blas_level2_gpu;
 pub(crate) mod blas_level2_rns_gpu;
+pub(crate) mod blas_level3_gpu;
 pub mod bounds;
 pub mod level1;
 pub mod level2;
@@ -51,9 +52,9 @@ pub mod rns {
     };
 }
 
-/// BLAS levels 1 and 2 on the GPU for `f64`, [`Dd`](crate::Dd) and [`Qd`](crate::Qd): the
+/// BLAS levels 1, 2 and 3 on the GPU for `f64`, [`Dd`](crate::Dd) and [`Qd`](crate::Qd): the
 /// same routines, orders, bits and error bounds as the CPU ([`level1`], [`accurate`],
-/// [`level2`]).
+/// [`level2`], [`level3`]).
 ///
 /// Every reduction runs whole on the device (no partial sums finished on the host: each pass of
 /// the blocked order is the same kernel, on the partials of the pass before) and returns the
@@ -73,7 +74,8 @@ pub mod rns {
 /// consecutive rows, so that a warp reads consecutive addresses; for a transposed one threads
 /// on the lanes of each row) and a finish kernel that joins them and updates `y`;
 /// [`gemv_bounded`](gpu::gemv_bounded) returns the CPU's bounds. [`ger`](gpu::ger) forms each
-/// entry as the CPU does.
+/// entry as the CPU does. [`gemm`](gpu::gemm) is one tiled kernel on the CUDA cores, each
+/// entry walking `k` in the CPU's order.
 ///
 /// # Errors
 ///
@@ -96,6 +98,7 @@ pub mod gpu {
     pub use super::blas_level2_gpu::{
         GEMV_MAX_COLUMNS, GemvShape, gemv, gemv_bounded, gemv_shaped, ger,
     };
+    pub use super::blas_level3_gpu::{gemm, gemm_bounded};
 
     /// BLAS level 2 in RNS multiple precision on the GPU, on
     /// [`DeviceMpArray`](crate::rns::gpu::DeviceMpArray) storage with BLAS-style arguments:

@@ -117,6 +117,11 @@ impl<'a, T: DeviceScalar> DeviceMatRef<'a, T> {
     pub(crate) fn word_addr(&self, k: usize) -> u64 {
         self.vec.word_addr(k) + 8 * self.layout.offset as u64
     }
+
+    /// The vector the view looks into.
+    pub(crate) fn vec(&self) -> &'a DeviceVec<T> {
+        self.vec
+    }
 }
 
 impl<'a, T: DeviceScalar> DeviceMatMut<'a, T> {
