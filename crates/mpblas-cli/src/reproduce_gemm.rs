@@ -1,7 +1,9 @@
 //! `mpblas reproduce gemm`: the QD paper's matrix product (Table 6.2.2-1, `A` 1600 × 3200
 //! times `B` 3200 × 1600 in double, double-double and quad-double) with our times beside the
-//! paper's four machines: the library's [`blas::gemm`] on the CPU (all threads) and with
-//! `--gpu` its tiled kernel [`blas::gpu::gemm`] on GPU 0 (and cuBLAS's DGEMM for scale), the
+//! paper's four machines: the library's [`blas::gemm`] (and, for double-double, also
+//! [`blas::gemm_dd_compensated`]) on the CPU (all threads) and with `--gpu` the tiled kernels
+//! [`blas::gpu::gemm`] and [`blas::gpu::gemm_dd_compensated`] on GPU 0 (and cuBLAS's DGEMM for
+//! scale), the
 //! largest relative error of sampled entries against an exact reference, the largest ratio of
 //! error to the bound the library returns, and whether the GPU's bits equal the CPU's.
 //!
@@ -113,12 +115,36 @@ fn err(e: mpblas::Error) -> String {
     e.to_string()
 }
 
+/// A CPU GEMM (`C ← α·A·B + β·C` on views).
+type CpuGemm<T> =
+    dyn Fn(&T, MatRef<'_, T>, MatRef<'_, T>, &T, MatMut<'_, T>) -> mpblas::Result<()> + Sync;
+/// Its bounded form.
+type CpuGemmBounded<T> =
+    dyn Fn(&T, MatRef<'_, T>, MatRef<'_, T>, &T, MatMut<'_, T>) -> mpblas::Result<Vec<f64>> + Sync;
+/// Its GPU twin.
+type GpuGemm<T> = dyn Fn(
+    &Device,
+    T,
+    DeviceMatRef<'_, T>,
+    DeviceMatRef<'_, T>,
+    T,
+    DeviceMatMut<'_, T>,
+) -> mpblas::Result<()>;
+
+/// One row's routines: the format's `gemm`, or the compensated double-double one.
+struct Routines<'a, T: mpblas::cuda::DeviceScalar> {
+    cpu: &'a CpuGemm<T>,
+    bounded: &'a CpuGemmBounded<T>,
+    gpu: &'a GpuGemm<T>,
+}
+
 /// The sampled block through the CPU's bounded product of its rows and columns: values and
 /// bounds.
 fn sampled_block<T: Scalar<Ctx = ()>>(
     a: &[T],
     b: &[T],
     n: usize,
+    bounded: &CpuGemmBounded<T>,
 ) -> Result<(Vec<T>, Vec<f64>), String> {
     let (k, s) = (2 * n, SAMPLE.min(n));
     let av = MatRef::col_major(a, n, k, n)
@@ -128,7 +154,7 @@ fn sampled_block<T: Scalar<Ctx = ()>>(
         .and_then(|v| v.block(0, 0, k, s))
         .map_err(err)?;
     let mut c = vec![T::zero_in(&()); s * s];
-    let bounds = blas::gemm_bounded(
+    let bounds = bounded(
         &T::one_in(&()),
         av,
         bv,
@@ -157,8 +183,8 @@ fn same_bits<T: mpblas::cuda::DeviceScalar>(x: &[T], y: &[T]) -> bool {
 fn format_row<T: GpuFormat + Exact + Sync>(
     format: &'static str,
     conv: impl Fn(f64) -> T + Copy,
-    cpu: &Inputs,
-    full: &Inputs,
+    (cpu, full): (&Inputs, &Inputs),
+    routines: &Routines<'_, T>,
     plan: &Plan,
     dev: Option<&Device>,
 ) -> Result<Row, String> {
@@ -169,7 +195,7 @@ fn format_row<T: GpuFormat + Exact + Sync>(
     let mut c = vec![zero; n * n];
     let cpu_s = median(plan.reps, || {
         let t = Instant::now();
-        blas::gemm(
+        (routines.cpu)(
             &one,
             MatRef::col_major(&a, n, k, n).map_err(err)?,
             MatRef::col_major(&b, k, n, k).map_err(err)?,
@@ -179,7 +205,7 @@ fn format_row<T: GpuFormat + Exact + Sync>(
         .map_err(err)?;
         Ok(t.elapsed().as_secs_f64())
     })?;
-    let (block, bounds) = sampled_block(&a, &b, n)?;
+    let (block, bounds) = sampled_block(&a, &b, n, routines.bounded)?;
     if !same_bits(&block, &block_of(&c, n)) {
         return Err(format!(
             "{format}: the sampled block differs from the full product's"
@@ -200,7 +226,7 @@ fn format_row<T: GpuFormat + Exact + Sync>(
         let s = median(plan.reps, || {
             let ms = dev
                 .time_ms(|| {
-                    blas::gpu::gemm(
+                    (routines.gpu)(
                         dev,
                         one,
                         ga,
@@ -213,7 +239,7 @@ fn format_row<T: GpuFormat + Exact + Sync>(
             Ok(f64::from(ms) * 1e-3)
         })?;
         let got = block_of(&dc.download().map_err(err)?, n);
-        let (want, _) = sampled_block(&a, &b, n)?;
+        let (want, _) = sampled_block(&a, &b, n, routines.bounded)?;
         gpu_s = Some(s);
         gpu_same_bits = Some(same_bits(&got, &want));
     }
@@ -260,23 +286,47 @@ fn cublas_seconds(dev: &Device, full: &Inputs, reps: usize) -> Result<f64, Strin
 /// # Errors
 /// A library or GPU error.
 pub fn measure(plan: &Plan, dev: Option<&Device>) -> Result<(Vec<Row>, Option<f64>), String> {
-    let bar = progress_of(3, "formats");
+    let bar = progress_of(4, "formats");
     let full = Inputs::new(plan.n, plan.seed);
     let qd_n = plan.n.min(CPU_QD_MAX_N);
     let small = (qd_n < plan.n).then(|| Inputs::new(qd_n, plan.seed));
-    let mut rows = Vec::new();
-    rows.push(format_row("f64", |v| v, &full, &full, plan, dev)?);
-    bar.inc(1);
-    rows.push(format_row("dd", Dd::from, &full, &full, plan, dev)?);
-    bar.inc(1);
-    rows.push(format_row(
-        "qd",
-        Qd::from,
-        small.as_ref().unwrap_or(&full),
-        &full,
-        plan,
-        dev,
-    )?);
+    let f64_gemm = Routines::<f64> {
+        cpu: &|al, a, b, be, c| blas::gemm(al, a, b, be, c),
+        bounded: &|al, a, b, be, c| blas::gemm_bounded(al, a, b, be, c),
+        gpu: &|d, al, a, b, be, c| blas::gpu::gemm(d, al, a, b, be, c),
+    };
+    let dd_gemm = Routines::<Dd> {
+        cpu: &|al, a, b, be, c| blas::gemm(al, a, b, be, c),
+        bounded: &|al, a, b, be, c| blas::gemm_bounded(al, a, b, be, c),
+        gpu: &|d, al, a, b, be, c| blas::gpu::gemm(d, al, a, b, be, c),
+    };
+    let dd_compensated = Routines::<Dd> {
+        cpu: &|al, a, b, be, c| blas::gemm_dd_compensated(al, a, b, be, c),
+        bounded: &|al, a, b, be, c| blas::gemm_dd_compensated_bounded(al, a, b, be, c),
+        gpu: &|d, al, a, b, be, c| blas::gpu::gemm_dd_compensated(d, al, a, b, be, c),
+    };
+    let qd_gemm = Routines::<Qd> {
+        cpu: &|al, a, b, be, c| blas::gemm(al, a, b, be, c),
+        bounded: &|al, a, b, be, c| blas::gemm_bounded(al, a, b, be, c),
+        gpu: &|d, al, a, b, be, c| blas::gpu::gemm(d, al, a, b, be, c),
+    };
+    let both = (&full, &full);
+    let rows = vec![
+        format_row("f64", |v| v, both, &f64_gemm, plan, dev)?,
+        {
+            bar.inc(1);
+            format_row("dd", Dd::from, both, &dd_gemm, plan, dev)?
+        },
+        {
+            bar.inc(1);
+            format_row("dd compensated", Dd::from, both, &dd_compensated, plan, dev)?
+        },
+        {
+            bar.inc(1);
+            let cpu = small.as_ref().unwrap_or(&full);
+            format_row("qd", Qd::from, (cpu, &full), &qd_gemm, plan, dev)?
+        },
+    ];
     bar.finish_and_clear();
     let cublas = dev
         .map(|d| cublas_seconds(d, &full, plan.reps))
@@ -312,6 +362,12 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<Option<Value>, String> {
     }
     print!("{}", text(&rows, cublas, plan, &cpu, gpu_name.as_deref()));
     Ok(None)
+}
+
+/// The paper's row of a format ("dd compensated": the paper's dd).
+fn paper_row(format: &str) -> Option<&'static crate::papers::gemm::Table622Row> {
+    let base = format.split(' ').next().unwrap_or(format);
+    TABLE622.iter().find(|p| p.format == base)
 }
 
 fn secs(s: f64) -> String {
@@ -359,7 +415,7 @@ pub fn text(
     let body: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let paper = TABLE622.iter().find(|p| p.format == r.format);
+            let paper = paper_row(r.format);
             let mut cells = vec![r.format.to_string()];
             cells.extend((0..4).map(|m| paper.map_or("-".into(), |p| secs(p.seconds[m]))));
             let cpu_ops = operations(r.cpu_n, r.cpu_n, 2 * r.cpu_n);
@@ -413,7 +469,7 @@ fn json_doc(rows: &[Row], cublas: Option<f64>, plan: &Plan, cpu: &str, gpu: Opti
     let rows: Vec<Value> = rows
         .iter()
         .map(|r| {
-            let paper = TABLE622.iter().find(|p| p.format == r.format);
+            let paper = paper_row(r.format);
             json!({
                 "format": r.format,
                 "paper_seconds": paper.map(|p| {
@@ -454,7 +510,7 @@ mod tests {
         };
         let (rows, cublas) = measure(&plan, None).unwrap();
         assert!(cublas.is_none());
-        assert_eq!(rows.len(), 3);
+        assert_eq!(rows.len(), 4);
         for r in &rows {
             assert!(
                 r.max_err_over_bound <= 1.0,
@@ -467,6 +523,6 @@ mod tests {
         let t = text(&rows, None, &plan, "cpu", None);
         assert!(t.contains("C2050") && t.contains("qd"));
         let j = json_doc(&rows, None, &plan, "cpu", None);
-        assert_eq!(j["rows"].as_array().unwrap().len(), 3);
+        assert_eq!(j["rows"].as_array().unwrap().len(), 4);
     }
 }

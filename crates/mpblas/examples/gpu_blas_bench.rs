@@ -727,11 +727,79 @@ fn gemm_rows(dev: &Device, shapes: &[(usize, usize, usize)]) -> Result<()> {
         if wants("dd") {
             gemm_format::<Dd>(dev, (m, n, k), reps)?;
         }
+        if wants("ddc") || wants("dd") {
+            gemm_dd_compensated_row(dev, (m, n, k), reps)?;
+        }
         if wants("qd") && m * n * k <= 1 << 34 {
             gemm_format::<Qd>(dev, (m, n, k), reps)?;
         }
         dev.release_workspaces()?;
     }
+    Ok(())
+}
+
+/// The compensated double-double GEMM on the data of the `dd` row, with its top-left block
+/// against the CPU's and a quad-double product.
+fn gemm_dd_compensated_row(
+    dev: &Device,
+    (m, n, k): (usize, usize, usize),
+    reps: usize,
+) -> Result<()> {
+    use mpblas::view::MatMut;
+    let mut rng = mpblas_testdata::SplitMix64::new(0x7e3 ^ (m * n * k) as u64 ^ 2);
+    let ha: Vec<Dd> = (0..m * k).map(|_| Dd::random(&mut rng)).collect();
+    let hb: Vec<Dd> = (0..k * n).map(|_| Dd::random(&mut rng)).collect();
+    let hc: Vec<Dd> = (0..m * n).map(|_| Dd::random(&mut rng)).collect();
+    let (alpha, beta) = (Dd::random(&mut rng), Dd::random(&mut rng));
+    let (da, db) = (dev.upload(&ha)?, dev.upload(&hb)?);
+    let ga = DeviceMatRef::col_major(&da, m, k, m)?;
+    let gb = DeviceMatRef::col_major(&db, k, n, k)?;
+    let mut dc = dev.upload(&hc)?;
+    let ms = median_ms_of(dev, reps, || {
+        bg::gemm_dd_compensated(
+            dev,
+            alpha,
+            ga,
+            gb,
+            beta,
+            DeviceMatMut::col_major(&mut dc, m, n, m)?,
+        )
+    })?;
+    let mut dc = dev.upload(&hc)?;
+    bg::gemm_dd_compensated(
+        dev,
+        alpha,
+        ga,
+        gb,
+        beta,
+        DeviceMatMut::col_major(&mut dc, m, n, m)?,
+    )?;
+    let got = dc.download()?;
+    let s = 8.min(m).min(n);
+    let ca = MatRef::col_major(&ha, m, k, m)?.block(0, 0, s, k)?;
+    let cb = MatRef::col_major(&hb, k, n, k)?.block(0, 0, k, s)?;
+    let mut cc: Vec<Dd> = (0..s * s).map(|e| hc[(e % s) + (e / s) * m]).collect();
+    blas::gemm_dd_compensated(&alpha, ca, cb, &beta, MatMut::col_major(&mut cc, s, s, s)?)?;
+    let ok = (0..s * s).all(|e| same(got[(e % s) + (e / s) * m], cc[e]));
+    let mut worst = 0.0f64;
+    for e in 0..s * s {
+        let (i, j) = (e % s, e / s);
+        let (mut exact, mut mag) = (Qd::ZERO, Qd::ZERO);
+        for l in 0..k {
+            let p = Qd::from(ha[i + l * m]) * Qd::from(hb[l + j * k]);
+            exact += p;
+            mag += p.abs();
+        }
+        let (qa, qc) = (Qd::from(alpha), Qd::from(beta) * Qd::from(hc[i + j * m]));
+        let exact = qa * exact + qc;
+        let mag = qa.abs() * mag + qc.abs();
+        worst = worst.max(((Qd::from(got[i + j * m]) - exact).abs() / mag).nearest_f64());
+    }
+    println!(
+        "| dd compensated | {m}x{n}x{k} | {ms:.3} | {:.3} | {} | {worst:.1e} |",
+        2.0 * (m * n * k) as f64 / (ms * 1e-3) / 1e12,
+        if ok { "yes" } else { "NO" }
+    );
     Ok(())
 }
 

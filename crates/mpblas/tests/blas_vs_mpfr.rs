@@ -2792,7 +2792,36 @@ fn pow2_sign<T: Fmt>(ctx: &T::Ctx, g: &mut SplitMix64) -> T {
 /// entry (the same bits as the views), `β = 0` (NaN in `C` not read) and `α = 0` (NaN in `A`
 /// and `B` not read).
 fn gemm_for<T: Fmt>(ctx: &T::Ctx, sizes: &[(usize, usize, usize)], seed: u64) {
-    use mpblas::blas::level3::{gemm_blas, gemm_bounded};
+    gemm_with::<T>(
+        "gemm",
+        ctx,
+        sizes,
+        seed,
+        &|alpha, a, b, beta, c| mpblas::blas::level3::gemm_bounded(alpha, a, b, beta, c),
+        true,
+    );
+}
+
+/// A bounded GEMM under test.
+type GemmBounded<T> = dyn Fn(
+    &T,
+    mpblas::view::MatRef<'_, T>,
+    mpblas::view::MatRef<'_, T>,
+    &T,
+    mpblas::view::MatMut<'_, T>,
+) -> mpblas::Result<Vec<f64>>;
+
+/// [`gemm_for`] for any bounded GEMM `gemm` (named `what`); `blas_entry`: also check that
+/// `gemm_blas` on transposed storage gives the same bits.
+fn gemm_with<T: Fmt>(
+    what: &str,
+    ctx: &T::Ctx,
+    sizes: &[(usize, usize, usize)],
+    seed: u64,
+    gemm_bounded: &GemmBounded<T>,
+    blas_entry: bool,
+) {
+    use mpblas::blas::level3::gemm_blas;
     use mpblas::view::{MatMut, MatRef, Trans};
     let mut g = SplitMix64::new(0x3e33 + seed);
     for &(m, n, k) in sizes {
@@ -2856,7 +2885,7 @@ fn gemm_for<T: Fmt>(ctx: &T::Ctx, sizes: &[(usize, usize, usize)], seed: u64) {
                             error_bound: bounds[i + j * m],
                         };
                         assert_within(
-                            "gemm",
+                            what,
                             &r,
                             &exact_sum(&terms),
                             &format!(
@@ -2865,6 +2894,9 @@ fn gemm_for<T: Fmt>(ctx: &T::Ctx, sizes: &[(usize, usize, usize)], seed: u64) {
                             ),
                         );
                     }
+                }
+                if !blas_entry {
+                    continue;
                 }
                 // Both transposes through the BLAS entry: Aᵀ stored k × m, Bᵀ stored n × k.
                 let at: Vec<T> = (0..m * k)
@@ -2911,7 +2943,7 @@ fn gemm_for<T: Fmt>(ctx: &T::Ctx, sizes: &[(usize, usize, usize)], seed: u64) {
                     error_bound: bounds[q],
                 };
                 assert_within(
-                    "gemm alpha=0",
+                    &format!("{what} alpha=0"),
                     &r,
                     &exact_product(&beta.exact(), &c0[q].exact()),
                     T::FORMAT,
@@ -2930,6 +2962,102 @@ fn gemm_within_its_bounds() {
     gemm_for::<MpFloat>(&Basis::new(106).unwrap(), &small, 4);
     gemm_for::<MpFloat>(&Basis::new(424).unwrap(), &small[..2], 5);
     report("gemm");
+}
+
+/// The compensated double-double GEMM against MPFR within its bounds: `k` across the block of
+/// 32 (31, 32, 33, 100, 300), every kind of input; and the same bits for any thread count.
+#[test]
+fn gemm_dd_compensated_within_its_bounds() {
+    use mpblas::blas::level3::{gemm_dd_compensated, gemm_dd_compensated_bounded};
+    use mpblas::view::{MatMut, MatRef};
+    let sizes = [
+        (1, 1, 1),
+        (3, 5, 31),
+        (9, 4, 32),
+        (7, 6, 33),
+        (70, 67, 100),
+        (5, 3, 300),
+    ];
+    gemm_with::<Dd>(
+        "gemm_dd_compensated",
+        &(),
+        &sizes,
+        6,
+        &|alpha, a, b, beta, c| gemm_dd_compensated_bounded(alpha, a, b, beta, c),
+        false,
+    );
+    report("gemm_dd_compensated");
+    let mut g = SplitMix64::new(10);
+    let (m, n, k) = (131, 9, 250);
+    let a: Vec<Dd> = (0..m * k).map(|_| full_at::<Dd>(&(), &mut g, 0)).collect();
+    let b: Vec<Dd> = (0..k * n).map(|_| full_at::<Dd>(&(), &mut g, 0)).collect();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut c = vec![Dd::ONE; m * n];
+        pool.install(|| {
+            gemm_dd_compensated(
+                &Dd::ONE,
+                MatRef::col_major(&a, m, k, m).unwrap(),
+                MatRef::col_major(&b, k, n, k).unwrap(),
+                &Dd::ONE,
+                MatMut::col_major(&mut c, m, n, m).unwrap(),
+            )
+            .unwrap()
+        });
+        bits_of(&c)
+    };
+    assert_eq!(run(1), run(3));
+}
+
+/// The compensated GEMM's special values: NaN, ±∞ (alone: ±∞; against each other: NaN),
+/// overflow to ±∞, and signed zeros as IEEE (a sum of −0 products is −0).
+#[test]
+fn gemm_dd_compensated_specials() {
+    use mpblas::blas::level3::gemm_dd_compensated_bounded;
+    use mpblas::view::{MatMut, MatRef};
+    let run = |a: &[f64], b: &[f64]| -> (Dd, f64) {
+        let k = a.len();
+        let a: Vec<Dd> = a.iter().map(|&v| Dd::from(v)).collect();
+        let b: Vec<Dd> = b.iter().map(|&v| Dd::from(v)).collect();
+        let mut c = [Dd::ZERO];
+        let bound = gemm_dd_compensated_bounded(
+            &Dd::ONE,
+            MatRef::col_major(&a, 1, k, 1).unwrap(),
+            MatRef::col_major(&b, k, 1, k).unwrap(),
+            &Dd::ZERO,
+            MatMut::col_major(&mut c, 1, 1, 1).unwrap(),
+        )
+        .unwrap();
+        (c[0], bound[0])
+    };
+    let inf = f64::INFINITY;
+    let (v, bd) = run(&[1.0, inf, 2.0], &[1.0, 1.0, 1.0]);
+    assert_eq!((v.hi, bd), (inf, inf));
+    let (v, _) = run(&[1.0, inf, -inf], &[1.0, 1.0, 1.0]);
+    assert!(v.hi.is_nan());
+    let (v, _) = run(&[0.0, inf], &[inf, 1.0]);
+    assert!(v.hi.is_nan());
+    let (v, _) = run(&[1.0, f64::NAN], &[1.0, 1.0]);
+    assert!(v.hi.is_nan());
+    // Overflow of the sum in one block, and across blocks.
+    let (v, _) = run(&[f64::MAX, f64::MAX], &[1.0, 1.0]);
+    assert_eq!(v.hi, inf);
+    let mut a = vec![0.0; 64];
+    a[0] = f64::MAX;
+    a[40] = f64::MAX;
+    let (v, _) = run(&a, &vec![1.0; 64]);
+    assert_eq!(v.hi, inf);
+    // Signed zeros: −0 products give −0 (over two blocks too); +0 and −0 give +0.
+    let (v, _) = run(&vec![-0.0; 40], &vec![1.0; 40]);
+    assert!(v.hi == 0.0 && v.hi.is_sign_negative(), "{v:?}");
+    let (v, _) = run(&[-0.0, 0.0], &[1.0, 1.0]);
+    assert!(v.hi == 0.0 && v.hi.is_sign_positive());
+    // Exact cancellation: +0.
+    let (v, _) = run(&[3.0, -3.0], &[0.1, 0.1]);
+    assert!(v.hi == 0.0 && v.hi.is_sign_positive(), "{v:?}");
 }
 
 /// Bad arguments are errors; `k = 0` is `C ← β·C`; the same bits for any thread count and for

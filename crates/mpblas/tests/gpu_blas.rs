@@ -946,8 +946,6 @@ fn level2_bad_arguments_are_errors() {
 /// column-major and transposed, and the special scalars (α = 0, β = 0, β = 1); specials inside
 /// the small cases.
 fn level3_for<T: Gen>(seed: u64) {
-    let dev = device();
-    let mut rng = Rng::new(seed);
     let sizes: &[(usize, usize, usize)] = &[
         (1, 1, 1),
         (3, 2, 5),
@@ -956,6 +954,43 @@ fn level3_for<T: Gen>(seed: u64) {
         (130, 70, 300),
         (64, 129, 0),
     ];
+    level3_with::<T>(
+        seed,
+        sizes,
+        &|alpha, a, b, beta, c| blas::level3::gemm_bounded(alpha, a, b, beta, c),
+        &|dev, alpha, a, b, beta, c, bounded| {
+            if bounded {
+                gpu::gemm_bounded(dev, alpha, a, b, beta, c)
+            } else {
+                gpu::gemm(dev, alpha, a, b, beta, c).map(|()| Vec::new())
+            }
+        },
+    );
+}
+
+/// A CPU GEMM with bounds, under test.
+type CpuGemm<T> =
+    dyn Fn(&T, MatRef<'_, T>, MatRef<'_, T>, &T, MatMut<'_, T>) -> mpblas::Result<Vec<f64>>;
+/// Its GPU twin (`bounded`: with bounds, else an empty vector).
+type GpuGemm<T> = dyn Fn(
+    &Device,
+    T,
+    DeviceMatRef<'_, T>,
+    DeviceMatRef<'_, T>,
+    T,
+    DeviceMatMut<'_, T>,
+    bool,
+) -> mpblas::Result<Vec<f64>>;
+
+/// [`level3_for`] for any GEMM pair.
+fn level3_with<T: Gen>(
+    seed: u64,
+    sizes: &[(usize, usize, usize)],
+    cpu_gemm: &CpuGemm<T>,
+    gpu_gemm: &GpuGemm<T>,
+) {
+    let dev = device();
+    let mut rng = Rng::new(seed);
     let pool = T::random_vec(&mut rng, 40_000);
     let specials = T::specials();
     let zero = T::zero_in(&());
@@ -1007,7 +1042,7 @@ fn level3_for<T: Gen>(seed: u64) {
                     T::NAME
                 );
                 let mut hc = hc0.clone();
-                let cbounds = blas::level3::gemm_bounded(
+                let cbounds = cpu_gemm(
                     &alpha,
                     ca,
                     cb,
@@ -1016,24 +1051,26 @@ fn level3_for<T: Gen>(seed: u64) {
                 )
                 .expect("cpu gemm");
                 let mut dc = dev.upload(&hc0).unwrap();
-                gpu::gemm(
+                gpu_gemm(
                     &dev,
                     alpha,
                     ga,
                     gb,
                     beta,
                     DeviceMatMut::new("c", &mut dc, lc).unwrap(),
+                    false,
                 )
                 .expect("gemm");
                 assert_bits(&tag, &dc.download().unwrap(), &hc, |_| String::new());
                 let mut dc = dev.upload(&hc0).unwrap();
-                let gbounds = gpu::gemm_bounded(
+                let gbounds = gpu_gemm(
                     &dev,
                     alpha,
                     ga,
                     gb,
                     beta,
                     DeviceMatMut::new("c", &mut dc, lc).unwrap(),
+                    true,
                 )
                 .expect("gemm_bounded");
                 assert_bits(
@@ -1066,6 +1103,33 @@ fn dd_gemm_equals_the_cpu() {
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn qd_gemm_equals_the_cpu() {
     level3_for::<Qd>(33);
+}
+
+/// The compensated double-double GEMM: `k` across the blocks of 32 (and the tiles of 16).
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn dd_gemm_compensated_equals_the_cpu() {
+    let sizes: &[(usize, usize, usize)] = &[
+        (1, 1, 1),
+        (3, 2, 31),
+        (65, 63, 32),
+        (33, 31, 33),
+        (40, 9, 48),
+        (130, 70, 300),
+        (64, 129, 0),
+    ];
+    level3_with::<Dd>(
+        34,
+        sizes,
+        &|alpha, a, b, beta, c| blas::level3::gemm_dd_compensated_bounded(alpha, a, b, beta, c),
+        &|dev, alpha, a, b, beta, c, bounded| {
+            if bounded {
+                gpu::gemm_dd_compensated_bounded(dev, alpha, a, b, beta, c)
+            } else {
+                gpu::gemm_dd_compensated(dev, alpha, a, b, beta, c).map(|()| Vec::new())
+            }
+        },
+    );
 }
 
 #[test]

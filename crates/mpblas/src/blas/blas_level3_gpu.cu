@@ -15,7 +15,8 @@
 // C are computed on zeros and not stored.
 //
 // mode: 0 C ← α·S + β·C, 1 C ← α·S, 2 S to `sout` (word stride m·n, column-major); ABS sums
-// |a_il|·|b_lj| (the bounds' (|A||B|)_ij).
+// |a_il|·|b_lj| (the bounds' (|A||B|)_ij). The summation is a policy: Plain<F> (the format's
+// add_product) or DdCompensated (level3.rs's gemm_dd_compensated).
 
 #include "blas_reduce.cuh"
 
@@ -49,6 +50,69 @@ template <> struct GemmTile<QD> {
     static const int BM = 16, BN = 32, BK = 16, TM = 1, TN = 2;
 };
 
+// How a thread's entry sums its steps. `Plain<F>`: the format's add_product from −0 (gemm).
+template <class F> struct Plain {
+    typedef typename F::T T;
+    typedef T Acc;
+    static const bool BLOCKS = false;
+    static MP_DEV Acc start() { return F::neg_zero(); }
+    static MP_DEV void step(Acc &acc, T a, T b) { acc = F::add_product(acc, a, b); }
+    static MP_DEV void flush(Acc &) {}
+    static MP_DEV T value(const Acc &acc) { return acc; }
+};
+
+// The compensated double-double dot product of level3.rs (CompensatedDot): per block of
+// COMPENSATED_BLOCK terms, TwoSum of the leading products into s and their errors with the
+// cross products into e; at a block's end (s, e) made a double-double and added to the total
+// with the accurate addition.
+#define COMPENSATED_BLOCK 32
+// Its tiles: the compensated step is short (about 13 FP64 instructions, TwoSum the longest
+// chain), so more accumulators per thread pay. Measured on an H100 SXM (T dd-op/s at 4096³,
+// 8192³): 32×32 of 2×2, 4 blocks per SM (spilling): 1.56, —; 64×64 of 4×4, BK 16, 1 block
+// (255 registers, spilling): 1.73, 1.78; 64×32 of 4×2, BK 8, 2 blocks: 1.99, 1.93; 64×64 of
+// 4×4, BK 8, 1 block (234 registers, no spill): 1.90, 1.97.
+struct CompensatedTile {
+    static const int BM = 64, BN = 64, BK = 8, TM = 4, TN = 4;
+};
+struct DdCompensated {
+    typedef Dd T;
+    struct Acc {
+        Dd total;
+        double s, e;
+    };
+    static const bool BLOCKS = true;
+    static MP_DEV Acc start() {
+        Acc a;
+        a.total = dd_make(-0.0, -0.0);
+        a.s = -0.0;
+        a.e = 0.0;
+        return a;
+    }
+    static MP_DEV void step(Acc &acc, Dd a, Dd b) {
+        double p, q0, s, q;
+        two_prod(a.hi, b.hi, p, q0);
+        const double t = __fma_rn(a.hi, b.lo, q0);
+        const double pi = __fma_rn(a.lo, b.hi, t);
+        two_sum(acc.s, p, s, q);
+        acc.s = s;
+        acc.e = acc.e + (q + pi);
+    }
+    static MP_DEV void flush(Acc &acc) {
+        Dd v;
+        if (!mp_is_finite(acc.s) || acc.e == 0.0) {
+            v = dd_make(acc.s, 0.0);
+        } else {
+            double h, l;
+            two_sum(acc.s, acc.e, h, l);
+            v = dd_make(h, l);
+        }
+        acc.total = dd::add_accurate(acc.total, v);
+        acc.s = -0.0;
+        acc.e = 0.0;
+    }
+    static MP_DEV Dd value(const Acc &acc) { return acc.total; }
+};
+
 // Element (i, j) of a matrix, 0 outside rows × cols; |x| for ABS.
 template <class F, bool ABS>
 MP_DEV typename F::T gemm_load(const MatArg &a, u64 i, u64 j, u64 rows, u64 cols) {
@@ -61,7 +125,7 @@ MP_DEV typename F::T gemm_load(const MatArg &a, u64 i, u64 j, u64 rows, u64 cols
     return ABS ? F::abs(v) : v;
 }
 
-template <class F, bool ABS, class Tile = GemmTile<F> >
+template <class F, bool ABS, class Tile = GemmTile<F>, class P = Plain<F> >
 MP_DEV void gemm_tiled(MatArg a, MatArg b, u64 m, u64 n, u64 k, ScalArg alpha, ScalArg beta, MutMatArg c,
                        int mode, double *__restrict__ sout) {
     typedef typename F::T T;
@@ -106,11 +170,12 @@ MP_DEV void gemm_tiled(MatArg a, MatArg b, u64 m, u64 n, u64 k, ScalArg alpha, S
             F::put(sb, BK * BN, kk * BN + j, rb[q]);
         }
     };
-    T acc[TM][TN];
+    static_assert(!P::BLOCKS || COMPENSATED_BLOCK % BK == 0, "blocks end at tile ends");
+    typename P::Acc acc[TM][TN];
 #pragma unroll
     for (int r = 0; r < TM; r++)
 #pragma unroll
-        for (int s = 0; s < TN; s++) acc[r][s] = F::neg_zero();
+        for (int s = 0; s < TN; s++) acc[r][s] = P::start();
     if (k > 0) fetch(0);
     for (u64 l0 = 0; l0 < k; l0 += BK) {
         stash();
@@ -126,13 +191,19 @@ MP_DEV void gemm_tiled(MatArg a, MatArg b, u64 m, u64 n, u64 k, ScalArg alpha, S
 #pragma unroll
             for (int r = 0; r < TM; r++)
 #pragma unroll
-                for (int s = 0; s < TN; s++) acc[r][s] = F::add_product(acc[r][s], av[r], bv[s]);
+                for (int s = 0; s < TN; s++) P::step(acc[r][s], av[r], bv[s]);
         };
         if (steps == BK) {
 #pragma unroll 2
             for (int kk = 0; kk < BK; kk++) step(kk);
         } else {
             for (int kk = 0; kk < steps; kk++) step(kk);
+        }
+        if (P::BLOCKS && ((l0 + steps) % COMPENSATED_BLOCK == 0 || l0 + steps == k)) {
+#pragma unroll
+            for (int r = 0; r < TM; r++)
+#pragma unroll
+                for (int s = 0; s < TN; s++) P::flush(acc[r][s]);
         }
         __syncthreads();
     }
@@ -144,11 +215,11 @@ MP_DEV void gemm_tiled(MatArg a, MatArg b, u64 m, u64 n, u64 k, ScalArg alpha, S
             const u64 i = i0 + tx + TX * r, j = j0 + ty + TY * s;
             if (i >= m || j >= n) continue;
             if (mode == 2) {
-                F::put(sout, m * n, i + j * m, acc[r][s]);
+                F::put(sout, m * n, i + j * m, P::value(acc[r][s]));
                 continue;
             }
             const u64 o = i * c.rs + j * c.cs;
-            T v = F::mul(al, acc[r][s]);
+            T v = F::mul(al, P::value(acc[r][s]));
             if (mode == 0) {
                 double w[4];
 #pragma unroll
@@ -201,6 +272,12 @@ extern "C" __global__ void __launch_bounds__(GEMM_THREADS, 4) blas_dd_gemm(MatAr
 }
 extern "C" __global__ void __launch_bounds__(GEMM_THREADS, 4) blas_dd_gemm_abs(MatArg a, MatArg b, u64 m, u64 n, u64 k, ScalArg alpha, ScalArg beta, MutMatArg c, int mode, double *sout) {
     gemm_tiled<DD, true>(a, b, m, n, k, alpha, beta, c, mode, sout);
+}
+extern "C" __global__ void __launch_bounds__(GEMM_THREADS, 1) blas_dd_gemm_compensated(MatArg a, MatArg b, u64 m, u64 n, u64 k, ScalArg alpha, ScalArg beta, MutMatArg c, int mode, double *sout) {
+    gemm_tiled<DD, false, CompensatedTile, DdCompensated>(a, b, m, n, k, alpha, beta, c, mode, sout);
+}
+extern "C" __global__ void __launch_bounds__(GEMM_THREADS, 1) blas_dd_gemm_compensated_abs(MatArg a, MatArg b, u64 m, u64 n, u64 k, ScalArg alpha, ScalArg beta, MutMatArg c, int mode, double *sout) {
+    gemm_tiled<DD, true, CompensatedTile, DdCompensated>(a, b, m, n, k, alpha, beta, c, mode, sout);
 }
 extern "C" __global__ void blas_dd_gemm_beta_only(ScalArg beta, ScalArg zero, int beta_zero, MutMatArg c, u64 m, u64 n) {
     gemm_beta_only<DD>(beta, zero, beta_zero, c, m, n);

@@ -79,6 +79,11 @@ pub(crate) fn upper_f64<T: Scalar>(
         super::bounds::summation_depth(order, n) + usize::from(products),
         T::op_error_bound_in(ctx),
     );
+    upper_f64_with(s, ctx, g, n)
+}
+
+/// [`upper_f64`] for a sum of `n` nonnegative terms computed with `|ŝ − s| ≤ g·s + 2nη`.
+pub(crate) fn upper_f64_with<T: Scalar>(s: &T, ctx: &T::Ctx, g: f64, n: usize) -> f64 {
     // The leading word (or nearest f64) is within a relative 2^-52 of the value.
     let lead = s.nearest_f64().abs() * (1.0 + f64::EPSILON) + f64::from_bits(1);
     up((lead + 2.0 * n as f64 * T::underflow_error_in(ctx)) / (1.0 - g))

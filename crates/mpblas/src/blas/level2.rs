@@ -30,7 +30,7 @@
 //! basis ([`Error::BasisMismatch`](crate::Error::BasisMismatch)), checked once per call.
 
 use super::bounds::{gamma, summation_depth, tiny_if, up};
-use super::level1::{AbsDotOf, DotOf, check_same_len, neg_zero, upper_f64};
+use super::level1::{AbsDotOf, DotOf, check_same_len, neg_zero, upper_f64_with};
 use super::sum::{Reduction, Summation, reduce};
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -322,8 +322,6 @@ pub(crate) fn unchanged_bound<T: Scalar>(v: &T) -> f64 {
 pub(crate) struct RowBound<T: Scalar> {
     ctx: T::Ctx,
     n: usize,
-    /// The order of a row's dot ([`Summation::Blocked`] for `gemv`, recursive for `gemm`).
-    order: Summation,
     eps: f64,
     eta: f64,
     alpha_zero: bool,
@@ -341,6 +339,17 @@ impl<T: Scalar> RowBound<T> {
 
     /// As [`RowBound::new`], for dot products of `n` terms summed in `order`.
     pub(crate) fn with_order(alpha: &T, beta_zero: bool, n: usize, order: Summation) -> Self {
+        let eps = T::op_error_bound_in(&alpha.ctx());
+        Self::with_gamma(
+            alpha,
+            beta_zero,
+            n,
+            gamma(summation_depth(order, n) + 1, eps),
+        )
+    }
+
+    /// As [`RowBound::new`], for dot products of `n` terms with `|ŝ − s| ≤ g·Σ|t| + 2nη`.
+    pub(crate) fn with_gamma(alpha: &T, beta_zero: bool, n: usize, g: f64) -> Self {
         let ctx = alpha.ctx();
         let eps = T::op_error_bound_in(&ctx);
         let eta = T::underflow_error_in(&ctx);
@@ -352,12 +361,11 @@ impl<T: Scalar> RowBound<T> {
         RowBound {
             ctx,
             n,
-            order,
             eps,
             eta,
             alpha_zero: is_zero(alpha),
             beta_zero,
-            g: gamma(summation_depth(order, n) + 1, eps),
+            g,
             eta_terms,
         }
     }
@@ -380,14 +388,11 @@ impl<T: Scalar> RowBound<T> {
                 None => f64::INFINITY,
                 Some(abs) => {
                     // P ≥ |α|·Σ_j|a_ij||x_j|: the format's product |α|·abs bounded as a
-                    // sum (upper_f64), widened by (1 + 3ε) for the product's rounding.
-                    let p = upper_f64(
-                        &alpha.abs_ref().mul_ref(abs),
-                        &self.ctx,
-                        self.order,
-                        self.n,
-                        true,
-                    ) * (1.0 + 3.0 * eps);
+                    // sum computed with the same g (upper_f64's), widened by (1 + 3ε) for the
+                    // product's rounding.
+                    let p =
+                        upper_f64_with(&alpha.abs_ref().mul_ref(abs), &self.ctx, self.g, self.n)
+                            * (1.0 + 3.0 * eps);
                     // |α|·B: B = γ_(D+1)·S + 2nη + tiny (sum_error_bound) scaled by |α|.
                     let ab = self.g * p + self.eta_terms + tiny_if(p > 0.0);
                     if self.beta_zero {

@@ -23,15 +23,23 @@
 //! bound is relative to `(|A||B|)_ij`, not to `‖A‖‖B‖`: a small entry beside large ones keeps
 //! its accuracy.
 //!
+//! **The compensated double-double GEMM** ([`gemm_dd_compensated`]): the same frame with each
+//! `s_ij` summed by a compensated dot product (blocks of 32 terms of TwoSum and `f64` error
+//! sums, joined with the accurate addition): 2.5 times fewer operations per term and, from
+//! `k ≈ 150` on, a smaller bound ([`compensated_dot_gamma`]).
+//!
 //! **BLAS conventions.** As reference `?gemm`: `m = 0` or `n = 0`, or (`α = 0` or `k = 0`) with
 //! `β = 1`, returns at once with `C` unchanged; `α = 0` or `k = 0` sets `C ← β·C` without
 //! reading `A` or `B` (`+0` when `β = 0`); `β = 0` does not read `C` (NaN there does not
 //! propagate). RNS operands must share one basis
 //! ([`Error::BasisMismatch`](crate::Error::BasisMismatch)), checked once per call.
 
+use super::bounds::{COMPENSATED_BLOCK, compensated_dot_gamma, gamma, summation_depth};
 use super::level1::{check_same_len, neg_zero};
 use super::level2::{RowBound, check_ctx, is_zero, unchanged_bound};
 use super::sum::Summation;
+use crate::dd::Dd;
+use crate::eft::{two_prod, two_sum};
 use crate::error::Result;
 use crate::scalar::Scalar;
 use crate::view::{MatMut, MatRef, Trans};
@@ -112,8 +120,33 @@ fn gemm_impl<T: Scalar>(
     a: MatRef<'_, T>,
     b: MatRef<'_, T>,
     beta: &T,
+    c: MatMut<'_, T>,
+    with_bounds: bool,
+) -> Result<Vec<f64>> {
+    let k = a.cols();
+    let ctx = alpha.ctx();
+    let g = gamma(
+        summation_depth(Summation::Recursive, k) + 1,
+        T::op_error_bound_in(&ctx),
+    );
+    gemm_with(alpha, a, b, beta, c, with_bounds, g, |a, b, abs| {
+        products(a, b, abs, &ctx)
+    })
+}
+
+/// The GEMM frame every order shares: checks, quick returns, `C ← α·S + β·C` and the bounds,
+/// with `sums(A, B, abs)` giving every `s_ij` (or `Σ|a_il||b_lj|`), column-major, computed
+/// with `|ŝ − s| ≤ g·Σ|a_il||b_lj| + 2kη`.
+#[allow(clippy::too_many_arguments)]
+fn gemm_with<T: Scalar>(
+    alpha: &T,
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    beta: &T,
     mut c: MatMut<'_, T>,
     with_bounds: bool,
+    g: f64,
+    sums: impl Fn(MatRef<'_, T>, MatRef<'_, T>, bool) -> Vec<T>,
 ) -> Result<Vec<f64>> {
     gemm_shapes(
         (a.rows(), a.cols()),
@@ -145,9 +178,9 @@ fn gemm_impl<T: Scalar>(
     let (sums, abs_sums) = if product_absent {
         (Vec::new(), Vec::new())
     } else {
-        let s = products(a, b, false, &ctx);
+        let s = sums(a, b, false);
         let abs = if with_bounds {
-            products(a, b, true, &ctx)
+            sums(a, b, true)
         } else {
             Vec::new()
         };
@@ -156,12 +189,7 @@ fn gemm_impl<T: Scalar>(
     // The same bound as gemv's, for recursive dot products of k terms; `alpha` stands for
     // "no product" when k = 0 (then the bound of β·c alone).
     let zero = T::zero_in(&ctx);
-    let consts = RowBound::with_order(
-        if product_absent { &zero } else { alpha },
-        beta_zero,
-        k,
-        Summation::Recursive,
-    );
+    let consts = RowBound::with_gamma(if product_absent { &zero } else { alpha }, beta_zero, k, g);
     let mut bounds = Vec::with_capacity(if with_bounds { m * n } else { 0 });
     for j in 0..n {
         for i in 0..m {
@@ -288,6 +316,156 @@ fn tile<T: Scalar>(
         }
     }
     s
+}
+
+/// `C ← α·A·B + β·C` in double-double with each `s_ij` summed by the **compensated** dot
+/// product: per block of [`COMPENSATED_BLOCK`] = 32 terms (fixed by the index), the leading
+/// words' products added by TwoSum into one `f64` while their errors and the cross products
+/// gather in a second, then the block's sum added to a double-double total with the accurate
+/// addition. About 13 `f64` operations per term instead of [`gemm`]'s 33, and, from `k ≈ 150`
+/// on, a smaller bound: `|ŝ_ij − s_ij| ≤ g·Σ_l|a_il||b_lj| + 2kη` with
+/// `g =` [`compensated_dot_gamma`]`(k)` (about `1160u² + 3u²·k/32`, `u = 2^-53`; the recursive
+/// sum's is about `8u²·k`). The rest (`α`, `β`, conventions, componentwise bound of `C`) is
+/// [`gemm`]'s; the GPU twin ([`gpu::gemm_dd_compensated`](super::gpu::gemm_dd_compensated))
+/// returns the same bits.
+///
+/// Special values: a NaN in a row or column, `∞ − ∞` or `0·∞` gives NaN, an infinite term or
+/// an overflowing sum ±∞ (a block whose leading sum is not finite is passed on alone); zeros
+/// keep IEEE's signs (a sum of `−0` products is `−0`).
+///
+/// # Errors
+/// As [`gemm`].
+pub fn gemm_dd_compensated(
+    alpha: &Dd,
+    a: MatRef<'_, Dd>,
+    b: MatRef<'_, Dd>,
+    beta: &Dd,
+    c: MatMut<'_, Dd>,
+) -> Result<()> {
+    gemm_dd_compensated_impl(alpha, a, b, beta, c, false).map(drop)
+}
+
+/// [`gemm_dd_compensated`] and the componentwise bound of each entry of `C` (column-major),
+/// as [`gemm_bounded`] with the compensated sum's `g`.
+///
+/// # Errors
+/// As [`gemm`].
+pub fn gemm_dd_compensated_bounded(
+    alpha: &Dd,
+    a: MatRef<'_, Dd>,
+    b: MatRef<'_, Dd>,
+    beta: &Dd,
+    c: MatMut<'_, Dd>,
+) -> Result<Vec<f64>> {
+    gemm_dd_compensated_impl(alpha, a, b, beta, c, true)
+}
+
+fn gemm_dd_compensated_impl(
+    alpha: &Dd,
+    a: MatRef<'_, Dd>,
+    b: MatRef<'_, Dd>,
+    beta: &Dd,
+    c: MatMut<'_, Dd>,
+    with_bounds: bool,
+) -> Result<Vec<f64>> {
+    let g = compensated_dot_gamma(a.cols());
+    gemm_with(alpha, a, b, beta, c, with_bounds, g, compensated_products)
+}
+
+/// The state of one compensated double-double dot product (see [`gemm_dd_compensated`]): the
+/// double-double total of the finished blocks, and the current block's `f64` sum of leading
+/// products and `f64` sum of errors.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CompensatedDot {
+    total: Dd,
+    s: f64,
+    e: f64,
+}
+
+impl CompensatedDot {
+    pub(crate) fn new() -> Self {
+        CompensatedDot {
+            total: -Dd::ZERO,
+            s: -0.0,
+            e: 0.0,
+        }
+    }
+
+    /// One term `a·b`: TwoProduct of the leading words and the two cross products into `π`,
+    /// TwoSum into `s`, `e ← e + (q + π)` (the low words' product is left out: at most
+    /// `u²·|a·b|`).
+    #[inline(always)]
+    pub(crate) fn step(&mut self, a: Dd, b: Dd) {
+        let (p, q0) = two_prod(a.hi, b.hi);
+        let t = a.hi.mul_add(b.lo, q0);
+        let pi = a.lo.mul_add(b.hi, t);
+        let (s, q) = two_sum(self.s, p);
+        self.s = s;
+        self.e += q + pi;
+    }
+
+    /// Ends a block: `(s, e)` as a double-double (TwoSum; `s` alone when it is not finite or
+    /// `e` is zero, which keeps IEEE's infinities and signed zeros) added to the total.
+    #[inline(always)]
+    pub(crate) fn flush(&mut self) {
+        // The words as they are (Dd::new would renormalise, and turn −0 into +0).
+        let v = if !self.s.is_finite() || self.e == 0.0 {
+            Dd {
+                hi: self.s,
+                lo: 0.0,
+            }
+        } else {
+            let (hi, lo) = two_sum(self.s, self.e);
+            Dd { hi, lo }
+        };
+        self.total = self.total.add_accurate(v);
+        self.s = -0.0;
+        self.e = 0.0;
+    }
+
+    /// Whether term `l` (0-based) of `k` ends a block.
+    #[inline(always)]
+    pub(crate) fn ends_block(l: usize, k: usize) -> bool {
+        (l + 1).is_multiple_of(COMPENSATED_BLOCK) || l + 1 == k
+    }
+
+    pub(crate) fn value(&self) -> Dd {
+        self.total
+    }
+}
+
+/// Every compensated `s_ij` (or of `|A|`, `|B|`), column-major: row panels packed as for
+/// [`products`], [`MB`] rows of a panel advancing through `l` together for one column.
+fn compensated_products(a: MatRef<'_, Dd>, b: MatRef<'_, Dd>, abs: bool) -> Vec<Dd> {
+    let (m, n, k) = (a.rows(), b.cols(), a.cols());
+    let row_blocks = m.div_ceil(MB);
+    let panels: Vec<Vec<Dd>> = (0..row_blocks)
+        .into_par_iter()
+        .map(|ib| pack_rows(a, ib * MB, MB.min(m - ib * MB), abs, &Dd::ZERO))
+        .collect();
+    let cols: Vec<Vec<Dd>> = (0..n)
+        .into_par_iter()
+        .map(|j| {
+            let mut col = Vec::with_capacity(m);
+            for (ib, panel) in panels.iter().enumerate() {
+                let rows = MB.min(m - ib * MB);
+                let mut acc = [CompensatedDot::new(); MB];
+                for l in 0..k {
+                    let v = *b.at(l, j);
+                    let bl = if abs { v.abs() } else { v };
+                    for (r, st) in acc[..rows].iter_mut().enumerate() {
+                        st.step(panel[l * MB + r], bl);
+                    }
+                    if CompensatedDot::ends_block(l, k) {
+                        acc[..rows].iter_mut().for_each(CompensatedDot::flush);
+                    }
+                }
+                col.extend(acc[..rows].iter().map(CompensatedDot::value));
+            }
+            col
+        })
+        .collect();
+    cols.concat()
 }
 
 /// BLAS `?gemm`: `C ← α·op(A)·op(B) + β·C` with `op(A)` `m × k`, `op(B)` `k × n`, `C`

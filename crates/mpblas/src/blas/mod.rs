@@ -75,7 +75,8 @@ pub mod rns {
 /// on the lanes of each row) and a finish kernel that joins them and updates `y`;
 /// [`gemv_bounded`](gpu::gemv_bounded) returns the CPU's bounds. [`ger`](gpu::ger) forms each
 /// entry as the CPU does. [`gemm`](gpu::gemm) is one tiled kernel on the CUDA cores, each
-/// entry walking `k` in the CPU's order.
+/// entry walking `k` in the CPU's order; [`gemm_dd_compensated`](gpu::gemm_dd_compensated) the
+/// same with the compensated double-double dot product.
 ///
 /// # Errors
 ///
@@ -98,7 +99,9 @@ pub mod gpu {
     pub use super::blas_level2_gpu::{
         GEMV_MAX_COLUMNS, GemvShape, gemv, gemv_bounded, gemv_shaped, ger,
     };
-    pub use super::blas_level3_gpu::{gemm, gemm_bounded};
+    pub use super::blas_level3_gpu::{
+        gemm, gemm_bounded, gemm_dd_compensated, gemm_dd_compensated_bounded,
+    };
 
     /// BLAS level 2 in RNS multiple precision on the GPU, on
     /// [`DeviceMpArray`](crate::rns::gpu::DeviceMpArray) storage with BLAS-style arguments:
@@ -144,5 +147,5 @@ pub use level1::{
     sum_bounded, sum_ordered,
 };
 pub use level2::{gemv, gemv_bounded, ger};
-pub use level3::{gemm, gemm_bounded};
+pub use level3::{gemm, gemm_bounded, gemm_dd_compensated, gemm_dd_compensated_bounded};
 pub use sum::Summation;
