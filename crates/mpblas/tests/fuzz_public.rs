@@ -293,6 +293,31 @@ fn ozaki_gemm_argument_space() {
                     ldc,
                     &Ozaki2Params::default(),
                 );
+                // The BLAS-3 gemm (f64 and Dd, and the compensated Dd one on the same views):
+                // Err exactly for invalid shapes.
+                let mut c3 = c.clone();
+                let r3 = mpblas::blas::level3::gemm_blas(
+                    ta, tb, m, n, k, &alpha, &a, lda, &b, ldb, &beta, &mut c3, ldc,
+                );
+                prop_assert_eq!(r3.is_ok(), valid, "gemm {:?}", r3);
+                let dd = |x: &[f64]| x.iter().map(|&v| Dd::from(v)).collect::<Vec<Dd>>();
+                let (ad, bd, mut cd) = (dd(&a), dd(&b), dd(&c));
+                let (al, be) = (Dd::from(alpha), Dd::from(beta));
+                let r4 = mpblas::blas::level3::gemm_blas(
+                    ta, tb, m, n, k, &al, &ad, lda, &bd, ldb, &be, &mut cd, ldc,
+                );
+                prop_assert_eq!(r4.is_ok(), valid, "dd gemm {:?}", r4);
+                if valid {
+                    let mut cd = dd(&c);
+                    let r5 = mpblas::blas::gemm_dd_compensated(
+                        &al,
+                        mpblas::view::MatRef::from_blas(("a", "lda"), ta, m, k, &ad, lda).unwrap(),
+                        mpblas::view::MatRef::from_blas(("b", "ldb"), tb, k, n, &bd, ldb).unwrap(),
+                        &be,
+                        mpblas::view::MatMut::from_blas(("c", "ldc"), m, n, &mut cd, ldc).unwrap(),
+                    );
+                    prop_assert!(r5.is_ok(), "compensated {:?}", r5);
+                }
                 // Valid shapes may still be refused (k beyond what the method carries); invalid
                 // ones always are.
                 prop_assert!(valid || r1.is_err(), "scheme I accepted invalid arguments");
