@@ -545,3 +545,92 @@ fn rns_dot_fused_equals_the_cpu() {
         ));
     }
 }
+
+/// `gemm_fused` on the GPU against the CPU's `rns::gemm_fused`, values and bounds, at 106 and
+/// 424 bits: every pair of transposes, leading dimensions above the rows, `k` of 0, 1 and 70,
+/// specials inside the data, and the special scalars.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_gemm_fused_equals_the_cpu() {
+    use mpblas::view::MatMut;
+    let dev = device();
+    let mut rng = Rng::new(77);
+    for bits in [106u32, 424] {
+        let b = Basis::new(bits).expect("basis");
+        let one = MpFloat::from_f64(&b, 1.0);
+        let zero = MpFloat::zero(&b, false);
+        for &(m, n, k) in &[(3usize, 2usize, 1usize), (5, 4, 70), (4, 3, 0), (33, 5, 17)] {
+            for (ta, tb) in [
+                (Trans::No, Trans::No),
+                (Trans::Yes, Trans::No),
+                (Trans::No, Trans::Yes),
+                (Trans::Yes, Trans::Yes),
+            ] {
+                let (ar, ac) = if ta == Trans::No { (m, k) } else { (k, m) };
+                let (br, bc) = if tb == Trans::No { (k, n) } else { (n, k) };
+                let (lda, ldb, ldc) = (ar.max(1) + 1, br.max(1) + 2, m + 1);
+                let a = data(&b, &mut rng, lda * ac.max(1), 40, m * k < 100);
+                let bm = data(&b, &mut rng, ldb * bc.max(1), 40, false);
+                let c0 = data(&b, &mut rng, ldc * n, 40, false);
+                let r = random(&b, &mut rng, 4);
+                let scalars = [
+                    (r.clone(), random(&b, &mut rng, 4)),
+                    (r.clone(), zero.clone()),
+                    (zero.clone(), r.clone()),
+                    (zero.clone(), one.clone()),
+                ];
+                let (da, db) = (upload(&dev, &b, &a), upload(&dev, &b, &bm));
+                for (alpha, beta) in &scalars {
+                    let what = format!(
+                        "{bits}-bit gemm_fused {ta:?}{tb:?} {m}x{n}x{k} alpha={:?} beta={:?}",
+                        alpha.to_f64(),
+                        beta.to_f64()
+                    );
+                    let va = MatRef::from_blas(("a", "lda"), ta, m, k, &a, lda).expect("a");
+                    let vb = MatRef::from_blas(("b", "ldb"), tb, k, n, &bm, ldb).expect("b");
+                    let mut want = c0.clone();
+                    let vc = MatMut::from_blas(("c", "ldc"), m, n, &mut want, ldc).expect("c");
+                    let cpu_bounds = mpblas::blas::rns::gemm_fused_bounded(alpha, va, vb, beta, vc)
+                        .expect("cpu gemm_fused");
+                    let want_arr = MpArray::from_mpfloats(&b, &want).expect("basis");
+                    let mut dc = upload(&dev, &b, &c0);
+                    rns::gemm_fused(
+                        &dev,
+                        ta,
+                        tb,
+                        (m, n, k),
+                        alpha,
+                        (&da, lda),
+                        (&db, ldb),
+                        beta,
+                        (&mut dc, ldc),
+                    )
+                    .expect("gpu gemm_fused");
+                    assert_same(&what, &dc.download().expect("download"), &want_arr, |i| {
+                        format!("c[{i}]")
+                    });
+                    let mut dc = upload(&dev, &b, &c0);
+                    let gpu_bounds = rns::gemm_fused_bounded(
+                        &dev,
+                        ta,
+                        tb,
+                        (m, n, k),
+                        alpha,
+                        (&da, lda),
+                        (&db, ldb),
+                        beta,
+                        (&mut dc, ldc),
+                    )
+                    .expect("gpu gemm_fused bounded");
+                    let key = |v: &Vec<Option<mpblas::rns::ExtF>>| -> Vec<Option<(u64, i64)>> {
+                        v.iter().map(|o| o.map(|e| (e.f.to_bits(), e.e))).collect()
+                    };
+                    assert!(
+                        key(&cpu_bounds) == key(&gpu_bounds),
+                        "{what}: bounds differ\n cpu {cpu_bounds:?}\n gpu {gpu_bounds:?}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -228,6 +228,8 @@ pub fn gemv_fused(
         incx,
         beta,
         incy,
+        x_off: 0,
+        y_off: 0,
     };
     fused_run(dev, &g, y, false).map(drop)
 }
@@ -263,6 +265,8 @@ pub fn gemv_fused_bounded(
         incx,
         beta,
         incy,
+        x_off: 0,
+        y_off: 0,
     };
     fused_run(dev, &g, y, true)
 }
@@ -285,16 +289,13 @@ fn fused_run(
         Trans::No => (stored, g.n, g.m),
         Trans::Yes => (stored.t(), g.m, g.n),
     };
-    let x0 = blas_vector("x", g.x.len(), lx, g.incx)?;
-    let y0 = blas_vector("y", y.len(), ly, g.incy)?;
+    let (x0, y0) = g.starts(y.len(), lx, ly)?;
     let (alpha_zero, beta_zero) = (is_zero(g.alpha), is_zero(g.beta));
     let quick = ly == 0 || lx == 0 || (alpha_zero && *g.beta == MpFloat::from_f64(basis, 1.0));
     if quick || alpha_zero {
         // y unchanged, or y = fl(β·y): the paper's form does exactly that.
         if !quick {
-            super::blas_level2_rns_gpu::gemv(
-                dev, g.trans, g.m, g.n, g.alpha, g.a, g.lda, g.x, g.incx, g.beta, y, g.incy,
-            )?;
+            super::blas_level2_rns_gpu::gemv_args(dev, g, y)?;
         }
         if !with_bounds {
             return Ok(Vec::new());
@@ -527,6 +528,147 @@ fn fused_run(
             (!f.is_nan()).then_some(ExtF { f, e: w[1] as i64 })
         })
         .collect())
+}
+
+/// BLAS-style `gemm` in RNS on the GPU, each entry rounded once: `C ← α·op(A)·op(B) + β·C` with
+/// `op(A)` `m × k`, `op(B)` `k × n`, `C` `m × n` (column-major arrays with leading dimensions,
+/// as [`gemm_blas`](super::level3::gemm_blas)): the CPU's
+/// [`rns::gemm_fused`](super::rns::gemm_fused) on device arrays, bit for bit. A first form, as
+/// on the CPU: [`gemv_fused`] once per column of `op(B)` (the column read in place, no copy).
+/// `α = 0` or `k = 0` gives `C ← fl(β·C)` (`+0` for `β = 0`) without reading `A` or `B`.
+///
+/// # Errors
+/// [`Error::LeadingDim`] and [`Error::ArrayTooShort`] (`a`, `b`, `c`), then [`gemv_fused`]'s.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_fused(
+    dev: &Device,
+    transa: Trans,
+    transb: Trans,
+    (m, n, k): (usize, usize, usize),
+    alpha: &MpFloat,
+    (a, lda): (&DeviceMpArray, usize),
+    (b, ldb): (&DeviceMpArray, usize),
+    beta: &MpFloat,
+    (c, ldc): (&mut DeviceMpArray, usize),
+) -> Result<()> {
+    let g = GemmArgs {
+        transa,
+        transb,
+        dims: (m, n, k),
+        alpha,
+        a: (a, lda),
+        b: (b, ldb),
+        beta,
+    };
+    gemm_fused_run(dev, &g, (c, ldc), false).map(drop)
+}
+
+/// [`gemm_fused`] and the CPU's bound of each entry
+/// ([`rns::gemm_fused_bounded`](super::rns::gemm_fused_bounded), column-major).
+///
+/// # Errors
+/// As [`gemm_fused`].
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_fused_bounded(
+    dev: &Device,
+    transa: Trans,
+    transb: Trans,
+    (m, n, k): (usize, usize, usize),
+    alpha: &MpFloat,
+    (a, lda): (&DeviceMpArray, usize),
+    (b, ldb): (&DeviceMpArray, usize),
+    beta: &MpFloat,
+    (c, ldc): (&mut DeviceMpArray, usize),
+) -> Result<Vec<Option<ExtF>>> {
+    let g = GemmArgs {
+        transa,
+        transb,
+        dims: (m, n, k),
+        alpha,
+        a: (a, lda),
+        b: (b, ldb),
+        beta,
+    };
+    gemm_fused_run(dev, &g, (c, ldc), true)
+}
+
+/// The read-only arguments of [`gemm_fused`].
+struct GemmArgs<'a> {
+    transa: Trans,
+    transb: Trans,
+    dims: (usize, usize, usize),
+    alpha: &'a MpFloat,
+    a: (&'a DeviceMpArray, usize),
+    b: (&'a DeviceMpArray, usize),
+    beta: &'a MpFloat,
+}
+
+fn gemm_fused_run(
+    dev: &Device,
+    g: &GemmArgs<'_>,
+    (c, ldc): (&mut DeviceMpArray, usize),
+    with_bounds: bool,
+) -> Result<Vec<Option<ExtF>>> {
+    let (m, n, k) = g.dims;
+    let ((a, lda), (b, ldb)) = (g.a, g.b);
+    MatLayout::blas_arg(("a", "lda"), g.transa, m, k, lda, a.len())?;
+    let lb = MatLayout::blas_arg(("b", "ldb"), g.transb, k, n, ldb, b.len())?;
+    MatLayout::blas_arg(("c", "ldc"), Trans::No, m, n, ldc, c.len())?;
+    if m == 0 || n == 0 {
+        return Ok(Vec::new());
+    }
+    let basis = g.alpha.basis();
+    // k = 0: C ← fl(β·C) through the α = 0 path of a GEMV on one column of zeros (not read).
+    let zero = MpFloat::from_f64(basis, 0.0);
+    let zeros = if k == 0 {
+        Some((
+            DeviceMpArray::zeros(dev, basis, m)?,
+            DeviceMpArray::zeros(dev, basis, 1)?,
+        ))
+    } else {
+        None
+    };
+    // op(A) as the GEMV's stored matrix: m × k, or k × m transposed.
+    let (rows, cols) = match g.transa {
+        Trans::No => (m, k),
+        Trans::Yes => (k, m),
+    };
+    let mut bounds = Vec::with_capacity(if with_bounds { m * n } else { 0 });
+    for j in 0..n {
+        let gv = if let Some((za, zx)) = &zeros {
+            GemvArgs {
+                trans: Trans::No,
+                m,
+                n: 1,
+                alpha: &zero,
+                a: za,
+                lda: m,
+                x: zx,
+                incx: 1,
+                beta: g.beta,
+                incy: 1,
+                x_off: 0,
+                y_off: j * ldc,
+            }
+        } else {
+            GemvArgs {
+                trans: g.transa,
+                m: rows,
+                n: cols,
+                alpha: g.alpha,
+                a,
+                lda,
+                x: b,
+                incx: lb.row_stride as isize,
+                beta: g.beta,
+                incy: 1,
+                x_off: lb.index(0, j),
+                y_off: j * ldc,
+            }
+        };
+        bounds.extend(fused_run(dev, &gv, c, with_bounds)?);
+    }
+    Ok(bounds)
 }
 
 /// BLAS-style `dot` in RNS on the GPU, rounded once: the CPU's

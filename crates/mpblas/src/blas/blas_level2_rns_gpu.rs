@@ -291,6 +291,8 @@ pub fn gemv(
         incx,
         beta,
         incy,
+        x_off: 0,
+        y_off: 0,
     };
     gemv_run(dev, &args, y, false).map(drop)
 }
@@ -328,6 +330,8 @@ pub fn gemv_bounded(
         incx,
         beta,
         incy,
+        x_off: 0,
+        y_off: 0,
     };
     gemv_run(dev, &args, y, true)
 }
@@ -344,6 +348,33 @@ pub(crate) struct GemvArgs<'a> {
     pub(crate) incx: isize,
     pub(crate) beta: &'a MpFloat,
     pub(crate) incy: isize,
+    /// Elements of `x` before the vector's storage begins (a column of a matrix: 0 for a
+    /// whole array).
+    pub(crate) x_off: usize,
+    /// Likewise for `y`.
+    pub(crate) y_off: usize,
+}
+
+impl GemvArgs<'_> {
+    /// The first stored elements of `x` (`lx` elements) and `y` (`ly` elements, in an array of
+    /// `y_len`), offsets included, after checking that both fit their arrays.
+    pub(crate) fn starts(&self, y_len: usize, lx: usize, ly: usize) -> Result<(usize, usize)> {
+        let rest = |arg, len: usize, off: usize| {
+            len.checked_sub(off).ok_or(Error::ArrayTooShort {
+                arg,
+                got: len,
+                min: off,
+            })
+        };
+        let x0 = blas_vector("x", rest("x", self.x.len(), self.x_off)?, lx, self.incx)?;
+        let y0 = blas_vector("y", rest("y", y_len, self.y_off)?, ly, self.incy)?;
+        Ok((self.x_off + x0, self.y_off + y0))
+    }
+}
+
+/// [`gemv`] on prepared arguments (a matrix column as `x` or `y`: `gemm_fused`'s `α = 0` path).
+pub(crate) fn gemv_args(dev: &Device, g: &GemvArgs<'_>, y: &mut DeviceMpArray) -> Result<()> {
+    gemv_run(dev, g, y, false).map(drop)
 }
 
 fn gemv_run(
@@ -364,8 +395,7 @@ fn gemv_run(
         Trans::No => (stored, g.n, g.m),
         Trans::Yes => (stored.t(), g.m, g.n),
     };
-    let x0 = blas_vector("x", g.x.len(), lx, g.incx)?;
-    let y0 = blas_vector("y", y.len(), ly, g.incy)?;
+    let (x0, y0) = g.starts(y.len(), lx, ly)?;
     let (alpha_zero, beta_zero) = (is_zero(g.alpha), is_zero(g.beta));
     let quick = ly == 0 || lx == 0 || (alpha_zero && *g.beta == MpFloat::one_in(basis));
     // The old y, for the bounds' |β·y_i| (and the finiteness of an unchanged y).

@@ -108,7 +108,9 @@ pub mod gpu {
     /// the bits and bounds of the CPU's [`level2`](crate::blas::level2) routines on
     /// [`MpFloat`](crate::rns::MpFloat), for any launch. Each thread runs the CPU's own
     /// algorithms on operands in local memory (one node of the blocked order's tree per
-    /// thread). `gemv_fused` is the GPU twin of the CPU's
+    /// thread). `gemm_fused` runs the fused GEMV once per column of `op(B)`, as the CPU's
+    /// [`rns::gemm_fused`](crate::blas::rns::gemm_fused) does, with its bits and bounds.
+    /// `gemv_fused` is the GPU twin of the CPU's
     /// [`rns::gemv_fused`](crate::blas::rns::gemv_fused): each entry summed exactly and rounded
     /// once, the CPU's bits and bounds, 6-14x faster than `gemv` at 106-1696 bits.
     ///
@@ -132,7 +134,9 @@ pub mod gpu {
     /// # }
     /// ```
     pub mod rns {
-        pub use super::super::blas_fused_rns_gpu::{dot_fused, gemv_fused, gemv_fused_bounded};
+        pub use super::super::blas_fused_rns_gpu::{
+            dot_fused, gemm_fused, gemm_fused_bounded, gemv_fused, gemv_fused_bounded,
+        };
         pub use super::super::blas_level2_rns_gpu::{gemv, gemv_bounded, ger};
     }
 }
