@@ -128,7 +128,16 @@ impl Crt {
     /// # Errors
     /// [`Error::OutOfRange`] if `count` is outside `8..=20`.
     pub fn new(count: usize) -> Result<Crt> {
-        let (lo, hi) = OZAKI2_MODULI;
+        Crt::within(count, OZAKI2_MODULI)
+    }
+
+    /// The constants for `count` moduli within `(lo, hi)` (`hi ≤ 31`: the split weights' sums
+    /// stay exact, `N·2^8·2^40 < 2^53`, and the quotient below `2^13`).
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] if `count` is outside `lo..=hi`.
+    pub(crate) fn within(count: usize, (lo, hi): (usize, usize)) -> Result<Crt> {
+        debug_assert!(hi <= 31);
         if !(lo..=hi).contains(&count) {
             return Err(Error::OutOfRange {
                 what: "ozaki2 moduli",
@@ -514,16 +523,17 @@ impl Ozaki2Plan {
     /// # Errors
     /// [`Error::OutOfRange`] for a moduli count outside `8..=20` or a `k` too large for it.
     pub fn new(k: usize, params: &Ozaki2Params) -> Result<Ozaki2Plan> {
-        let crt = Crt::new(params.moduli)?;
+        Self::for_crt(k, params.mode, Crt::new(params.moduli)?)
+    }
+
+    /// The plan for inner dimension `k` on given CRT constants.
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] for a `k` too large for the moduli.
+    pub(crate) fn for_crt(k: usize, mode: Ozaki2Mode, crt: Crt) -> Result<Ozaki2Plan> {
         let q = fast_q_crt(&crt, k)?;
         let x = fast_x(&crt, k)?;
-        Ok(Ozaki2Plan {
-            crt,
-            mode: params.mode,
-            k,
-            q,
-            x,
-        })
+        Ok(Ozaki2Plan { crt, mode, k, q, x })
     }
 }
 
@@ -764,7 +774,7 @@ pub fn product(m: usize, n: usize, ap: &[f64], bp: &[f64], plan: &Ozaki2Plan) ->
 }
 
 /// [`product`] and the scaling it used.
-fn product_scaled(
+pub(crate) fn product_scaled(
     m: usize,
     n: usize,
     ap: &[f64],
@@ -793,7 +803,12 @@ fn product_scaled(
 
 /// The guard's statistics of `count` packed vectors of length `len` with scaling exponents
 /// `exps`.
-fn guard_stats(x: &[f64], len: usize, count: usize, exps: &[i32]) -> Vec<(f64, GuardFactors)> {
+pub(crate) fn guard_stats(
+    x: &[f64],
+    len: usize,
+    count: usize,
+    exps: &[i32],
+) -> Vec<(f64, GuardFactors)> {
     let mu = vec_max_abs(x, len, count);
     let s1 = norm_abs_sums(x, len, count, &mu);
     (0..count)

@@ -1,0 +1,220 @@
+//! Ozaki scheme II to double-double: the product of two `f64` matrices without DGEMM's rounding,
+//! each entry of `A·B` accurate to about `2^-100` relative to `(|A||B|)_ij`, returned as
+//! [`Dd`] (CPU reference; the GPU twin is the next step).
+//!
+//! The stages are scheme II's ([`ozaki2_gemm`](super::ozaki2_gemm)) with more moduli ([`OZAKI2_DD_MODULI`], default
+//! [`OZAKI2_DD_DEFAULT_MODULI`] = 30, `P ≈ 2^227`): the fast mode then scales each row and
+//! column to integers of about 113 bits, so every input within `2^-60` of its row's or
+//! column's 2-norm is kept exactly (an `f64` times a power of two is an integer there; only
+//! smaller ones are rounded), the INT8 products are exact, and the reconstruction gives the
+//! integer product as a double-double. The residues of integers beyond `2^53` are exact
+//! (`ozaki2::sym_residue`), and the CRT constants stay exact up to 31 moduli
+//! (`ozaki2::CRT_WORD_BITS`).
+//!
+//! **Guarantee** (the default [`OzakiGuard::Componentwise`]): every entry `s` of the product has
+//! `|s − (AB)_ij| ≤ g·(|A||B|)_ij + 2k·η` with `g =`
+//! [`compensated_dot_gamma`]`(k)` (about `1160u² + 3u²·k/32`, `u = 2^-53`; `η` the
+//! double-double underflow term), for every finite input. Each entry's scheme bound
+//! (`ozaki2::guard_bound`) is tested against `g·(|s| − bound)` and, failing that, against `g` times
+//! a lower bound of `(|A||B|)_ij` from the first 64 products; an entry neither test
+//! certifies (its row or column spans more exponents than the moduli carry, or it cancels) is
+//! recomputed as the compensated double-double dot product of its row and column
+//! ([`gemm_dd_compensated`](crate::blas::gemm_dd_compensated)'s, whose error that bound is),
+//! and so are the entries of rows and columns holding NaN or ±∞ (IEEE results). The update
+//! `α·s + β·c` is in double-double (`α·s` then `+ β·c`, accurate addition). The report counts
+//! the recomputed entries.
+
+use super::ozaki2::{
+    GUARD_SAMPLE, Ozaki2Plan, guard_bound, guard_sample, guard_stats, product_scaled,
+};
+use super::split::ceil_log2;
+use super::{
+    Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard, pack_cols, pack_rows, take_non_finite,
+};
+use crate::blas::bounds::compensated_dot_gamma;
+use crate::blas::level3::CompensatedDot;
+use crate::dd::Dd;
+use crate::error::Result;
+use crate::view::{MatMut, MatRef, check_product_shapes};
+
+/// Smallest and largest moduli counts of the double-double scheme.
+pub const OZAKI2_DD_MODULI: (usize, usize) = (8, 31);
+
+/// Default moduli of the double-double scheme: 30 (`P ≈ 2^227`, integers of about 113 bits
+/// per row and column at `k = 8192`).
+pub const OZAKI2_DD_DEFAULT_MODULI: usize = 30;
+
+/// The default parameters of [`ozaki2_gemm_dd`]: [`OZAKI2_DD_DEFAULT_MODULI`] moduli, fast
+/// scaling, the componentwise guard.
+pub fn ozaki2_dd_params() -> Ozaki2Params {
+    Ozaki2Params {
+        moduli: OZAKI2_DD_DEFAULT_MODULI,
+        mode: Ozaki2Mode::Fast,
+        guard: OzakiGuard::Componentwise,
+    }
+}
+
+/// Whether entry bound `e` (of an entry of magnitude `s_abs`) is **not** certified against
+/// `g·(|A||B|)_ij + 2k·η`, `g = compensated_dot_gamma(k)`: as `ozaki2::guard_rejects`
+/// with the double-double target. NaN or infinite values never certify.
+pub fn guard_rejects_dd(k: usize, e: f64, s_abs: f64, sample: impl FnOnce(usize) -> f64) -> bool {
+    if !(e.is_finite() && s_abs.is_finite()) {
+        return true;
+    }
+    if e == 0.0 {
+        return false;
+    }
+    let g = compensated_dot_gamma(k);
+    let margin = f64::EPSILON / 4.0;
+    // 2k·η, η = 16·2^-1074 (the double-double underflow term).
+    let tiny = 2.0 * k as f64 * f64::from_bits(16);
+    let certifies = |e: f64, lower: f64| e * (1.0 + margin) <= g * lower * (1.0 - margin) + tiny;
+    // |s − AB| ≤ e and e(1 + g) ≤ g|s| give e ≤ g(|s| − e) ≤ g|AB| ≤ g(|A||B|).
+    if certifies(e + g * e, s_abs) {
+        return false;
+    }
+    let terms = k.min(GUARD_SAMPLE);
+    let lower = sample(terms) * (1.0 - 2f64.powi(-45)) - terms as f64 * f64::from_bits(1);
+    !certifies(e, lower)
+}
+
+/// The compensated double-double dot product of row `i` of `A` and column `j` of `B`; if it is
+/// not finite although every term is (a partial sum overflowed), the same on the row scaled by
+/// `2^-σa` and the column by `2^-σb` (exact), scaled back.
+fn fallback_entry(a: MatRef<'_, f64>, b: MatRef<'_, f64>, (i, j): (usize, usize)) -> Dd {
+    let k = a.cols();
+    let dot = |sa: i32, sb: i32| {
+        let mut acc = CompensatedDot::new();
+        for l in 0..k {
+            let x = Dd::from(*a.at(i, l)).ldexp(-sa);
+            let y = Dd::from(*b.at(l, j)).ldexp(-sb);
+            acc.step(x, y);
+            if CompensatedDot::ends_block(l, k) {
+                acc.flush();
+            }
+        }
+        acc.value()
+    };
+    let s = dot(0, 0);
+    let finite_terms = (0..k).all(|l| a.at(i, l).is_finite() && b.at(l, j).is_finite());
+    if s.hi.is_finite() || !finite_terms {
+        return s;
+    }
+    let max = |v: &mut dyn Iterator<Item = f64>| v.fold(0.0f64, |m, x| m.max(x.abs()));
+    let sa = ceil_log2(max(&mut (0..k).map(|l| *a.at(i, l))).max(f64::MIN_POSITIVE));
+    let sb = ceil_log2(max(&mut (0..k).map(|l| *b.at(l, j))).max(f64::MIN_POSITIVE));
+    dot(sa, sb).ldexp(sa + sb)
+}
+
+/// `α·s + β·c` in double-double (`c` not read when `β = 0`).
+fn update(s: Dd, alpha: f64, beta: f64, c: Dd) -> Dd {
+    let t = s.mul_f64(alpha);
+    if beta == 0.0 {
+        t
+    } else {
+        t.add_accurate(c.mul_f64(beta))
+    }
+}
+
+/// `C ← α·A·B + β·C` with `A` (`m × k`) and `B` (`k × n`) in `f64` and `C` in double-double:
+/// the product by scheme II with [`OZAKI2_DD_DEFAULT_MODULI`] moduli (pass
+/// [`ozaki2_dd_params`], or another count in [`OZAKI2_DD_MODULI`]), each entry within
+/// `compensated_dot_gamma(k)·(|A||B|)_ij` under the default guard (see the [module
+/// docs](self)). BLAS conventions: `m = 0` or `n = 0`, or (`α = 0` or `k = 0`) with `β = 1`,
+/// returns at once; `α = 0` or `k = 0` gives `C ← β·C` (`+0` for `β = 0`); `β = 0` does not
+/// read `C`.
+///
+/// ```
+/// use mpblas::ozaki::{ozaki2_dd_params, ozaki2_gemm_dd};
+/// use mpblas::view::{MatMut, MatRef};
+/// use mpblas::Dd;
+/// // [1e20, 1] · [1e-20, 1e20]ᵀ = 1 + 1e20 (DGEMM: 1e20).
+/// let (a, b) = ([1e20, 1.0], [1e-20, 1e20]);
+/// let mut c = [Dd::ZERO];
+/// let a = MatRef::col_major(&a, 1, 2, 1).unwrap();
+/// let b = MatRef::col_major(&b, 2, 1, 2).unwrap();
+/// let c_view = MatMut::col_major(&mut c, 1, 1, 1).unwrap();
+/// ozaki2_gemm_dd(1.0, a, b, 0.0, c_view, &ozaki2_dd_params()).unwrap();
+/// let exact = Dd::from(1e20) * Dd::from(1e-20) + Dd::from(1e20);
+/// assert!((c[0] - exact).abs().hi <= 1e-10);
+/// ```
+///
+/// # Errors
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) for shapes that do not agree;
+/// [`Error::OutOfRange`](crate::Error::OutOfRange) for a moduli count outside
+/// [`OZAKI2_DD_MODULI`] or a `k` too large for it.
+pub fn ozaki2_gemm_dd(
+    alpha: f64,
+    a: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
+    beta: f64,
+    mut c: MatMut<'_, Dd>,
+    params: &Ozaki2Params,
+) -> Result<Ozaki2Report> {
+    let (m, n, k) = check_product_shapes(&a.layout(), &b.layout(), &c.layout())?;
+    let crt = super::ozaki2::Crt::within(params.moduli, OZAKI2_DD_MODULI)?;
+    let plan = Ozaki2Plan::for_crt(k, params.mode, crt)?;
+    let mut report = Ozaki2Report {
+        moduli: params.moduli,
+        mode: params.mode,
+        guard: params.guard,
+        ..Ozaki2Report::default()
+    };
+    if m == 0 || n == 0 {
+        return Ok(report);
+    }
+    if alpha == 0.0 || k == 0 {
+        if beta != 1.0 {
+            for j in 0..n {
+                for i in 0..m {
+                    let cij = c.at_mut(i, j);
+                    *cij = if beta == 0.0 {
+                        Dd::ZERO
+                    } else {
+                        cij.mul_f64(beta)
+                    };
+                }
+            }
+        }
+        return Ok(report);
+    }
+    let mut ap = pack_rows(a);
+    let mut bp = pack_cols(b);
+    let bad_a = take_non_finite(&mut ap, k, m);
+    let bad_b = take_non_finite(&mut bp, k, n);
+    let (s, sc) = product_scaled(m, n, &ap, &bp, &plan)?;
+    let guarded = params.guard == OzakiGuard::Componentwise;
+    let (ga, gb) = if guarded {
+        (
+            guard_stats(&ap, k, m, &sc.ea),
+            guard_stats(&bp, k, n, &sc.eb),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let (mut recomputed, mut non_finite) = (0, 0);
+    for j in 0..n {
+        for i in 0..m {
+            let sij = s[i + j * m];
+            let value = if bad_a[i] || bad_b[j] {
+                non_finite += 1;
+                fallback_entry(a, b, (i, j))
+            } else if guarded && {
+                let e = guard_bound(k, sij, ga[i].1, gb[j].1);
+                let sample = |terms| guard_sample(|l| *a.at(i, l), |l| *b.at(l, j), terms);
+                guard_rejects_dd(k, e, sij.hi.abs(), sample)
+            } {
+                recomputed += 1;
+                fallback_entry(a, b, (i, j))
+            } else {
+                sij
+            };
+            let cij = c.at_mut(i, j);
+            *cij = update(value, alpha, beta, *cij);
+        }
+    }
+    report.entries = m * n;
+    report.guard_recomputed = recomputed;
+    report.non_finite_recomputed = non_finite;
+    Ok(report)
+}
