@@ -728,7 +728,14 @@ fn gemm_rows(dev: &Device, shapes: &[(usize, usize, usize)]) -> Result<()> {
             gemm_format::<Dd>(dev, (m, n, k), reps)?;
         }
         if wants("ddc") || wants("dd") {
-            gemm_dd_compensated_row(dev, (m, n, k), reps)?;
+            gemm_format_with::<Dd>(
+                dev,
+                (m, n, k),
+                reps,
+                "dd compensated",
+                &|d, al, a, b, be, c| bg::gemm_dd_compensated(d, al, a, b, be, c),
+                &|al, a, b, be, c| blas::gemm_dd_compensated(al, a, b, be, c),
+            )?;
         }
         if wants("qd") && m * n * k <= 1 << 34 {
             gemm_format::<Qd>(dev, (m, n, k), reps)?;
@@ -738,75 +745,39 @@ fn gemm_rows(dev: &Device, shapes: &[(usize, usize, usize)]) -> Result<()> {
     Ok(())
 }
 
-/// The compensated double-double GEMM on the data of the `dd` row, with its top-left block
-/// against the CPU's and a quad-double product.
-fn gemm_dd_compensated_row(
-    dev: &Device,
-    (m, n, k): (usize, usize, usize),
-    reps: usize,
-) -> Result<()> {
-    use mpblas::view::MatMut;
-    let mut rng = mpblas_testdata::SplitMix64::new(0x7e3 ^ (m * n * k) as u64 ^ 2);
-    let ha: Vec<Dd> = (0..m * k).map(|_| Dd::random(&mut rng)).collect();
-    let hb: Vec<Dd> = (0..k * n).map(|_| Dd::random(&mut rng)).collect();
-    let hc: Vec<Dd> = (0..m * n).map(|_| Dd::random(&mut rng)).collect();
-    let (alpha, beta) = (Dd::random(&mut rng), Dd::random(&mut rng));
-    let (da, db) = (dev.upload(&ha)?, dev.upload(&hb)?);
-    let ga = DeviceMatRef::col_major(&da, m, k, m)?;
-    let gb = DeviceMatRef::col_major(&db, k, n, k)?;
-    let mut dc = dev.upload(&hc)?;
-    let ms = median_ms_of(dev, reps, || {
-        bg::gemm_dd_compensated(
-            dev,
-            alpha,
-            ga,
-            gb,
-            beta,
-            DeviceMatMut::col_major(&mut dc, m, n, m)?,
-        )
-    })?;
-    let mut dc = dev.upload(&hc)?;
-    bg::gemm_dd_compensated(
+fn gemm_format<T: Random>(dev: &Device, dims: (usize, usize, usize), reps: usize) -> Result<()> {
+    gemm_format_with::<T>(
         dev,
-        alpha,
-        ga,
-        gb,
-        beta,
-        DeviceMatMut::col_major(&mut dc, m, n, m)?,
-    )?;
-    let got = dc.download()?;
-    let s = 8.min(m).min(n);
-    let ca = MatRef::col_major(&ha, m, k, m)?.block(0, 0, s, k)?;
-    let cb = MatRef::col_major(&hb, k, n, k)?.block(0, 0, k, s)?;
-    let mut cc: Vec<Dd> = (0..s * s).map(|e| hc[(e % s) + (e / s) * m]).collect();
-    blas::gemm_dd_compensated(&alpha, ca, cb, &beta, MatMut::col_major(&mut cc, s, s, s)?)?;
-    let ok = (0..s * s).all(|e| same(got[(e % s) + (e / s) * m], cc[e]));
-    let mut worst = 0.0f64;
-    for e in 0..s * s {
-        let (i, j) = (e % s, e / s);
-        let (mut exact, mut mag) = (Qd::ZERO, Qd::ZERO);
-        for l in 0..k {
-            let p = Qd::from(ha[i + l * m]) * Qd::from(hb[l + j * k]);
-            exact += p;
-            mag += p.abs();
-        }
-        let (qa, qc) = (Qd::from(alpha), Qd::from(beta) * Qd::from(hc[i + j * m]));
-        let exact = qa * exact + qc;
-        let mag = qa.abs() * mag + qc.abs();
-        worst = worst.max(((Qd::from(got[i + j * m]) - exact).abs() / mag).nearest_f64());
-    }
-    println!(
-        "| dd compensated | {m}x{n}x{k} | {ms:.3} | {:.3} | {} | {worst:.1e} |",
-        2.0 * (m * n * k) as f64 / (ms * 1e-3) / 1e12,
-        if ok { "yes" } else { "NO" }
-    );
-    Ok(())
+        dims,
+        reps,
+        T::NAME,
+        &|d, al, a, b, be, c| bg::gemm(d, al, a, b, be, c),
+        &|al, a, b, be, c| blas::gemm(al, a, b, be, c),
+    )
 }
 
-fn gemm_format<T: Random>(
+/// A GPU GEMM under test.
+type GpuGemm<T> = dyn Fn(
+    &Device,
+    T,
+    DeviceMatRef<'_, T>,
+    DeviceMatRef<'_, T>,
+    T,
+    DeviceMatMut<'_, T>,
+) -> Result<()>;
+/// Its CPU twin.
+type CpuGemm<T> =
+    dyn Fn(&T, MatRef<'_, T>, MatRef<'_, T>, &T, mpblas::view::MatMut<'_, T>) -> Result<()>;
+
+/// One GEMM row named `name`: `gpu` timed, its top-left block against `cpu`'s and a quad-double
+/// product.
+fn gemm_format_with<T: Random>(
     dev: &Device,
     (m, n, k): (usize, usize, usize),
     reps: usize,
+    name: &str,
+    gpu: &GpuGemm<T>,
+    cpu: &CpuGemm<T>,
 ) -> Result<()> {
     use mpblas::view::MatMut;
     let mut rng = mpblas_testdata::SplitMix64::new(0x7e3 ^ (m * n * k) as u64 ^ T::WORDS as u64);
@@ -819,7 +790,7 @@ fn gemm_format<T: Random>(
     let gb = DeviceMatRef::col_major(&db, k, n, k)?;
     let mut dc = dev.upload(&hc)?;
     let ms = median_ms_of(dev, reps, || {
-        bg::gemm(
+        gpu(
             dev,
             alpha,
             ga,
@@ -830,7 +801,7 @@ fn gemm_format<T: Random>(
     })?;
     // One call from the original C, against the CPU on the top-left block.
     let mut dc = dev.upload(&hc)?;
-    bg::gemm(
+    gpu(
         dev,
         alpha,
         ga,
@@ -843,7 +814,7 @@ fn gemm_format<T: Random>(
     let ca = MatRef::col_major(&ha, m, k, m)?.block(0, 0, s, k)?;
     let cb = MatRef::col_major(&hb, k, n, k)?.block(0, 0, k, s)?;
     let mut cc: Vec<T> = (0..s * s).map(|e| hc[(e % s) + (e / s) * m]).collect();
-    blas::gemm(&alpha, ca, cb, &beta, MatMut::col_major(&mut cc, s, s, s)?)?;
+    cpu(&alpha, ca, cb, &beta, MatMut::col_major(&mut cc, s, s, s)?)?;
     let ok = (0..s * s).all(|e| same(got[(e % s) + (e / s) * m], cc[e]));
     // Error against a quad-double product, relative to |α|(|A||B|)_ij + |β||c_ij|.
     let q = |v: T| v.to_qd();
@@ -862,8 +833,7 @@ fn gemm_format<T: Random>(
         worst = worst.max((err / mag).nearest_f64());
     }
     println!(
-        "| {} | {m}x{n}x{k} | {ms:.3} | {:.3} | {} | {worst:.1e} |",
-        T::NAME,
+        "| {name} | {m}x{n}x{k} | {ms:.3} | {:.3} | {} | {worst:.1e} |",
         2.0 * (m * n * k) as f64 / (ms * 1e-3) / 1e12,
         if ok { "yes" } else { "NO" }
     );

@@ -229,6 +229,15 @@ pub enum Error {
         /// Largest supported value.
         max: usize,
     },
+    /// A solve met an exactly singular matrix: the LU factor's diagonal entry `U(column,
+    /// column)` (0-based) is zero.
+    #[error(
+        "the matrix is singular: U({column}, {column}) of its LU factorisation is exactly zero"
+    )]
+    Singular {
+        /// The first zero diagonal entry of `U`, 0-based.
+        column: usize,
+    },
 }
 
 /// `Result` with mpblas's [`Error`].

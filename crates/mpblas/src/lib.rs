@@ -36,7 +36,7 @@
 //! | 1 | `view`, `cuda` | matrix and vector views; the GPU runtime (devices, memory, NVRTC, launches, cuBLAS), which knows no format and no algorithm |
 //! | 2 | `eft`, `scalar`, `trig_reduction` | error-free transformations, the scalar traits, the argument reduction the functions share |
 //! | 3 | `dd`, `qd`, `convert`, `num`, `exact`, `rns` | the number formats, each with its GPU kernels beside its CPU code |
-//! | 4 | `ozaki`, `blas` | algorithm families, each one folder with its CPU code, GPU launchers and kernels (`lapack` will join) |
+//! | 4 | `ozaki`, `blas`, `lapack` | algorithm families, each one folder with its CPU code, GPU launchers and kernels |
 //! | top | `lib.rs` | re-exports and [`kernel_modules`], the list of every GPU module |
 //!
 //! ## Features
@@ -57,6 +57,7 @@ pub mod dd;
 pub mod eft;
 pub mod error;
 pub mod exact;
+pub mod lapack;
 mod num;
 pub mod ozaki;
 pub mod qd;

@@ -3252,3 +3252,274 @@ fn gemm_specials_propagate() {
         assert_eq!(bd.is_finite(), hi[q].is_finite(), "entry {q}");
     }
 }
+
+// ---- lapack: LU and solves -------------------------------------------------------------------
+
+/// `Σ_l |x_l|·|y_l|` exactly, as an upper `f64` (for the right-hand sides of the LU bounds).
+fn exact_abs_dot(terms: &[(Float, Float)]) -> f64 {
+    let t: Vec<Float> = terms
+        .iter()
+        .map(|(x, y)| {
+            exact_product(
+                &Float::with_val(x.prec(), x.abs_ref()),
+                &Float::with_val(y.prec(), y.abs_ref()),
+            )
+        })
+        .collect();
+    exact_sum(&t).to_f64() * (1.0 + 1e-15) + f64::from_bits(1)
+}
+
+/// `getrf` against MPFR: `P·A = L̂·Û + ΔA` with `|ΔA| ≤ γ_n·|L̂||Û|` (Higham Thm 9.3), entry
+/// by entry, exactly; then `getrs` (both transposes) and `gesv`: `|b − op(A)·x̂| ≤
+/// γ_3n·(|L̂||Û|)|x̂|` (Thm 9.4) for each right-hand side.
+fn lu_for<T: Fmt>(ctx: &T::Ctx, sizes: &[(usize, usize)], seed: u64) {
+    use mpblas::blas::bounds::gamma;
+    use mpblas::lapack::{gesv, getrf, getrs};
+    use mpblas::view::{MatMut, MatRef, Trans};
+    let mut g = SplitMix64::new(0x1a + seed);
+    let eps = T::op_error_bound_in(ctx);
+    for &(m, n) in sizes {
+        let a0: Vec<T> = (0..m * n)
+            .map(|_| {
+                let e = g.int(-3, 3);
+                full_at::<T>(ctx, &mut g, e)
+            })
+            .collect();
+        let mut lu = a0.clone();
+        let mut ipiv = vec![0usize; m.min(n)];
+        let info = getrf(
+            MatMut::col_major(&mut lu, m, n, m.max(1)).unwrap(),
+            &mut ipiv,
+        )
+        .unwrap();
+        assert_eq!(info, None, "{} {m}x{n}", T::FORMAT);
+        // P·A: the rows of A swapped as ipiv says.
+        let mut pa: Vec<Float> = exact_all(&a0);
+        for (j, &p) in ipiv.iter().enumerate() {
+            for c in 0..n {
+                pa.swap(j + c * m, p + c * m);
+            }
+        }
+        let lux = exact_all(&lu);
+        let one = Float::with_val(53, 1);
+        let l_at = |i: usize, q: usize| -> Float {
+            if i == q {
+                one.clone()
+            } else {
+                lux[i + q * m].clone()
+            }
+        };
+        let g_n = gamma(n.max(m), eps);
+        for j in 0..n {
+            for i in 0..m {
+                let terms: Vec<(Float, Float)> = (0..=i.min(j).min(m.min(n) - 1))
+                    .map(|q| (l_at(i, q), lux[q + j * m].clone()))
+                    .collect();
+                let prods: Vec<Float> = terms.iter().map(|(x, y)| exact_product(x, y)).collect();
+                let err = abs_diff(&exact_sum(&prods), &pa[i + j * m]).to_f64();
+                let bound = g_n * exact_abs_dot(&terms) + 1e-300;
+                assert!(
+                    err <= bound,
+                    "{} getrf {m}x{n} ({i}, {j}): |PA − LU| = {err:e} above {bound:e}",
+                    T::FORMAT
+                );
+            }
+        }
+        if m != n {
+            continue;
+        }
+        // Solves, three right-hand sides, both transposes, and gesv.
+        let nrhs = 3;
+        let b0: Vec<T> = (0..n * nrhs)
+            .map(|_| full_at::<T>(ctx, &mut g, 0))
+            .collect();
+        let g3 = gamma(3 * n, eps);
+        for trans in [Trans::No, Trans::Yes] {
+            let mut x = b0.clone();
+            getrs(
+                trans,
+                MatRef::col_major(&lu, n, n, n).unwrap(),
+                &ipiv,
+                MatMut::col_major(&mut x, n, nrhs, n).unwrap(),
+            )
+            .unwrap();
+            // (|L||U|) (of P·A) for the bound, applied to |x̂| in the matching order.
+            let lu_abs = |i: usize, j: usize| -> f64 {
+                let terms: Vec<(Float, Float)> = (0..=i.min(j))
+                    .map(|q| (l_at(i, q), lux[q + j * m].clone()))
+                    .collect();
+                exact_abs_dot(&terms)
+            };
+            // Row r of op(A) in P·A terms: No: (P·A)(π(r), ·) with π the row's place after
+            // the swaps; Yes: column r of A = column r of P·A permuted.
+            let mut perm: Vec<usize> = (0..n).collect();
+            for (j, &p) in ipiv.iter().enumerate() {
+                perm.swap(j, p);
+            }
+            // perm[i] = original row now at place i.
+            let place: Vec<usize> = {
+                let mut pl = vec![0; n];
+                for (i, &r) in perm.iter().enumerate() {
+                    pl[r] = i;
+                }
+                pl
+            };
+            let xe = exact_all(&x);
+            let a0e = exact_all(&a0);
+            for c in 0..nrhs {
+                for r in 0..n {
+                    let mut terms: Vec<Float> = (0..n)
+                        .map(|q| {
+                            let arq = if trans == Trans::No {
+                                &a0e[r + q * n]
+                            } else {
+                                &a0e[q + r * n]
+                            };
+                            exact_product(arq, &xe[q + c * n])
+                        })
+                        .collect();
+                    terms.push(Float::with_val(
+                        b0[r + c * n].exact().prec(),
+                        -b0[r + c * n].exact(),
+                    ));
+                    let res = exact_sum(&terms).to_f64().abs();
+                    let bound: f64 = (0..n)
+                        .map(|q| {
+                            let w = if trans == Trans::No {
+                                lu_abs(place[r], q)
+                            } else {
+                                lu_abs(place[q], r)
+                            };
+                            w * x[q + c * n].nearest_f64().abs() * (1.0 + 1e-15)
+                        })
+                        .sum::<f64>()
+                        * g3
+                        + 1e-300;
+                    assert!(
+                        res <= bound,
+                        "{} getrs {trans:?} n={n} rhs {c} row {r}: residual {res:e} above {bound:e}",
+                        T::FORMAT
+                    );
+                }
+            }
+        }
+        let (mut a1, mut x1) = (a0.clone(), b0.clone());
+        let mut ipiv1 = vec![0usize; n];
+        gesv(
+            MatMut::col_major(&mut a1, n, n, n).unwrap(),
+            &mut ipiv1,
+            MatMut::col_major(&mut x1, n, nrhs, n).unwrap(),
+        )
+        .unwrap();
+        let mut x2 = b0.clone();
+        getrs(
+            Trans::No,
+            MatRef::col_major(&lu, n, n, n).unwrap(),
+            &ipiv,
+            MatMut::col_major(&mut x2, n, nrhs, n).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(bits_of(&x1), bits_of(&x2), "gesv = getrf + getrs");
+    }
+}
+
+#[test]
+fn lu_factors_and_solves_within_their_bounds() {
+    let sizes = [(1, 1), (5, 5), (40, 40), (70, 70), (9, 4), (4, 9), (37, 66)];
+    lu_for::<f64>(&(), &sizes, 1);
+    lu_for::<Dd>(&(), &sizes, 2);
+    lu_for::<Qd>(&(), &sizes[..5], 3);
+    lu_for::<MpFloat>(&Basis::new(212).unwrap(), &sizes[..3], 4);
+}
+
+/// Singular matrices, bad arguments, and the same bits for any thread count.
+#[test]
+fn lu_edges_errors_and_thread_counts() {
+    use mpblas::lapack::{gesv, getrf, getrs};
+    use mpblas::view::{MatMut, MatRef, Trans};
+    // Column 1 is twice column 0: U(1, 1) = 0 exactly.
+    let mut a = vec![1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 1.0, 0.0, 1.0];
+    let mut ipiv = [0usize; 3];
+    let info = getrf(MatMut::col_major(&mut a, 3, 3, 3).unwrap(), &mut ipiv).unwrap();
+    assert_eq!(info, Some(1));
+    let mut a = vec![1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 1.0, 0.0, 1.0];
+    let mut b = vec![1.0, 2.0, 3.0];
+    let r = gesv(
+        MatMut::col_major(&mut a, 3, 3, 3).unwrap(),
+        &mut ipiv,
+        MatMut::col_major(&mut b, 3, 1, 3).unwrap(),
+    );
+    assert!(matches!(r, Err(Error::Singular { column: 1 })), "{r:?}");
+    assert_eq!(b, [1.0, 2.0, 3.0], "b untouched");
+    // Bad arguments.
+    let mut a = vec![1.0; 6];
+    assert!(matches!(
+        getrf(
+            MatMut::col_major(&mut a, 2, 3, 2).unwrap(),
+            &mut [0usize; 1]
+        ),
+        Err(Error::LengthMismatch { .. })
+    ));
+    let mut b = vec![1.0; 2];
+    assert!(matches!(
+        gesv(
+            MatMut::col_major(&mut a, 2, 3, 2).unwrap(),
+            &mut [0usize; 3],
+            MatMut::col_major(&mut b, 2, 1, 2).unwrap()
+        ),
+        Err(Error::LengthMismatch { .. })
+    ));
+    let lu = vec![2.0, 0.5, 1.0, 3.0];
+    for bad in [[1usize, 0], [0, 2], [3, 1]] {
+        let mut b = vec![1.0; 2];
+        let r = getrs(
+            Trans::No,
+            MatRef::col_major(&lu, 2, 2, 2).unwrap(),
+            &bad,
+            MatMut::col_major(&mut b, 2, 1, 2).unwrap(),
+        );
+        assert!(matches!(r, Err(Error::OutOfRange { .. })), "{bad:?}: {r:?}");
+    }
+    // Empty systems.
+    assert_eq!(
+        getrf(
+            MatMut::col_major(&mut [] as &mut [f64], 0, 0, 1).unwrap(),
+            &mut []
+        )
+        .unwrap(),
+        None
+    );
+    // RNS entries of two bases.
+    let (b1, b2) = (Basis::new(106).unwrap(), Basis::new(212).unwrap());
+    let mut ar = vec![MpFloat::from_f64(&b1, 1.0), MpFloat::from_f64(&b2, 2.0)];
+    assert!(matches!(
+        getrf(
+            MatMut::col_major(&mut ar, 2, 1, 2).unwrap(),
+            &mut [0usize; 1]
+        ),
+        Err(Error::BasisMismatch { .. })
+    ));
+    // Same bits with 1 and 3 threads (the trailing updates are gemm).
+    let mut g = SplitMix64::new(12);
+    let n = 100;
+    let a0: Vec<Dd> = (0..n * n).map(|_| full_at::<Dd>(&(), &mut g, 0)).collect();
+    let b0: Vec<Dd> = (0..n * 4).map(|_| full_at::<Dd>(&(), &mut g, 0)).collect();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let (mut a, mut b) = (a0.clone(), b0.clone());
+        let mut ipiv = vec![0usize; n];
+        pool.install(|| {
+            gesv(
+                MatMut::col_major(&mut a, n, n, n).unwrap(),
+                &mut ipiv,
+                MatMut::col_major(&mut b, n, 4, n).unwrap(),
+            )
+            .unwrap()
+        });
+        (bits_of(&a), bits_of(&b), ipiv)
+    };
+    assert_eq!(run(1), run(3));
+}

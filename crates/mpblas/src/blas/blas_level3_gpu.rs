@@ -9,6 +9,7 @@
 //! H100 against 0.8 T for the accurate recursive step.
 
 use super::blas_level1_gpu::{BLAS_REDUCE_CUH, GpuFormat, from_words, kernel_of, scalar_arg};
+use super::blas_level2_gpu::mat_arg;
 use super::bounds::{compensated_dot_gamma, gamma, summation_depth};
 use super::level2::{RowBound, is_zero, unchanged_bound};
 use super::level3::gemm_shapes;
@@ -65,17 +66,6 @@ fn tile_of<T: DeviceScalar>() -> (usize, usize) {
 #[derive(Default)]
 struct Workspace {
     sums: ScratchBuffer,
-}
-
-/// A matrix as the kernels' `MatArg`: word addresses of element (0, 0), row and column strides.
-fn mat_arg(words: impl Fn(usize) -> u64, w: usize, rs: usize, cs: usize) -> Arg {
-    let mut a = [0u64; 6];
-    for (k, slot) in a.iter_mut().enumerate().take(w) {
-        *slot = words(k);
-    }
-    a[4] = rs as u64;
-    a[5] = cs as u64;
-    Arg::Struct(Box::new(a))
 }
 
 /// `C ← α·A·B + β·C` on the GPU for an `m × k` view `A` and a `k × n` view `B` (pass `a.t()`,

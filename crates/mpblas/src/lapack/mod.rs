@@ -1,0 +1,25 @@
+//! The LAPACK family: dense linear systems. Today the CPU's LU factorisation with partial
+//! pivoting and its solves ([`lu`]), for every [`Scalar`](crate::Scalar) format, blocked so
+//! that most of the work is the level-3 [`gemm`](crate::blas::gemm).
+//!
+//! ```
+//! use mpblas::lapack::gesv;
+//! use mpblas::view::MatMut;
+//! use mpblas::Dd;
+//! // [2 1; 1 3] x = [3; 5]  →  x = [0.8; 1.4]
+//! let mut a = [Dd::from(2.0), Dd::from(1.0), Dd::from(1.0), Dd::from(3.0)];
+//! let mut b = [Dd::from(3.0), Dd::from(5.0)];
+//! let mut ipiv = [0; 2];
+//! gesv(
+//!     MatMut::col_major(&mut a, 2, 2, 2).unwrap(),
+//!     &mut ipiv,
+//!     MatMut::col_major(&mut b, 2, 1, 2).unwrap(),
+//! )
+//! .unwrap();
+//! assert!((b[0] - Dd::from(4.0) / Dd::from(5.0)).abs().hi < 1e-31);
+//! assert!((b[1] - Dd::from(7.0) / Dd::from(5.0)).abs().hi < 1e-31);
+//! ```
+
+pub mod lu;
+
+pub use lu::{LU_BLOCK, gesv, getrf, getrs};
