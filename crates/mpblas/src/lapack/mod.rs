@@ -1,6 +1,8 @@
 //! The LAPACK family: dense linear systems. Today the CPU's LU factorisation with partial
 //! pivoting and its solves ([`lu`]), for every [`Scalar`](crate::Scalar) format, blocked so
-//! that most of the work is the level-3 [`gemm`](crate::blas::gemm).
+//! that most of the work is the level-3 [`gemm`](crate::blas::gemm), and mixed-precision
+//! iterative refinement ([`refine`]): `f64` factors, residuals and corrections in the extended
+//! format, with `T`'s own LU as the fallback.
 //!
 //! ```
 //! use mpblas::lapack::gesv;
@@ -21,5 +23,7 @@
 //! ```
 
 pub mod lu;
+pub mod refine;
 
 pub use lu::{LU_BLOCK, gesv, getrf, getrs};
+pub use refine::{RefineParams, RefinePath, RefineReport, gesv_refined};

@@ -1,0 +1,217 @@
+//! Mixed-precision iterative refinement (Wilkinson; Moler 1967; Higham §12.1): solve `A·X = B`
+//! in an extended format `T` (`Dd`, `Qd`, RNS) at nearly the cost of an `f64` solve.
+//!
+//! 1. Factor `fl64(A)` in `f64` ([`getrf`]) and solve for `X₀` in `f64`.
+//! 2. Repeat: `R = B − A·X` in `T` (the level-3 [`gemm`], in `T`'s precision), solve
+//!    `fl64(A)·D = fl64(R)` with the `f64` factors, `X ← X + D` in `T`.
+//! 3. Stop when every column's correction is below `n·u_T` relative to the column
+//!    (`‖d‖∞ ≤ n·u_T·‖x‖∞`), or when a correction fails to shrink by half: converged if the
+//!    corrections had already fallen below `2^-26` (the floor is then the noise of `T`'s own
+//!    residuals, about `κ(A)·n·u_T`: the accuracy `T`'s LU would give), not converged
+//!    otherwise (the `f64` factors are too inaccurate: `κ(A)·2^-53` is not well below 1); or
+//!    after `max_iterations`.
+//!
+//! Without convergence the solve falls back to the LU factorisation in `T` itself ([`gesv`]),
+//! and the [`RefineReport`] says so (as cuSOLVER's `IRS` solvers and LAPACK's `dsgesv` do).
+//! Each step converges linearly with rate about `κ(A)·2^-53`, so a `Dd` solve with
+//! `κ = 10^8` takes about 4 steps, a `Qd` solve about 9.
+
+use super::lu::{gesv, getrf, getrs};
+use crate::blas::level3::gemm;
+use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+use crate::view::{MatMut, MatRef, Trans};
+
+/// How [`gesv_refined`] reached its solution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RefinePath {
+    /// `f64` factors and refinement in `T` converged.
+    Refined,
+    /// Refinement did not converge (or `fl64(A)` was singular): the solution is `T`'s own LU
+    /// solve ([`gesv`]).
+    Fallback,
+    /// Refinement did not converge and the fallback was switched off: `X` is the last iterate.
+    NotConverged,
+}
+
+/// What [`gesv_refined`] did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RefineReport {
+    /// The path taken.
+    pub path: RefinePath,
+    /// Refinement steps made (each a residual in `T` and an `f64` solve).
+    pub iterations: usize,
+    /// The last step's largest relative correction `max_c ‖d_c‖∞ / ‖x_c‖∞` (0 for `n = 0`).
+    pub last_correction: f64,
+    /// Whether `fl64(A)` had an exactly zero pivot.
+    pub f64_singular: bool,
+}
+
+/// Parameters of [`gesv_refined`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RefineParams {
+    /// Most refinement steps before falling back.
+    pub max_iterations: usize,
+    /// Fall back to `T`'s LU when refinement does not converge (otherwise `X` is the last
+    /// iterate and the report says [`RefinePath::NotConverged`]).
+    pub fallback: bool,
+}
+
+impl Default for RefineParams {
+    fn default() -> Self {
+        RefineParams {
+            max_iterations: 30,
+            fallback: true,
+        }
+    }
+}
+
+/// A relative correction below which a stagnating refinement has converged (to the noise of
+/// `T`'s residuals): `2^-26`, far below what `f64` factors alone give.
+const STAGNATION_FLOOR: f64 = 1.4901161193847656e-8;
+
+/// `max |v|` as an `f64`.
+fn norm_inf<T: Scalar>(v: impl Iterator<Item = T>) -> f64 {
+    v.map(|x| x.nearest_f64().abs())
+        .fold(0.0, |m, x| if x > m || x.is_nan() { x } else { m })
+}
+
+/// Solves `A·X = B` (`A` `n × n`, `B` and `X` `n × nrhs`) in `T` by `f64` factors and
+/// refinement in `T` (see the [module docs](self)); `A` and `B` are not changed. With the
+/// default parameters the result is `T`'s own accuracy for the conditioning (the fallback to
+/// [`gesv`] in `T` covers matrices too ill-conditioned for `f64` factors).
+///
+/// # Errors
+/// [`Error::LengthMismatch`] for shapes that do not agree, [`Error::Singular`] when the
+/// fallback meets an exactly singular `A` (or, with `fallback = false`, when `fl64(A)` is
+/// singular), [`Error::BasisMismatch`] for RNS operands of different bases.
+pub fn gesv_refined<T: Scalar>(
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    mut x: MatMut<'_, T>,
+    params: &RefineParams,
+) -> Result<RefineReport> {
+    let n = a.rows();
+    let len = |arg, expected, got| {
+        if expected == got {
+            Ok(())
+        } else {
+            Err(Error::LengthMismatch { arg, expected, got })
+        }
+    };
+    len("a (columns)", n, a.cols())?;
+    len("b (rows)", n, b.rows())?;
+    len("x (rows)", n, x.rows())?;
+    len("x (columns)", b.cols(), x.cols())?;
+    let nrhs = b.cols();
+    let mut report = RefineReport {
+        path: RefinePath::Refined,
+        iterations: 0,
+        last_correction: 0.0,
+        f64_singular: false,
+    };
+    if n == 0 || nrhs == 0 {
+        return Ok(report);
+    }
+    let ctx = a.at(0, 0).ctx();
+    let u = T::unit_roundoff_in(&ctx);
+    let fallback = |x: &mut MatMut<'_, T>, report: &mut RefineReport| -> Result<()> {
+        let mut lu = a.to_col_major();
+        let mut sol = b.to_col_major();
+        let mut ipiv = vec![0; n];
+        gesv(
+            MatMut::col_major(&mut lu, n, n, n)?,
+            &mut ipiv,
+            MatMut::col_major(&mut sol, n, nrhs, n)?,
+        )?;
+        for c in 0..nrhs {
+            for i in 0..n {
+                *x.at_mut(i, c) = sol[i + c * n].clone();
+            }
+        }
+        report.path = RefinePath::Fallback;
+        Ok(())
+    };
+    // The f64 factors.
+    let mut lu64: Vec<f64> = a.to_col_major().iter().map(Scalar::nearest_f64).collect();
+    let mut ipiv = vec![0; n];
+    if let Some(column) = getrf(MatMut::col_major(&mut lu64, n, n, n)?, &mut ipiv)? {
+        report.f64_singular = true;
+        if !params.fallback {
+            return Err(Error::Singular { column });
+        }
+        fallback(&mut x, &mut report)?;
+        return Ok(report);
+    }
+    let lu64 = MatRef::col_major(&lu64, n, n, n)?;
+    let solve64 = |rhs: Vec<f64>| -> Result<Vec<f64>> {
+        let mut d = rhs;
+        getrs(
+            Trans::No,
+            lu64,
+            &ipiv,
+            MatMut::col_major(&mut d, n, nrhs, n)?,
+        )?;
+        Ok(d)
+    };
+    // X₀ from the f64 solve.
+    let b64: Vec<f64> = b.to_col_major().iter().map(Scalar::nearest_f64).collect();
+    let x0 = solve64(b64)?;
+    for c in 0..nrhs {
+        for i in 0..n {
+            *x.at_mut(i, c) = T::from_f64_in(&ctx, x0[i + c * n]);
+        }
+    }
+    let (one, minus_one) = (T::one_in(&ctx), T::one_in(&ctx).neg_ref());
+    let mut previous = f64::INFINITY;
+    let mut converged = false;
+    while report.iterations < params.max_iterations {
+        // R = B − A·X in T.
+        let mut r = b.to_col_major();
+        gemm(
+            &minus_one,
+            a,
+            x.rb(),
+            &one,
+            MatMut::col_major(&mut r, n, nrhs, n)?,
+        )?;
+        let d = solve64(r.iter().map(Scalar::nearest_f64).collect())?;
+        let mut worst = 0.0f64;
+        for c in 0..nrhs {
+            for i in 0..n {
+                let v = x.at_mut(i, c).add_ref(&T::from_f64_in(&ctx, d[i + c * n]));
+                *x.at_mut(i, c) = v;
+            }
+            let dn = norm_inf(d[c * n..(c + 1) * n].iter().copied());
+            let xn = norm_inf((0..n).map(|i| x.rb().at(i, c).clone()));
+            let rel = if dn == 0.0 { 0.0 } else { dn / xn };
+            worst = if rel.is_nan() || rel > worst {
+                rel
+            } else {
+                worst
+            };
+        }
+        report.iterations += 1;
+        report.last_correction = worst;
+        if worst <= u * n as f64 {
+            converged = true;
+            break;
+        }
+        // (NaN counts as no progress.)
+        let shrank = worst <= 0.5 * previous;
+        if !shrank {
+            // Stagnation: converged if the corrections had already shrunk far below f64's
+            // accuracy (T's own rounding in the residual is the floor, about κ·n·u_T), not if
+            // they never did (the f64 factors are too inaccurate).
+            converged = previous <= STAGNATION_FLOOR;
+            break;
+        }
+        previous = worst;
+    }
+    if !converged && params.fallback {
+        fallback(&mut x, &mut report)?;
+    } else if !converged {
+        report.path = RefinePath::NotConverged;
+    }
+    Ok(report)
+}
