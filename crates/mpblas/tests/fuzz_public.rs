@@ -448,3 +448,66 @@ fn rns_fused_routines_take_any_values() {
         })
         .unwrap();
 }
+
+/// The LU routines on any small matrix (NaN, ±∞, huge, tiny, zeros): never a panic; `gesv`
+/// either solves or reports `Singular`, and `getrf`'s pivots are always valid for `getrs`.
+#[test]
+fn lapack_routines_take_any_values() {
+    use mpblas::lapack::{RefineParams, gesv, gesv_refined, getrf, getrs};
+    use mpblas::view::{MatMut, MatRef};
+    let vals = prop::collection::vec(any_f64(), 0..20);
+    runner()
+        .run(&(0usize..4, vals.clone(), vals), |(n, a, b)| {
+            let need = n * n;
+            if a.len() < need || b.len() < n {
+                return Ok(());
+            }
+            let mut lu = a[..need].to_vec();
+            let mut ipiv = vec![0usize; n];
+            let info = getrf(
+                MatMut::col_major(&mut lu, n, n, n.max(1)).unwrap(),
+                &mut ipiv,
+            );
+            prop_assert!(info.is_ok());
+            prop_assert!(
+                ipiv.iter()
+                    .enumerate()
+                    .all(|(j, &p)| p >= j && p < n.max(1))
+            );
+            let mut x = b[..n].to_vec();
+            let r = getrs(
+                Trans::Yes,
+                MatRef::col_major(&lu, n, n, n.max(1)).unwrap(),
+                &ipiv,
+                MatMut::col_major(&mut x, n, 1, n.max(1)).unwrap(),
+            );
+            prop_assert!(r.is_ok(), "{:?}", r);
+            let ad: Vec<Dd> = a[..need].iter().map(|&v| Dd::from(v)).collect();
+            let bd: Vec<Dd> = b[..n].iter().map(|&v| Dd::from(v)).collect();
+            let (mut a2, mut x2) = (ad.clone(), bd.clone());
+            let r = gesv(
+                MatMut::col_major(&mut a2, n, n, n.max(1)).unwrap(),
+                &mut ipiv,
+                MatMut::col_major(&mut x2, n, 1, n.max(1)).unwrap(),
+            );
+            prop_assert!(
+                r.is_ok() || matches!(r, Err(mpblas::Error::Singular { .. })),
+                "{:?}",
+                r
+            );
+            let mut x3 = bd.clone();
+            let r = gesv_refined(
+                MatRef::col_major(&ad, n, n, n.max(1)).unwrap(),
+                MatRef::col_major(&bd, n, 1, n.max(1)).unwrap(),
+                MatMut::col_major(&mut x3, n, 1, n.max(1)).unwrap(),
+                &RefineParams::default(),
+            );
+            prop_assert!(
+                r.is_ok() || matches!(r, Err(mpblas::Error::Singular { .. })),
+                "{:?}",
+                r
+            );
+            Ok(())
+        })
+        .unwrap();
+}
