@@ -485,7 +485,8 @@ fn json_doc(rows: &[Row], cublas: Option<f64>, plan: &Plan, cpu: &str, gpu: Opti
         })
         .collect();
     json!({
-        "paper": "QD library on CUDA (seed 003), Table 6.2.2-1: matrix product",
+        "paper": "gemm",
+        "title": "QD library on CUDA (seed 003), Table 6.2.2-1: matrix product",
         "n": plan.n,
         "k": 2 * plan.n,
         "cpu": cpu,

@@ -269,6 +269,28 @@ fn reproduce_sum_gpu_compares_bits_or_is_an_error_without_cuda() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// `reproduce gemm`: every format's row with errors within the returned bounds; the flags of
+/// other papers and a zero size are refused.
+#[test]
+fn reproduce_gemm_reports_every_format() {
+    let v = json(&["reproduce", "gemm", "--n", "24", "--reps", "1", "--json"]);
+    let rows = v["rows"].as_array().expect("rows");
+    let formats: Vec<&str> = rows.iter().map(|r| r["format"].as_str().unwrap()).collect();
+    assert_eq!(formats, ["f64", "dd", "dd compensated", "qd"]);
+    for r in rows {
+        let ratio = r["max_err_over_bound"].as_f64().expect("ratio");
+        assert!(ratio <= 1.0, "{r}");
+    }
+    for args in [
+        &["reproduce", "gemm", "--n", "0"][..],
+        &["reproduce", "gemm", "--max-seconds", "1"],
+        &["reproduce", "gemm", "--sizes", "64"],
+    ] {
+        let (code, _, stderr) = mpblas(args);
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+    }
+}
+
 /// `reproduce` with no paper runs every paper (small sizes here), one JSON document holding
 /// each paper's; the per-paper flags are refused there.
 #[test]
@@ -287,8 +309,10 @@ fn reproduce_without_a_paper_runs_them_all() {
     ]);
     let papers = v["papers"].as_object().expect("papers");
     let names: Vec<&str> = papers.keys().map(|k| k.as_str()).collect();
-    assert_eq!(names, ["gemv", "ozaki", "qd", "rns", "sum"]);
+    assert_eq!(names, ["gemm", "gemv", "ozaki", "qd", "rns", "sum"]);
     assert_eq!(papers["gemv"]["paper"], "gemv");
+    assert_eq!(papers["gemm"]["paper"], "gemm");
+    assert_eq!(papers["gemm"]["n"], 256, "the quick size");
     assert_eq!(papers["gemv"]["n"], 200, "the quick size, below --n 512");
     assert_eq!(papers["sum"]["paper"], "sum");
     assert_eq!(papers["ozaki"]["paper"], "ozaki");
