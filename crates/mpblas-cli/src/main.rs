@@ -239,6 +239,22 @@ fn refuse(given: bool, why: &str) -> Result<(), String> {
     if given { Err(why.to_string()) } else { Ok(()) }
 }
 
+/// [`Err`] for `--json-file` outside `reproduce qd`.
+fn json_file_only(given: bool) -> Result<(), String> {
+    refuse(given, "--json-file is for `reproduce qd`; use --json")
+}
+
+/// [`Err`] for `--sizes` or `--seeds` outside `reproduce ozaki` and `reproduce sum`, with
+/// `hint` (what the paper takes instead) when not empty.
+fn sizes_seeds_only(given: bool, hint: &str) -> Result<(), String> {
+    let why = "--sizes and --seeds are for `reproduce ozaki` and `reproduce sum`";
+    if hint.is_empty() {
+        refuse(given, why)
+    } else {
+        refuse(given, &format!("{why}; {hint}"))
+    }
+}
+
 /// The largest array measurement `n` elements make: three arrays of quad-doubles.
 const BYTES_PER_ELEMENT: usize = 3 * 32;
 
@@ -322,16 +338,10 @@ fn run(cli: Cli) -> Result<(), String> {
             ozaki_only(svg.as_ref(), moduli.as_deref())?;
             refuse(
                 gpu,
-                "`reproduce rns` runs on the CPU: --gpu is for qd, ozaki, sum and gemv",
+                "`reproduce rns` runs on the CPU: --gpu is for qd, ozaki, sum, gemv and gemm",
             )?;
-            refuse(
-                json_file.is_some(),
-                "--json-file is for `reproduce qd`; use --json",
-            )?;
-            refuse(
-                !sizes.is_empty() || seeds.is_some(),
-                "--sizes and --seeds are for `reproduce ozaki` and `reproduce sum`",
-            )?;
+            json_file_only(json_file.is_some())?;
+            sizes_seeds_only(!sizes.is_empty() || seeds.is_some(), "")?;
             let setup = opts.setup()?;
             let plan = reproduce_rns::Plan {
                 n: setup.n.min(16_384),
@@ -352,10 +362,7 @@ fn run(cli: Cli) -> Result<(), String> {
             threads,
             json_file,
         } => {
-            refuse(
-                json_file.is_some(),
-                "--json-file is for `reproduce qd`; use --json",
-            )?;
+            json_file_only(json_file.is_some())?;
             refuse(
                 threads.is_some()
                     || opts.n.is_some()
@@ -409,10 +416,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     );
                 }
             };
-            refuse(
-                json_file.is_some(),
-                "--json-file is for `reproduce qd`; use --json",
-            )?;
+            json_file_only(json_file.is_some())?;
             refuse(
                 opts.reps.is_some() || opts.max_seconds.is_some(),
                 "`reproduce sum` measures accuracy, not time: --reps and --max-seconds do not \
@@ -461,14 +465,10 @@ fn run(cli: Cli) -> Result<(), String> {
             moduli,
         } => {
             ozaki_only(svg.as_ref(), moduli.as_deref())?;
-            refuse(
-                json_file.is_some(),
-                "--json-file is for `reproduce qd`; use --json",
-            )?;
-            refuse(
+            json_file_only(json_file.is_some())?;
+            sizes_seeds_only(
                 !sizes.is_empty() || seeds.is_some(),
-                "--sizes and --seeds are for `reproduce ozaki` and `reproduce sum`; \
-                 `reproduce gemv` takes --n (the order of A)",
+                "`reproduce gemv` takes --n (the order of A)",
             )?;
             let setup = opts.setup_or(GEMV)?;
             check_gemv_memory(setup.n)?;
@@ -494,14 +494,10 @@ fn run(cli: Cli) -> Result<(), String> {
             moduli,
         } => {
             ozaki_only(svg.as_ref(), moduli.as_deref())?;
-            refuse(
-                json_file.is_some(),
-                "--json-file is for `reproduce qd`; use --json",
-            )?;
-            refuse(
+            json_file_only(json_file.is_some())?;
+            sizes_seeds_only(
                 !sizes.is_empty() || seeds.is_some(),
-                "--sizes and --seeds are for `reproduce ozaki` and `reproduce sum`; \
-                 `reproduce gemm` takes --n (C is n x n, the inner dimension 2n)",
+                "`reproduce gemm` takes --n (C is n x n, the inner dimension 2n)",
             )?;
             refuse(
                 opts.max_seconds.is_some(),

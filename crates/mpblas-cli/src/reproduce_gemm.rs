@@ -101,14 +101,14 @@ impl Inputs {
     }
 }
 
-/// The median of `reps` timings after one untimed call.
+/// The median ([`crate::measure::median`]) of `reps` timings after one untimed call.
 fn median(reps: usize, mut once: impl FnMut() -> Result<f64, String>) -> Result<f64, String> {
     once()?;
     let mut t = (0..reps)
         .map(|_| once())
         .collect::<Result<Vec<f64>, String>>()?;
     t.sort_by(f64::total_cmp);
-    Ok(t[t.len() / 2])
+    Ok(crate::measure::median(&t))
 }
 
 fn err(e: mpblas::Error) -> String {

@@ -29,16 +29,27 @@ use mpblas::{Dd, Qd, Result, Scalar};
 const WARMUP: usize = 3;
 const REPS: usize = 15;
 
-fn median_ms(dev: &Device, mut call: impl FnMut() -> Result<()>) -> Result<f64> {
-    for _ in 0..WARMUP {
+fn median_ms(dev: &Device, call: impl FnMut() -> Result<()>) -> Result<f64> {
+    median_ms_of(dev, WARMUP, REPS, call)
+}
+
+/// The median of `reps` timed calls after `warmup` untimed ones (the long GEMMs take one and
+/// few).
+fn median_ms_of(
+    dev: &Device,
+    warmup: usize,
+    reps: usize,
+    mut call: impl FnMut() -> Result<()>,
+) -> Result<f64> {
+    for _ in 0..warmup {
         call()?;
     }
-    let mut t = Vec::with_capacity(REPS);
-    for _ in 0..REPS {
+    let mut t = Vec::with_capacity(reps);
+    for _ in 0..reps {
         t.push(f64::from(dev.time_ms(&mut call)?));
     }
     t.sort_by(f64::total_cmp);
-    Ok(t[REPS / 2])
+    Ok(t[reps / 2])
 }
 
 /// Full-precision random values of each format.
@@ -677,17 +688,6 @@ fn level2_format<T: Random>(dev: &Device, m: usize, n: usize, cublas: &[f64; 3])
     Ok(())
 }
 
-/// The median of `reps` timed calls after one warm-up (the long GEMMs).
-fn median_ms_of(dev: &Device, reps: usize, mut call: impl FnMut() -> Result<()>) -> Result<f64> {
-    call()?;
-    let mut t = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        t.push(f64::from(dev.time_ms(&mut call)?));
-    }
-    t.sort_by(f64::total_cmp);
-    Ok(t[reps / 2])
-}
-
 /// GEMM `m × k` times `k × n` (column-major, α and β random, β·C read): cublasDgemm, then the
 /// tiled kernel of each format. Rate: 2mnk format operations per second. `= CPU`: the top-left
 /// 8 × 8 entries against the CPU's gemm of the same rows and columns (each entry's order is its
@@ -706,7 +706,7 @@ fn gemm_rows(dev: &Device, shapes: &[(usize, usize, usize)]) -> Result<()> {
         let hb: Vec<f64> = (0..k * n).map(|_| f64::random(&mut rng)).collect();
         let (da, db) = (dev.upload(&ha)?, dev.upload(&hb)?);
         let mut dc = dev.zeros::<f64>(m * n)?;
-        let ms = median_ms_of(dev, reps, || {
+        let ms = median_ms_of(dev, 1, reps, || {
             cuda::dgemm(
                 dev,
                 1.5,
@@ -789,7 +789,7 @@ fn gemm_format_with<T: Random>(
     let ga = DeviceMatRef::col_major(&da, m, k, m)?;
     let gb = DeviceMatRef::col_major(&db, k, n, k)?;
     let mut dc = dev.upload(&hc)?;
-    let ms = median_ms_of(dev, reps, || {
+    let ms = median_ms_of(dev, 1, reps, || {
         gpu(
             dev,
             alpha,

@@ -551,16 +551,8 @@ pub fn gemm_fused(
     beta: &MpFloat,
     (c, ldc): (&mut DeviceMpArray, usize),
 ) -> Result<()> {
-    let g = GemmArgs {
-        transa,
-        transb,
-        dims: (m, n, k),
-        alpha,
-        a: (a, lda),
-        b: (b, ldb),
-        beta,
-    };
-    gemm_fused_run(dev, &g, (c, ldc), false).map(drop)
+    let ops = (transa, transb, alpha, beta);
+    gemm_fused_run(dev, ops, (m, n, k), (a, lda), (b, ldb), (c, ldc), false).map(drop)
 }
 
 /// [`gemm_fused`] and the CPU's bound of each entry
@@ -580,44 +572,27 @@ pub fn gemm_fused_bounded(
     beta: &MpFloat,
     (c, ldc): (&mut DeviceMpArray, usize),
 ) -> Result<Vec<Option<ExtF>>> {
-    let g = GemmArgs {
-        transa,
-        transb,
-        dims: (m, n, k),
-        alpha,
-        a: (a, lda),
-        b: (b, ldb),
-        beta,
-    };
-    gemm_fused_run(dev, &g, (c, ldc), true)
+    let ops = (transa, transb, alpha, beta);
+    gemm_fused_run(dev, ops, (m, n, k), (a, lda), (b, ldb), (c, ldc), true)
 }
 
-/// The read-only arguments of [`gemm_fused`].
-struct GemmArgs<'a> {
-    transa: Trans,
-    transb: Trans,
-    dims: (usize, usize, usize),
-    alpha: &'a MpFloat,
-    a: (&'a DeviceMpArray, usize),
-    b: (&'a DeviceMpArray, usize),
-    beta: &'a MpFloat,
-}
-
+/// [`gemm_fused`] and its bounds: `ops` are the transposes of `A` and `B`, `α` and `β`.
 fn gemm_fused_run(
     dev: &Device,
-    g: &GemmArgs<'_>,
+    (transa, transb, alpha, beta): (Trans, Trans, &MpFloat, &MpFloat),
+    (m, n, k): (usize, usize, usize),
+    (a, lda): (&DeviceMpArray, usize),
+    (b, ldb): (&DeviceMpArray, usize),
     (c, ldc): (&mut DeviceMpArray, usize),
     with_bounds: bool,
 ) -> Result<Vec<Option<ExtF>>> {
-    let (m, n, k) = g.dims;
-    let ((a, lda), (b, ldb)) = (g.a, g.b);
-    MatLayout::blas_arg(("a", "lda"), g.transa, m, k, lda, a.len())?;
-    let lb = MatLayout::blas_arg(("b", "ldb"), g.transb, k, n, ldb, b.len())?;
+    MatLayout::blas_arg(("a", "lda"), transa, m, k, lda, a.len())?;
+    let lb = MatLayout::blas_arg(("b", "ldb"), transb, k, n, ldb, b.len())?;
     MatLayout::blas_arg(("c", "ldc"), Trans::No, m, n, ldc, c.len())?;
     if m == 0 || n == 0 {
         return Ok(Vec::new());
     }
-    let basis = g.alpha.basis();
+    let basis = alpha.basis();
     // k = 0: C ← fl(β·C) through the α = 0 path of a GEMV on one column of zeros (not read).
     let zero = MpFloat::from_f64(basis, 0.0);
     let zeros = if k == 0 {
@@ -629,7 +604,7 @@ fn gemm_fused_run(
         None
     };
     // op(A) as the GEMV's stored matrix: m × k, or k × m transposed.
-    let (rows, cols) = match g.transa {
+    let (rows, cols) = match transa {
         Trans::No => (m, k),
         Trans::Yes => (k, m),
     };
@@ -645,22 +620,22 @@ fn gemm_fused_run(
                 lda: m,
                 x: zx,
                 incx: 1,
-                beta: g.beta,
+                beta,
                 incy: 1,
                 x_off: 0,
                 y_off: j * ldc,
             }
         } else {
             GemvArgs {
-                trans: g.transa,
+                trans: transa,
                 m: rows,
                 n: cols,
-                alpha: g.alpha,
+                alpha,
                 a,
                 lda,
                 x: b,
                 incx: lb.row_stride as isize,
-                beta: g.beta,
+                beta,
                 incy: 1,
                 x_off: lb.index(0, j),
                 y_off: j * ldc,

@@ -10,10 +10,9 @@
 
 use super::blas_level1_gpu::{BLAS_REDUCE_CUH, GpuFormat, from_words, kernel_of, scalar_arg};
 use super::blas_level2_gpu::mat_arg;
-use super::bounds::{compensated_dot_gamma, gamma, summation_depth};
+use super::bounds::compensated_dot_gamma;
 use super::level2::{RowBound, is_zero, unchanged_bound};
-use super::level3::gemm_shapes;
-use super::sum::Summation;
+use super::level3::{gemm_shapes, recursive_dot_gamma};
 use crate::cuda::{
     Arg, Device, DeviceMatMut, DeviceMatRef, DeviceScalar, LaunchConfig, ModuleSource,
     ScratchBuffer, download_raw,
@@ -53,15 +52,6 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
 /// Threads per block of the tiled kernel (`GEMM_THREADS` in the kernel).
 const THREADS: u32 = 256;
 
-/// The tile of `C` a block computes (`GemmTile` in the kernel): rows, columns.
-fn tile_of<T: DeviceScalar>() -> (usize, usize) {
-    match T::WORDS {
-        1 => (64, 64),
-        2 => (32, 32),
-        _ => (16, 32),
-    }
-}
-
 /// The sums of `|A||B|` for the bounds.
 #[derive(Default)]
 struct Workspace {
@@ -75,7 +65,8 @@ struct Workspace {
 ///
 /// # Errors
 /// [`Error::DeviceMismatch`], [`Error::LengthMismatch`] (the shapes), [`Error::OutOfRange`]
-/// for more than 65,535 tiles of columns of `C` (2.1 million columns, 4.2 million for `f64`),
+/// for more than 65,535 tiles of columns of `C` (2.1 million columns; 4.2 million for `f64` and
+/// [`gemm_dd_compensated`]),
 /// then the runtime's errors.
 pub fn gemm<T: GpuFormat>(
     dev: &Device,
@@ -130,6 +121,35 @@ enum Sum {
     Compensated,
 }
 
+impl Sum {
+    /// The tile of `C` a block computes, rows and columns (`GemmTile` and `CompensatedTile`
+    /// in the kernel).
+    fn tile<T: DeviceScalar>(self) -> (usize, usize) {
+        match (self, T::WORDS) {
+            (Sum::Compensated, _) => (64, 64),
+            (Sum::Recursive, 1) => (64, 64),
+            (Sum::Recursive, 2) => (32, 32),
+            (Sum::Recursive, _) => (16, 32),
+        }
+    }
+
+    /// The kernels of the sums and of the sums of `|A||B|` (without the format prefix).
+    fn kernels(self) -> (&'static str, &'static str) {
+        match self {
+            Sum::Recursive => ("gemm", "gemm_abs"),
+            Sum::Compensated => ("gemm_compensated", "gemm_compensated_abs"),
+        }
+    }
+
+    /// `g` of the sums' bound, as on the CPU.
+    fn gamma<T: GpuFormat>(self, k: usize) -> f64 {
+        match self {
+            Sum::Recursive => recursive_dot_gamma::<T>(&(), k),
+            Sum::Compensated => compensated_dot_gamma(k),
+        }
+    }
+}
+
 /// [`gemm`] returning the CPU's componentwise bound of each entry
 /// ([`gemm_bounded`](super::level3::gemm_bounded), column-major): the same values and bounds,
 /// from `(|A||B|)_ij` summed on the device in the same order. It multiplies twice and reads `C`
@@ -179,11 +199,8 @@ fn gemm_run<T: GpuFormat>(
         (c.rows(), c.cols()),
     )?;
     let (m, n, k) = (a.rows(), b.cols(), a.cols());
-    let (tile_m, tile) = match sum {
-        // CompensatedTile in the kernel.
-        Sum::Compensated => (64, 64),
-        Sum::Recursive => tile_of::<T>(),
-    };
+    let (tile_m, tile) = sum.tile::<T>();
+    let (sums_kernel, abs_kernel) = sum.kernels();
     if n.div_ceil(tile) > 65_535 {
         return Err(Error::OutOfRange {
             what: "columns of C in a GPU gemm",
@@ -252,14 +269,7 @@ fn gemm_run<T: GpuFormat>(
             let ws = dev.workspace("blas_level3", || Ok(Mutex::new(Workspace::default())))?;
             let mut guard = ws.lock().unwrap_or_else(|e| e.into_inner());
             let sums = guard.sums.get(dev, 8 * w * m * n)?;
-            run(
-                match sum {
-                    Sum::Recursive => "gemm_abs",
-                    Sum::Compensated => "gemm_compensated_abs",
-                },
-                2,
-                sums,
-            )?;
+            run(abs_kernel, 2, sums)?;
             let mut words = vec![0.0; w * m * n];
             // SAFETY: the kernel wrote m·n sums, word-major with stride m·n, at `sums`.
             unsafe { download_raw(dev, sums, &mut words)? };
@@ -270,11 +280,7 @@ fn gemm_run<T: GpuFormat>(
                 })
                 .collect();
         }
-        let main = match sum {
-            Sum::Recursive => "gemm",
-            Sum::Compensated => "gemm_compensated",
-        };
-        run(main, if beta_zero { 1 } else { 0 }, 0)?;
+        run(sums_kernel, if beta_zero { 1 } else { 0 }, 0)?;
     }
     if !with_bounds {
         return Ok(Vec::new());
@@ -282,14 +288,7 @@ fn gemm_run<T: GpuFormat>(
     let values = download_mat(&c)?;
     let zero = T::zero_in(&());
     let al = if product_absent { zero } else { alpha };
-    let g = match sum {
-        Sum::Recursive => gamma(
-            summation_depth(Summation::Recursive, k) + 1,
-            T::op_error_bound_in(&()),
-        ),
-        Sum::Compensated => compensated_dot_gamma(k),
-    };
-    let consts = RowBound::with_gamma(&al, beta_zero, k, g);
+    let consts = RowBound::with_gamma(&al, beta_zero, k, sum.gamma::<T>(k));
     Ok((0..m * n)
         .map(|e| {
             let by = (!beta_zero).then(|| beta.mul_ref(&c_old[e]));

@@ -242,16 +242,11 @@ fn gemv_impl<T: Scalar>(
         .map(|i| {
             let yi = (!beta_zero).then(|| yr.get(i).cloned()).flatten();
             let by = yi.as_ref().map(|v| beta.mul_ref(v));
-            let (value, abs) = if alpha_zero {
-                (by.clone().unwrap_or_else(|| T::zero_in(&ctx)), None)
-            } else {
-                let (s, abs) = &dots[i];
-                let value = match &by {
-                    None => alpha.mul_ref(s),
-                    Some(by) => alpha.mul_ref(s).add_ref(by),
-                };
-                (value, abs.as_ref())
+            let (s, abs) = match dots.get(i) {
+                Some((s, abs)) => (Some(s), abs.as_ref()),
+                None => (None, None),
             };
+            let value = scaled_entry(alpha, s, by.as_ref(), &ctx);
             let bound = if with_bounds {
                 consts.bound(alpha, by.as_ref(), abs, &value)
             } else {
@@ -261,6 +256,18 @@ fn gemv_impl<T: Scalar>(
         })
         .collect();
     Ok(store_rows(y, rows, with_bounds))
+}
+
+/// Entry `α·s + β·y` of a GEMV or GEMM from its sum `s` (`None` when there is no product:
+/// `α = 0`, or an empty sum in a GEMM) and `by = β·y` (`None` when `β = 0`, `y` not read):
+/// `α·s`, then `+ β·y`; `β·y` alone without a product; `+0` without either.
+pub(crate) fn scaled_entry<T: Scalar>(alpha: &T, s: Option<&T>, by: Option<&T>, ctx: &T::Ctx) -> T {
+    match (s, by) {
+        (Some(s), None) => alpha.mul_ref(s),
+        (Some(s), Some(by)) => alpha.mul_ref(s).add_ref(by),
+        (None, Some(by)) => by.clone(),
+        (None, None) => T::zero_in(ctx),
+    }
 }
 
 /// Writes each row's value into `y` and returns the bounds (none unless `with_bounds`).

@@ -36,7 +36,7 @@
 
 use super::bounds::{COMPENSATED_BLOCK, compensated_dot_gamma, gamma, summation_depth};
 use super::level1::{check_same_len, neg_zero};
-use super::level2::{RowBound, check_ctx, is_zero, unchanged_bound};
+use super::level2::{RowBound, check_ctx, is_zero, scaled_entry, unchanged_bound};
 use super::sum::Summation;
 use crate::dd::Dd;
 use crate::eft::{two_prod, two_sum};
@@ -123,15 +123,20 @@ fn gemm_impl<T: Scalar>(
     c: MatMut<'_, T>,
     with_bounds: bool,
 ) -> Result<Vec<f64>> {
-    let k = a.cols();
     let ctx = alpha.ctx();
-    let g = gamma(
-        summation_depth(Summation::Recursive, k) + 1,
-        T::op_error_bound_in(&ctx),
-    );
+    let g = recursive_dot_gamma::<T>(&ctx, a.cols());
     gemm_with(alpha, a, b, beta, c, with_bounds, g, |a, b, abs| {
         products(a, b, abs, &ctx)
     })
+}
+
+/// `g` of [`gemm`]'s sums (`|ŝ − s| ≤ g·Σ|t| + 2kη`): `γ_k` of the recursive order of `k`
+/// products with the format's operation bound (CPU and GPU).
+pub(crate) fn recursive_dot_gamma<T: Scalar>(ctx: &T::Ctx, k: usize) -> f64 {
+    gamma(
+        summation_depth(Summation::Recursive, k) + 1,
+        T::op_error_bound_in(ctx),
+    )
 }
 
 /// The GEMM frame every order shares: checks, quick returns, `C ← α·S + β·C` and the bounds,
@@ -186,32 +191,19 @@ fn gemm_with<T: Scalar>(
         };
         (s, abs)
     };
-    // The same bound as gemv's, for recursive dot products of k terms; `alpha` stands for
-    // "no product" when k = 0 (then the bound of β·c alone).
+    // gemv's componentwise bound with the sums' g; without a product (α = 0 or k = 0) the
+    // bound of β·c alone, as for α = 0.
     let zero = T::zero_in(&ctx);
-    let consts = RowBound::with_gamma(if product_absent { &zero } else { alpha }, beta_zero, k, g);
+    let al = if product_absent { &zero } else { alpha };
+    let consts = RowBound::with_gamma(al, beta_zero, k, g);
     let mut bounds = Vec::with_capacity(if with_bounds { m * n } else { 0 });
     for j in 0..n {
         for i in 0..m {
             let cij = c.at_mut(i, j);
             let by = (!beta_zero).then(|| beta.mul_ref(cij));
-            let value = if product_absent {
-                by.clone().unwrap_or_else(|| zero.clone())
-            } else {
-                let s = alpha.mul_ref(&sums[j * m + i]);
-                match &by {
-                    None => s,
-                    Some(by) => s.add_ref(by),
-                }
-            };
+            let value = scaled_entry(alpha, sums.get(j * m + i), by.as_ref(), &ctx);
             if with_bounds {
-                let abs = abs_sums.get(j * m + i);
-                bounds.push(consts.bound(
-                    if product_absent { &zero } else { alpha },
-                    by.as_ref(),
-                    abs,
-                    &value,
-                ));
+                bounds.push(consts.bound(al, by.as_ref(), abs_sums.get(j * m + i), &value));
             }
             *cij = value;
         }

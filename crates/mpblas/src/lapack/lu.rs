@@ -16,19 +16,16 @@
 //! operation bound; partial pivoting keeps `|L̂| ≤ 1`, so the backward error is small unless
 //! the growth factor is large (rare in practice, exponential in the worst case).
 
+use crate::blas::level1::check_same_len;
+use crate::blas::level2::{check_ctx, is_zero};
 use crate::blas::level3::gemm;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::view::{MatMut, MatRef, Trans};
 use rayon::prelude::*;
-use std::num::FpCategory;
 
 /// Columns per panel of the blocked factorisation.
 pub const LU_BLOCK: usize = 32;
-
-fn is_zero<T: Scalar>(v: &T) -> bool {
-    v.class() == FpCategory::Zero
-}
 
 /// Swaps rows `r` and `s` of `a` in columns `cols`.
 fn swap_rows<T: Scalar>(a: &mut MatMut<'_, T>, r: usize, s: usize, cols: std::ops::Range<usize>) {
@@ -66,11 +63,7 @@ pub fn getrf<T: Scalar>(mut a: MatMut<'_, T>, ipiv: &mut [usize]) -> Result<Opti
         return Ok(None);
     }
     let ctx = a.at_mut(0, 0).ctx();
-    for j in 0..n {
-        for i in 0..m {
-            a.at_mut(i, j).check_ctx(&ctx)?;
-        }
-    }
+    check_ctx(&ctx, &[], &[], Some(a.rb()))?;
     let mut singular = None;
     let mut j0 = 0;
     while j0 < steps {
@@ -163,19 +156,8 @@ pub fn getrs<T: Scalar>(
     mut b: MatMut<'_, T>,
 ) -> Result<()> {
     let n = lu.rows();
-    let check = |what, expected, got| {
-        if expected == got {
-            Ok(())
-        } else {
-            Err(Error::LengthMismatch {
-                arg: what,
-                expected,
-                got,
-            })
-        }
-    };
-    check("lu (columns)", n, lu.cols())?;
-    check("b (rows)", n, b.rows())?;
+    check_same_len("lu (columns)", n, lu.cols())?;
+    check_same_len("b (rows)", n, b.rows())?;
     if ipiv.len() < n {
         return Err(Error::LengthMismatch {
             arg: "ipiv",
@@ -197,23 +179,13 @@ pub fn getrs<T: Scalar>(
     if n == 0 || nrhs == 0 {
         return Ok(());
     }
-    let ctx = lu
-        .get(0, 0)
-        .map(Scalar::ctx)
-        .unwrap_or_else(T::ctx_for_empty);
-    for j in 0..n {
-        for i in 0..n {
-            lu.at(i, j).check_ctx(&ctx)?;
-        }
-    }
+    // n ≥ 1 here: element (0, 0) gives the context.
+    let ctx = lu.at(0, 0).ctx();
+    check_ctx(&ctx, &[], &[], Some(lu))?;
+    check_ctx(&ctx, &[], &[], Some(b.rb()))?;
     let cols: Vec<Vec<T>> = (0..nrhs)
         .map(|c| (0..n).map(|i| b.rb().at(i, c).clone()).collect())
         .collect();
-    for col in &cols {
-        for v in col {
-            v.check_ctx(&ctx)?;
-        }
-    }
     let solved: Vec<Vec<T>> = cols
         .into_par_iter()
         .map(|mut x| {
@@ -277,20 +249,8 @@ fn solve_column<T: Scalar>(trans: Trans, lu: MatRef<'_, T>, ipiv: &[usize], x: &
 /// [`Error::Singular`] when `U` has an exactly zero diagonal entry (`B` untouched); then
 /// those of [`getrf`] and [`getrs`] (`A` not square: [`Error::LengthMismatch`]).
 pub fn gesv<T: Scalar>(mut a: MatMut<'_, T>, ipiv: &mut [usize], b: MatMut<'_, T>) -> Result<()> {
-    if a.rows() != a.cols() {
-        return Err(Error::LengthMismatch {
-            arg: "a (columns)",
-            expected: a.rows(),
-            got: a.cols(),
-        });
-    }
-    if b.rows() != a.rows() {
-        return Err(Error::LengthMismatch {
-            arg: "b (rows)",
-            expected: a.rows(),
-            got: b.rows(),
-        });
-    }
+    check_same_len("a (columns)", a.rows(), a.cols())?;
+    check_same_len("b (rows)", a.rows(), b.rows())?;
     if let Some(column) = getrf(a.rb_mut(), ipiv)? {
         return Err(Error::Singular { column });
     }

@@ -17,6 +17,7 @@
 //! `κ = 10^8` takes about 4 steps, a `Qd` solve about 9.
 
 use super::lu::{gesv, getrf, getrs};
+use crate::blas::level1::check_same_len;
 use crate::blas::level3::gemm;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
@@ -92,17 +93,10 @@ pub fn gesv_refined<T: Scalar>(
     params: &RefineParams,
 ) -> Result<RefineReport> {
     let n = a.rows();
-    let len = |arg, expected, got| {
-        if expected == got {
-            Ok(())
-        } else {
-            Err(Error::LengthMismatch { arg, expected, got })
-        }
-    };
-    len("a (columns)", n, a.cols())?;
-    len("b (rows)", n, b.rows())?;
-    len("x (rows)", n, x.rows())?;
-    len("x (columns)", b.cols(), x.cols())?;
+    check_same_len("a (columns)", n, a.cols())?;
+    check_same_len("b (rows)", n, b.rows())?;
+    check_same_len("x (rows)", n, x.rows())?;
+    check_same_len("x (columns)", b.cols(), x.cols())?;
     let nrhs = b.cols();
     let mut report = RefineReport {
         path: RefinePath::Refined,

@@ -385,17 +385,16 @@ pub fn guard_bound(k: usize, s: Dd, a: GuardFactors, b: GuardFactors) -> f64 {
     e + (s.hi.abs() + e) * ldexp(1.0, -100)
 }
 
-/// Second part: `true` if the error bound `e` is certified against DGEMM's componentwise bound
-/// given `lower ≤ (|A||B|)_ij`: `e ≤ ku·lower + k·2^-1074` (evaluated with margins for its own
-/// roundings; `ku < γ_k`). NaN never certifies.
-pub fn guard_certifies(k: usize, e: f64, lower: f64) -> bool {
-    let kf = k as f64;
-    let g = ldexp(kf, -53);
-    e * (1.0 + ldexp(1.0, -50)) <= g * lower * (1.0 - ldexp(1.0, -50)) + ldexp(kf, -1074)
+/// Second part: `true` if the error bound `e` is certified against the target `g·lower + tiny`
+/// given `lower ≤ (|A||B|)_ij`: `e ≤ g·lower + tiny`, evaluated with margins for its own
+/// roundings. DGEMM's componentwise target is `g = ku` (`< γ_k`), `tiny = k·2^-1074`. NaN
+/// never certifies.
+pub fn certifies_against(g: f64, tiny: f64, e: f64, lower: f64) -> bool {
+    e * (1.0 + ldexp(1.0, -50)) <= g * lower * (1.0 - ldexp(1.0, -50)) + tiny
 }
 
 /// Whether entry `s` needs recomputing ([`super::OzakiGuard::Componentwise`]): the error
-/// bound `E` ([`guard_bound`]) must be certified ([`guard_certifies`]) against one of two
+/// bound `E` ([`guard_bound`]) must be certified ([`certifies_against`]) against one of two
 /// lower bounds of `(|A||B|)_ij`: `|s| − E` (`≤ |(AB)_ij|`), tested as `E·(1 + ku) ≤ ku·|s|`;
 /// or, only when that fails (an entry that cancels), `Σ_{l < S}|a_l||b_l|` over the first
 /// `S = min(k, GUARD_SAMPLE)` terms (`sample(S)` computes it in index order; it is taken
@@ -415,19 +414,33 @@ pub fn guard_fails(
 /// (shared by both schemes): an infinite or NaN entry or bound is rejected (the scheme
 /// overflowed where the plain dot product may not), `e = 0` passes.
 pub fn guard_rejects(k: usize, e: f64, s_abs: f64, sample: impl FnOnce(usize) -> f64) -> bool {
+    let kf = k as f64;
+    guard_rejects_against(k, ldexp(kf, -53), ldexp(kf, -1074), e, s_abs, sample)
+}
+
+/// [`guard_rejects`] against the target `g·(|A||B|)_ij + tiny` (DGEMM's: `g = k·u`,
+/// `tiny = k·2^-1074`; the double-double scheme's: `ozaki2_dd::guard_rejects_dd`).
+pub(crate) fn guard_rejects_against(
+    k: usize,
+    g: f64,
+    tiny: f64,
+    e: f64,
+    s_abs: f64,
+    sample: impl FnOnce(usize) -> f64,
+) -> bool {
     if !(e.is_finite() && s_abs.is_finite()) {
         return true;
     }
     if e == 0.0 {
         return false;
     }
-    let g = ldexp(k as f64, -53);
-    if guard_certifies(k, e + g * e, s_abs) {
+    // |s − AB| ≤ e and e(1 + g) ≤ g|s| give e ≤ g(|s| − e) ≤ g|AB| ≤ g(|A||B|).
+    if certifies_against(g, tiny, e + g * e, s_abs) {
         return false;
     }
     let terms = k.min(GUARD_SAMPLE);
     let l = sample(terms) * (1.0 - ldexp(1.0, -45)) - ldexp(terms as f64, -1074);
-    !guard_certifies(k, e, l)
+    !certifies_against(g, tiny, e, l)
 }
 
 /// `Σ_{l < terms} |a_l|·|b_l|` in index order (the guard's sampled lower bound; the GPU's

@@ -25,7 +25,7 @@
 //! the recomputed entries.
 
 use super::ozaki2::{
-    GUARD_SAMPLE, Ozaki2Plan, guard_bound, guard_sample, guard_stats, product_scaled,
+    Ozaki2Plan, guard_bound, guard_rejects_against, guard_sample, guard_stats, product_scaled,
 };
 use super::split::ceil_log2;
 use super::{
@@ -55,27 +55,12 @@ pub fn ozaki2_dd_params() -> Ozaki2Params {
 }
 
 /// Whether entry bound `e` (of an entry of magnitude `s_abs`) is **not** certified against
-/// `g·(|A||B|)_ij + 2k·η`, `g = compensated_dot_gamma(k)`: as `ozaki2::guard_rejects`
+/// `g·(|A||B|)_ij + 2k·η`, `g = compensated_dot_gamma(k)`: `ozaki2::guard_rejects`'s tests
 /// with the double-double target. NaN or infinite values never certify.
 pub fn guard_rejects_dd(k: usize, e: f64, s_abs: f64, sample: impl FnOnce(usize) -> f64) -> bool {
-    if !(e.is_finite() && s_abs.is_finite()) {
-        return true;
-    }
-    if e == 0.0 {
-        return false;
-    }
-    let g = compensated_dot_gamma(k);
-    let margin = f64::EPSILON / 4.0;
     // 2k·η, η = 16·2^-1074 (the double-double underflow term).
     let tiny = 2.0 * k as f64 * f64::from_bits(16);
-    let certifies = |e: f64, lower: f64| e * (1.0 + margin) <= g * lower * (1.0 - margin) + tiny;
-    // |s − AB| ≤ e and e(1 + g) ≤ g|s| give e ≤ g(|s| − e) ≤ g|AB| ≤ g(|A||B|).
-    if certifies(e + g * e, s_abs) {
-        return false;
-    }
-    let terms = k.min(GUARD_SAMPLE);
-    let lower = sample(terms) * (1.0 - 2f64.powi(-45)) - terms as f64 * f64::from_bits(1);
-    !certifies(e, lower)
+    guard_rejects_against(k, compensated_dot_gamma(k), tiny, e, s_abs, sample)
 }
 
 /// The compensated double-double dot product of row `i` of `A` and column `j` of `B`; if it is

@@ -687,7 +687,7 @@ MP_DEV Dd oz_crt_entry(const int *p, const OzCrt &crt) {
     return s;
 }
 
-// ---- the componentwise guard (ozaki2::guard_bound, guard_certifies, guard_fails) -----------
+// ---- the componentwise guard (ozaki2::guard_bound, certifies_against, guard_fails) --------
 
 #define OZ_GUARD_SAMPLE 64  // ozaki2::GUARD_SAMPLE
 
@@ -719,7 +719,7 @@ MP_DEV double oz_guard_bound(u64 k, Dd s, double pa, double na, double pb, doubl
     return e + (mp_abs(s.hi) + e) * 0x1p-100;
 }
 
-// ozaki2::guard_certifies: e <= k u lower + k 2^-1074, with margins.
+// ozaki2::certifies_against with DGEMM's target: e <= k u lower + k 2^-1074, with margins.
 MP_DEV bool oz_guard_certifies(u64 k, double e, double lower) {
     double kf = (double)k;
     double g = oz_ldexp(kf, -53);
