@@ -5,6 +5,11 @@
 //!   zero rows and columns, NaN and Inf rows and columns, rows spread over 2^±600, fast and
 //!   accurate modes, 8, 14, 16 and 20 moduli, n up to 1024, and the column-blocked path.
 //! - `cuda::ozaki2::product` (the double-double product) equals `ozaki2::product`.
+//! - `mpblas::ozaki::gpu::ozaki2_gemm_dd` returns the bits (both words) and the report of
+//!   `ozaki::ozaki2_gemm_dd`: 8, 20, 30 and 31 moduli, both modes, every transpose, α/β (β = 0
+//!   with NaN in C), the guard's adversarial inputs (exponents over 2^±600 inside rows,
+//!   cancelling columns, subnormals, NaN/Inf and zero rows), both guards, the column-blocked
+//!   path and the quick returns.
 //! - `mpblas::ozaki::gpu::ozaki1_split` equals `split::split` (f32 and f64 slices, remainders);
 //!   `mpblas::ozaki::gpu::ozaki1_gemm_blas` agrees with the CPU to within the slice products' rounding.
 //! - Argument errors and quick returns.
@@ -13,10 +18,11 @@
 #![cfg(feature = "cuda")]
 
 use mpblas::Trans;
-use mpblas::cuda::{self, Device, DeviceMatRef, DeviceVec};
+use mpblas::cuda::{self, Device, DeviceMatMut, DeviceMatRef, DeviceVec};
 use mpblas::ozaki::{
     self, Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, split,
 };
+use mpblas::view::{MatMut, MatRef};
 use mpblas::{Dd, Error};
 use mpblas_testdata::{SplitMix64, paper_matrix};
 
@@ -185,6 +191,198 @@ fn ozaki2_guard_equals_cpu() {
             }
         }
     }
+}
+
+/// `ozaki2_gemm_dd` on the GPU against the CPU: both words of every entry of C (NaN payloads
+/// aside) and the reports. C starts as `cs.c` with a low word, or NaN everywhere for `β = 0`.
+fn check_ozaki2_dd(dev: &Device, cs: &Case, alpha: f64, beta: f64, p: &Ozaki2Params, what: &str) {
+    let c0: Vec<Dd> =
+        cs.c.iter()
+            .map(|&x| {
+                if beta == 0.0 {
+                    Dd::from(f64::NAN)
+                } else {
+                    Dd::from(x).add_f64(x * 2f64.powi(-60))
+                }
+            })
+            .collect();
+    let mut cpu_c = c0.clone();
+    let a = MatRef::from_blas(("a", "lda"), cs.ta, cs.m, cs.k, &cs.a, cs.lda).unwrap();
+    let b = MatRef::from_blas(("b", "ldb"), cs.tb, cs.k, cs.n, &cs.b, cs.ldb).unwrap();
+    let cv = MatMut::from_blas(("c", "ldc"), cs.m, cs.n, &mut cpu_c, cs.ldc).unwrap();
+    let cpu_report = ozaki::ozaki2_gemm_dd(alpha, a, b, beta, cv, p).expect("cpu ozaki2_gemm_dd");
+    let da = dev.upload_f64(&cs.a).unwrap();
+    let db = dev.upload_f64(&cs.b).unwrap();
+    let mut dc = dev.upload(&c0).unwrap();
+    let gpu_report = {
+        let a = DeviceMatRef::from_blas(("a", "lda"), cs.ta, cs.m, cs.k, &da, cs.lda).unwrap();
+        let b = DeviceMatRef::from_blas(("b", "ldb"), cs.tb, cs.k, cs.n, &db, cs.ldb).unwrap();
+        let c = DeviceMatMut::from_blas(("c", "ldc"), cs.m, cs.n, &mut dc, cs.ldc).unwrap();
+        ozaki::gpu::ozaki2_gemm_dd(dev, alpha, a, b, beta, c, p).expect("gpu ozaki2_gemm_dd")
+    };
+    assert_eq!(gpu_report, cpu_report, "{what}: reports differ");
+    let gpu_c = dc.download().unwrap();
+    let mut bad = 0;
+    for (idx, (g, h)) in gpu_c.iter().zip(&cpu_c).enumerate() {
+        if !(same(g.hi, h.hi) && same(g.lo, h.lo)) {
+            if bad < 5 {
+                eprintln!(
+                    "{what}: c[{}, {}] gpu ({:e}, {:e}) cpu ({:e}, {:e})",
+                    idx % cs.ldc,
+                    idx / cs.ldc,
+                    g.hi,
+                    g.lo,
+                    h.hi,
+                    h.lo
+                );
+            }
+            bad += 1;
+        }
+    }
+    assert_eq!(bad, 0, "{what}: {bad} entries differ");
+    eprintln!(
+        "{what}: {} entries identical (guard recomputed {}, non-finite {})",
+        gpu_c.len(),
+        cpu_report.guard_recomputed,
+        cpu_report.non_finite_recomputed
+    );
+}
+
+/// The double-double scheme: random operands at every transpose, moduli count and mode, the
+/// BLAS scalars and quick returns, and the column-blocked path.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn ozaki2_dd_equals_cpu_bit_for_bit() {
+    let dev = device();
+    let runs = [
+        (Trans::No, Trans::No, 37, 41, 53, 1.0),
+        (Trans::Yes, Trans::No, 70, 101, 300, 0.5),
+        (Trans::No, Trans::Yes, 64, 48, 1000, 2.0),
+        (Trans::Yes, Trans::Yes, 17, 130, 129, 4.0),
+    ];
+    for (i, &(ta, tb, m, n, k, phi)) in runs.iter().enumerate() {
+        let cs = case(ta, tb, m, n, k, phi, 500 + i as u64);
+        for nm in [8, 20, 30, 31] {
+            for mode in [Ozaki2Mode::Fast, Ozaki2Mode::Accurate] {
+                let p = p2(nm, mode);
+                let what = format!("dd {ta:?}{tb:?} {m}x{n}x{k} phi {phi} N {nm} {mode:?}");
+                check_ozaki2_dd(&dev, &cs, 1.0, 0.0, &p, &what);
+                check_ozaki2_dd(&dev, &cs, 1.5, -0.5, &p, &what);
+            }
+        }
+        let p = ozaki::ozaki2_dd_params();
+        check_ozaki2_dd(&dev, &cs, 0.0, 2.0, &p, "dd quick return alpha 0");
+        check_ozaki2_dd(&dev, &cs, 0.0, 0.0, &p, "dd quick return alpha 0 beta 0");
+    }
+    // SAFETY (of set_var in edition 2024): the GPU tests run with --test-threads=1 and no
+    // other thread of this process reads the environment meanwhile.
+    unsafe { std::env::set_var("MPBLAS_OZAKI_MAX_COLS", "32") };
+    let cs = case(Trans::No, Trans::Yes, 70, 101, 90, 1.0, 11);
+    check_ozaki2_dd(
+        &dev,
+        &cs,
+        1.0,
+        0.5,
+        &ozaki::ozaki2_dd_params(),
+        "dd blocked",
+    );
+    unsafe { std::env::remove_var("MPBLAS_OZAKI_MAX_COLS") };
+    dev.release_workspaces().unwrap();
+}
+
+/// The double-double scheme's guard and fallback entries on the GPU: the inputs of
+/// `ozaki2_guard_equals_cpu` and `ozaki2_special_rows_equal_cpu`, both guards.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn ozaki2_dd_guard_and_specials_equal_cpu() {
+    let dev = device();
+    for kind in 0..6 {
+        let cs = adversarial_case(kind);
+        for guard in [
+            ozaki::OzakiGuard::Componentwise,
+            ozaki::OzakiGuard::NormwiseFast,
+        ] {
+            for (nm, mode) in [
+                (30, Ozaki2Mode::Fast),
+                (20, Ozaki2Mode::Accurate),
+                (8, Ozaki2Mode::Fast),
+            ] {
+                let p = Ozaki2Params {
+                    guard,
+                    ..p2(nm, mode)
+                };
+                let what = format!("dd guard kind {kind} N {nm} {mode:?} {guard:?}");
+                check_ozaki2_dd(&dev, &cs, 1.0, 0.0, &p, &what);
+                check_ozaki2_dd(&dev, &cs, -0.5, 2.0, &p, &what);
+            }
+        }
+    }
+}
+
+/// Inputs that need the guard: 0 exponents over 2^±600 inside rows and columns; 1 one huge
+/// and one tiny entry per row; 2 values near overflow and underflow with subnormals;
+/// 3 cancelling column pairs; 4 zero, NaN, Inf, far-scaled and subnormal rows and columns;
+/// 5 values spread over 2^±8 at k = 4096 (certified by the INT8 lower bound).
+fn adversarial_case(kind: u64) -> Case {
+    let (m, n, k) = [
+        (40, 33, 100),
+        (64, 70, 300),
+        (31, 29, 64),
+        (50, 50, 257),
+        (37, 41, 53),
+        (48, 40, 4096),
+    ][kind as usize];
+    let mut g = SplitMix64::new(0x11_0020 + kind);
+    let val = |g: &mut SplitMix64, e: i32| {
+        let s = if g.next_u64() & 1 == 0 { 1.0 } else { -1.0 };
+        s * (1.0 + g.uniform()) * 2f64.powi(e)
+    };
+    let mut cs = case(Trans::No, Trans::Yes, m, n, k, 1.0, 950 + kind);
+    if kind == 4 {
+        for l in 0..k {
+            *cs.a_at(3, l) = 0.0;
+            *cs.b_at(l, 5) = 0.0;
+            *cs.a_at(4, l) *= 2f64.powi(600);
+            *cs.a_at(6, l) *= 2f64.powi(-600);
+            *cs.b_at(l, 7) *= 2f64.powi(-700);
+            *cs.b_at(l, 8) *= 2f64.powi(500);
+            *cs.a_at(12, l) = f64::from_bits(1 + l as u64);
+        }
+        *cs.a_at(9, 11) = f64::NAN;
+        *cs.a_at(10, 0) = f64::INFINITY;
+        *cs.b_at(2, 12) = f64::NEG_INFINITY;
+        *cs.b_at(k - 1, 13) = f64::NAN;
+        return cs;
+    }
+    for l in 0..k {
+        for i in 0..m {
+            let r = g.next_u64();
+            *cs.a_at(i, l) = match kind {
+                0 => val(&mut g, (r % 1201) as i32 - 600),
+                5 => val(&mut g, (r % 17) as i32 - 8),
+                1 if l == i % k => val(&mut g, 500),
+                1 if l == (i + 1) % k => val(&mut g, -500),
+                2 => match r % 4 {
+                    0 => val(&mut g, 1000 + (r % 20) as i32),
+                    1 => val(&mut g, -1000 - (r % 40) as i32),
+                    2 => f64::from_bits(1 + r % 4096),
+                    _ => val(&mut g, 0),
+                },
+                _ => *cs.a_at(i, l),
+            };
+        }
+        for j in 0..n {
+            let r = g.next_u64();
+            *cs.b_at(l, j) = match kind {
+                0 => val(&mut g, (r % 1201) as i32 - 600),
+                5 => val(&mut g, (r % 17) as i32 - 8),
+                2 => val(&mut g, -40 + (r % 8) as i32),
+                3 if j % 2 == 1 => -*cs.b_at(l, j - 1) * (1.0 + 2f64.powi(-45)),
+                _ => *cs.b_at(l, j),
+            };
+        }
+    }
+    cs
 }
 
 /// transa, transb, m, n, k, φ, α, β, moduli, mode.

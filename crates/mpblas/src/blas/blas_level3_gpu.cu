@@ -19,6 +19,7 @@
 // add_product) or DdCompensated (level3.rs's gemm_dd_compensated).
 
 #include "blas_reduce.cuh"
+#include "blas_compensated.cuh"
 
 // A matrix: word pointers to element (0, 0); element (i, j) at i·rs + j·cs.
 struct MatArg {
@@ -61,12 +62,7 @@ template <class F> struct Plain {
     static MP_DEV T value(const Acc &acc) { return acc; }
 };
 
-// The compensated double-double dot product of level3.rs (CompensatedDot): per block of
-// COMPENSATED_BLOCK terms, TwoSum of the leading products into s and their errors with the
-// cross products into e; at a block's end (s, e) made a double-double and added to the total
-// with the accurate addition.
-#define COMPENSATED_BLOCK 32
-// Its tiles: the compensated step is short (about 13 FP64 instructions, TwoSum the longest
+// The tiles of DdCompensated (blas_compensated.cuh): the compensated step is short (about 13 FP64 instructions, TwoSum the longest
 // chain), so more accumulators per thread pay. Measured on an H100 SXM (T dd-op/s at 4096³,
 // 8192³): 32×32 of 2×2, 4 blocks per SM (spilling): 1.56, —; 64×64 of 4×4, BK 16, 1 block
 // (255 registers, spilling): 1.73, 1.78; 64×32 of 4×2, BK 8, 2 blocks: 1.99, 1.93; 64×64 of
@@ -74,45 +70,6 @@ template <class F> struct Plain {
 struct CompensatedTile {
     static const int BM = 64, BN = 64, BK = 8, TM = 4, TN = 4;
 };
-struct DdCompensated {
-    typedef Dd T;
-    struct Acc {
-        Dd total;
-        double s, e;
-    };
-    static const bool BLOCKS = true;
-    static MP_DEV Acc start() {
-        Acc a;
-        a.total = dd_make(-0.0, -0.0);
-        a.s = -0.0;
-        a.e = 0.0;
-        return a;
-    }
-    static MP_DEV void step(Acc &acc, Dd a, Dd b) {
-        double p, q0, s, q;
-        two_prod(a.hi, b.hi, p, q0);
-        const double t = __fma_rn(a.hi, b.lo, q0);
-        const double pi = __fma_rn(a.lo, b.hi, t);
-        two_sum(acc.s, p, s, q);
-        acc.s = s;
-        acc.e = acc.e + (q + pi);
-    }
-    static MP_DEV void flush(Acc &acc) {
-        Dd v;
-        if (!mp_is_finite(acc.s) || acc.e == 0.0) {
-            v = dd_make(acc.s, 0.0);
-        } else {
-            double h, l;
-            two_sum(acc.s, acc.e, h, l);
-            v = dd_make(h, l);
-        }
-        acc.total = dd::add_accurate(acc.total, v);
-        acc.s = -0.0;
-        acc.e = 0.0;
-    }
-    static MP_DEV Dd value(const Acc &acc) { return acc.total; }
-};
-
 // Element (i, j) of a matrix, 0 outside rows × cols; |x| for ABS.
 template <class F, bool ABS>
 MP_DEV typename F::T gemm_load(const MatArg &a, u64 i, u64 j, u64 rows, u64 cols) {

@@ -14,7 +14,7 @@ use super::bounds::compensated_dot_gamma;
 use super::level2::{RowBound, is_zero, unchanged_bound};
 use super::level3::{gemm_shapes, recursive_dot_gamma};
 use crate::cuda::{
-    Arg, Device, DeviceMatMut, DeviceMatRef, DeviceScalar, LaunchConfig, ModuleSource,
+    Arg, Device, DeviceMatMut, DeviceMatRef, DeviceScalar, Header, LaunchConfig, ModuleSource,
     ScratchBuffer, download_raw,
 };
 use crate::dd::Dd;
@@ -36,6 +36,13 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_qd_gemm_beta_only",
 ];
 
+/// `blas_compensated.cuh`: the compensated double-double dot product (`CompensatedDot`'s
+/// twin), shared with the double-double Ozaki scheme.
+pub(crate) static BLAS_COMPENSATED_CUH: Header = Header {
+    name: "blas_compensated.cuh",
+    text: include_str!("blas_compensated.cuh"),
+};
+
 /// The kernel module: source and entry points.
 pub(crate) static MODULE: ModuleSource = ModuleSource {
     name: "blas_level3_gpu",
@@ -45,6 +52,7 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
         &crate::dd::dd_gpu::DD_CUH,
         &crate::qd::qd_gpu::QD_CUH,
         &BLAS_REDUCE_CUH,
+        &BLAS_COMPENSATED_CUH,
     ],
     kernels: KERNELS,
 };

@@ -76,7 +76,7 @@ pub mod gpu {
     #[cfg(feature = "unstable-internals")]
     pub use super::ozaki1_gpu::stage::ozaki1_split;
     pub use super::ozaki1_gpu::{ozaki1_gemm, ozaki1_gemm_blas};
-    pub use super::ozaki2_gpu::{ozaki2_gemm, ozaki2_gemm_blas, ozaki2_product};
+    pub use super::ozaki2_gpu::{ozaki2_gemm, ozaki2_gemm_blas, ozaki2_gemm_dd, ozaki2_product};
 }
 
 pub use ozaki1::{check_params as ozaki1_check_params, ozaki1_gemm, ozaki1_gemm_blas};

@@ -166,6 +166,7 @@ pub fn ozaki1_gemm(
         dims: (m, n, k),
         pc,
         ldc,
+        ..
     }) = prepare_update(dev, alpha, a, b, beta, &c)?
     else {
         return Ok(report);

@@ -562,18 +562,34 @@ pub struct Scaling {
 /// 6-bit upper bounds `Ā = ⌈|x|·2^(6 − ⌈log2 μ⌉)⌉ ∈ [0, 64]` of each vector (exact: a scaling by a
 /// power of two and a ceiling), for the accurate mode.
 pub fn magnitude_bounds(x: &[f64], len: usize, count: usize) -> Vec<i8> {
+    magnitude_bytes(x, len, count, f64::ceil)
+}
+
+/// The lower bounds `⌊|x|·2^(6 − ⌈log2 μ⌉)⌋ ∈ [0, 64]` of [`magnitude_bounds`]'s form (the
+/// double-double guard's lower bound of `(|A||B|)_ij`).
+pub(crate) fn magnitude_floors(x: &[f64], len: usize, count: usize) -> Vec<i8> {
+    magnitude_bytes(x, len, count, f64::floor)
+}
+
+/// `round(|x|·2^magnitude_exponent(μ))` of each vector (0 for a zero vector).
+fn magnitude_bytes(x: &[f64], len: usize, count: usize, round: fn(f64) -> f64) -> Vec<i8> {
     let mu = vec_max_abs(x, len, count);
     let mut out = vec![0i8; len * count];
     for v in 0..count {
         if mu[v] == 0.0 {
             continue;
         }
-        let e = 6 - ceil_log2(mu[v]);
+        let e = magnitude_exponent(mu[v]);
         for t in 0..len {
-            out[v * len + t] = ldexp(x[v * len + t].abs(), e).ceil() as i8;
+            out[v * len + t] = round(ldexp(x[v * len + t].abs(), e)) as i8;
         }
     }
     out
+}
+
+/// `6 − ⌈log2 μ⌉`: the scaling that puts a vector of maximum `μ > 0` into `[0, 64]`.
+pub(crate) fn magnitude_exponent(mu: f64) -> i32 {
+    6 - ceil_log2(mu)
 }
 
 /// Inner-dimension chunk of the INT8 GEMMs (each chunk's INT32 sum is exact).

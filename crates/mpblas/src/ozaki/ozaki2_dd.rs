@@ -1,6 +1,7 @@
 //! Ozaki scheme II to double-double: the product of two `f64` matrices without DGEMM's rounding,
 //! each entry of `A·B` accurate to about `2^-100` relative to `(|A||B|)_ij`, returned as
-//! [`Dd`] (CPU reference; the GPU twin is the next step).
+//! [`Dd`]. This is the CPU reference; `ozaki::gpu::ozaki2_gemm_dd` (feature `cuda`) returns
+//! its bits on INT8 tensor cores.
 //!
 //! The stages are scheme II's ([`ozaki2_gemm`](super::ozaki2_gemm)) with more moduli ([`OZAKI2_DD_MODULI`], default
 //! [`OZAKI2_DD_DEFAULT_MODULI`] = 30, `P ≈ 2^227`): the fast mode then scales each row and
@@ -16,7 +17,11 @@
 //! [`compensated_dot_gamma`]`(k)` (about `1160u² + 3u²·k/32`, `u = 2^-53`; `η` the
 //! double-double underflow term), for every finite input. Each entry's scheme bound
 //! (`ozaki2::guard_bound`) is tested against `g·(|s| − bound)` and, failing that, against `g` times
-//! a lower bound of `(|A||B|)_ij` from the first 64 products; an entry neither test
+//! two lower bounds of `(|A||B|)_ij`: one INT8 product of 6-bit floors
+//! `⌊|a_il|·2^(6 − ⌈log2 max_l|a_il|⌉)⌋` and the same of `B` (exact, one more INT8 GEMM; it keeps
+//! every term within `2^-6` of its row's and column's largest, which the first test's cancelling
+//! entries need at large `k`: with the sample alone, 0.7% of the entries of an 8192³ product of
+//! random data spread over `2^±8` were recomputed), then the first 64 products; an entry no test
 //! certifies (its row or column spans more exponents than the moduli carry, or it cancels) is
 //! recomputed as the compensated double-double dot product of its row and column
 //! ([`gemm_dd_compensated`](crate::blas::gemm_dd_compensated)'s, whose error that bound is),
@@ -24,10 +29,12 @@
 //! `α·s + β·c` is in double-double (`α·s` then `+ β·c`, accurate addition). The report counts
 //! the recomputed entries.
 
+use super::gemm_cpu::{I8_MAX_K, gemm_i8_i32_part};
 use super::ozaki2::{
-    Ozaki2Plan, guard_bound, guard_rejects_against, guard_sample, guard_stats, product_scaled,
+    Ozaki2Plan, certifies_against, guard_bound, guard_rejects_against, guard_sample, guard_stats,
+    magnitude_exponent, magnitude_floors, product_scaled,
 };
-use super::split::ceil_log2;
+use super::split::{ceil_log2, ldexp};
 use super::{
     Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard, pack_cols, pack_rows, take_non_finite,
 };
@@ -55,12 +62,86 @@ pub fn ozaki2_dd_params() -> Ozaki2Params {
 }
 
 /// Whether entry bound `e` (of an entry of magnitude `s_abs`) is **not** certified against
-/// `g·(|A||B|)_ij + 2k·η`, `g = compensated_dot_gamma(k)`: `ozaki2::guard_rejects`'s tests
-/// with the double-double target. NaN or infinite values never certify.
-pub fn guard_rejects_dd(k: usize, e: f64, s_abs: f64, sample: impl FnOnce(usize) -> f64) -> bool {
-    // 2k·η, η = 16·2^-1074 (the double-double underflow term).
-    let tiny = 2.0 * k as f64 * f64::from_bits(16);
-    guard_rejects_against(k, compensated_dot_gamma(k), tiny, e, s_abs, sample)
+/// `g·(|A||B|)_ij + 2k·η`, `g = compensated_dot_gamma(k)`: certified by `lower ≤ (|A||B|)_ij`
+/// (the INT8 lower bound of the module docs, `−∞` when there is none), else
+/// `ozaki2::guard_rejects`'s tests with the double-double target. NaN or infinite values never
+/// certify.
+pub fn guard_rejects_dd(
+    k: usize,
+    e: f64,
+    s_abs: f64,
+    lower: f64,
+    sample: impl FnOnce(usize) -> f64,
+) -> bool {
+    let (g, tiny) = (compensated_dot_gamma(k), dd_guard_tiny(k));
+    if e.is_finite() && s_abs.is_finite() && certifies_against(g, tiny, e, lower) {
+        return false;
+    }
+    guard_rejects_against(k, g, tiny, e, s_abs, sample)
+}
+
+/// Largest `k` of [`GuardLower`] (`64²·k < 2^31`: one exact INT32 GEMM on the GPU); beyond
+/// it the guard has the sampled lower bound only.
+pub(crate) const GUARD_LOWER_MAX_K: usize = 524_287;
+
+/// The guard's INT8 lower bound of `(|A||B|)_ij`: `Z = F_A·F_Bᵀ` for the 6-bit floors
+/// (`ozaki2::magnitude_floors`) of the rows of `A` and the columns of `B`, exact, so that
+/// `2^-(σ_i + τ_j)·Z_ij ≤ (|A||B|)_ij` with `σ_i = ozaki2::magnitude_exponent(μ_i)`.
+struct GuardLower {
+    z: Vec<i64>,
+    sa: Vec<i32>,
+    sb: Vec<i32>,
+    m: usize,
+}
+
+impl GuardLower {
+    /// The bound for packed rows `ap` (`m` of length `k`) and columns `bp` (`n`) with maxima
+    /// `mua`, `mub`; `None` for `k >` [`GUARD_LOWER_MAX_K`].
+    fn new(
+        (ap, mua): (&[f64], &[f64]),
+        (bp, mub): (&[f64], &[f64]),
+        (m, n, k): (usize, usize, usize),
+    ) -> Result<Option<GuardLower>> {
+        if k > GUARD_LOWER_MAX_K {
+            return Ok(None);
+        }
+        let fa = magnitude_floors(ap, k, m);
+        let fb = magnitude_floors(bp, k, n);
+        let mut z = vec![0i64; m * n];
+        let mut part = vec![0i32; m * n];
+        let mut l0 = 0;
+        while l0 < k {
+            let l1 = (l0 + I8_MAX_K).min(k);
+            gemm_i8_i32_part(m, n, k, l0, l1, &fa, &fb, &mut part)?;
+            z.iter_mut()
+                .zip(&part)
+                .for_each(|(s, &p)| *s += i64::from(p));
+            l0 = l1;
+        }
+        let exps = |mu: &[f64]| -> Vec<i32> {
+            mu.iter()
+                .map(|&u| if u > 0.0 { magnitude_exponent(u) } else { 0 })
+                .collect()
+        };
+        Ok(Some(GuardLower {
+            z,
+            sa: exps(mua),
+            sb: exps(mub),
+            m,
+        }))
+    }
+
+    /// `2^-(σ_i + τ_j)·Z_ij` less the smallest subnormal (the scaling is exact unless it
+    /// underflows, where it rounds by at most half that).
+    fn at(&self, i: usize, j: usize) -> f64 {
+        ldexp(self.z[i + j * self.m] as f64, -(self.sa[i] + self.sb[j])) - f64::from_bits(1)
+    }
+}
+
+/// The absolute term of the double-double guard's target: `2k·η`, `η = 16·2^-1074` (the
+/// double-double underflow term).
+pub(crate) fn dd_guard_tiny(k: usize) -> f64 {
+    2.0 * k as f64 * f64::from_bits(16)
 }
 
 /// The compensated double-double dot product of row `i` of `A` and column `j` of `B`; if it is
@@ -177,6 +258,13 @@ pub fn ozaki2_gemm_dd(
     } else {
         (Vec::new(), Vec::new())
     };
+    let lower = if guarded {
+        let mua: Vec<f64> = ga.iter().map(|g| g.0).collect();
+        let mub: Vec<f64> = gb.iter().map(|g| g.0).collect();
+        GuardLower::new((&ap, &mua), (&bp, &mub), (m, n, k))?
+    } else {
+        None
+    };
     let (mut recomputed, mut non_finite) = (0, 0);
     for j in 0..n {
         for i in 0..m {
@@ -187,7 +275,8 @@ pub fn ozaki2_gemm_dd(
             } else if guarded && {
                 let e = guard_bound(k, sij, ga[i].1, gb[j].1);
                 let sample = |terms| guard_sample(|l| *a.at(i, l), |l| *b.at(l, j), terms);
-                guard_rejects_dd(k, e, sij.hi.abs(), sample)
+                let low = lower.as_ref().map_or(f64::NEG_INFINITY, |l| l.at(i, j));
+                guard_rejects_dd(k, e, sij.hi.abs(), low, sample)
             } {
                 recomputed += 1;
                 fallback_entry(a, b, (i, j))

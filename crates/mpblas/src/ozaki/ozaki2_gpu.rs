@@ -4,6 +4,7 @@
 //! workspace.
 
 use super::ozaki_gpu::*;
+use crate::blas::bounds::compensated_dot_gamma;
 use crate::cuda::{
     Arg, Blas, Device, DeviceMatMut, DeviceMatRef, DeviceVec, GemmType, args, blocks,
 };
@@ -11,18 +12,25 @@ use crate::dd::Dd;
 use crate::dd::dd_gpu::DeviceDdVec;
 use crate::error::{Error, Result};
 use crate::ozaki::ozaki2::{Crt, Ozaki2Plan, norm_chunks};
-use crate::ozaki::{OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard};
+use crate::ozaki::ozaki2_dd::{GUARD_LOWER_MAX_K, dd_guard_tiny};
+use crate::ozaki::{
+    OZAKI2_DD_MODULI, OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard,
+};
 use crate::view::Trans;
 
 /// The moduli the kernels hard-code (`OZ_MODULI_LIST` in `ozaki_gpu.cu`), which must be
-/// [`crate::ozaki::ozaki2::moduli`]`(20)`; `tests/kernel_names.rs` checks both.
-pub(crate) const KERNEL_MODULI: [u32; 20] = [
+/// [`crate::ozaki::ozaki2::moduli`]`(31)`; the tests below check both. DGEMM's scheme uses
+/// the first [`F64_KERNEL_MODULI`] (`OZ_F64_MODULI`), the double-double scheme all.
+pub(crate) const KERNEL_MODULI: [u32; 31] = [
     256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197, 193, 191, 181, 179,
-    173,
+    173, 167, 163, 157, 151, 149, 139, 137, 131, 127, 113, 109,
 ];
 
-/// Largest number of 40-bit CRT words the reconstruction kernel takes.
-const MAX_WORDS: usize = 4;
+/// Moduli of `ozaki_crt_update` (DGEMM's scheme; `OZ_F64_MODULI`).
+const F64_KERNEL_MODULI: usize = 20;
+
+/// Largest number of 40-bit CRT words the reconstruction kernels take (`OZ_MAX_WORDS`).
+const MAX_WORDS: usize = 6;
 /// Inner-dimension chunk of one INT32-exact INT8 GEMM: a multiple of 16 not above
 /// [`crate::ozaki::gemm_cpu::I8_MAX_K`].
 const K_CHUNK: usize = 131_056;
@@ -36,7 +44,7 @@ const DEFAULT_MAX_COLS: usize = 4096;
 /// The CRT constants, passed by value to `ozaki_crt_update` (`struct OzCrt`).
 #[derive(Clone, Copy)]
 struct CrtArg {
-    w: [[f64; 20]; MAX_WORDS],
+    w: [[f64; KERNEL_MODULI.len()]; MAX_WORDS],
     p: [f64; MAX_WORDS],
     p_inv: f64,
     words: i32,
@@ -44,9 +52,9 @@ struct CrtArg {
 }
 
 impl CrtArg {
-    /// The bytes of `struct OzCrt` in kernels/ozaki_gpu.cu (`double w[4][20], p[4], p_inv;
-    /// int words, nmod;`: 85 doubles, then the two ints in one little-endian word), as the
-    /// kernel argument.
+    /// The bytes of `struct OzCrt` in ozaki_gpu.cu (`double w[6][31], p[6], p_inv; int words,
+    /// nmod;`: 193 doubles, then the two ints in one little-endian word), as the kernel
+    /// argument.
     fn arg(&self) -> Arg {
         let mut words: Vec<u64> = self.w.iter().flatten().map(|x| x.to_bits()).collect();
         words.extend(self.p.iter().map(|x| x.to_bits()));
@@ -200,34 +208,30 @@ fn guard_factors(
     }
 }
 
-/// `ozaki_residues_make` over the padded `countp × lenp` range of `x`.
+/// `ozaki_residues_make` (`_wide` for the double-double scheme's integers beyond `2^64`)
+/// over the padded `countp × lenp` range of `x`.
 #[allow(clippy::too_many_arguments)]
 fn residues(
     dev: &Device,
     x: Vecs,
     len: usize,
-    countp: usize,
-    lenp: usize,
+    (countp, lenp): (usize, usize),
     mubits: u64,
     exps: u64,
     nmod: usize,
-    mode: i32,
+    (mode, wide): (i32, bool),
     out: u64,
 ) -> Result<()> {
+    let kernel = if wide {
+        "ozaki_residues_make_wide"
+    } else {
+        "ozaki_residues_make"
+    };
     let tiles = lenp.div_ceil(128) * countp.div_ceil(32);
-    let c = cfg(
-        (
-            blocks(
-                tiles,
-                1,
-                dev.resident_blocks(&MODULE, "ozaki_residues_make", 256)?,
-            ),
-            1,
-        ),
-        256,
-    );
+    let grid = blocks(tiles, 1, dev.resident_blocks(&MODULE, kernel, 256)?);
+    let c = cfg((grid, 1), 256);
     let slab = countp * lenp;
-    // SAFETY: ozaki_residues_make(const double* x, u64 sv, u64 st, u64 count, u64 len,
+    // SAFETY: ozaki_residues_make{,_wide}(const double* x, u64 sv, u64 st, u64 count, u64 len,
     // u64 countp, u64 lenp, const u64* mubits, const int* exps, int nmod, int mode,
     // signed char* out, u64 slab), block 256, any grid: x as for vecmax, mubits and exps hold
     // count entries, out holds nmod slabs of countp·lenp bytes (1 slab in mode 1), lenp and
@@ -235,7 +239,7 @@ fn residues(
     unsafe {
         launch(
             dev,
-            "ozaki_residues_make",
+            kernel,
             c,
             args![
                 x.ptr,
@@ -261,6 +265,7 @@ fn round16(x: usize) -> usize {
 }
 
 /// What the reconstruction kernel writes.
+#[derive(Clone, Copy)]
 enum Output {
     /// `C ← α·AB + β·C`.
     Update {
@@ -271,11 +276,22 @@ enum Output {
     },
     /// The double-double product, `m × n` (`hi`, `lo`).
     Product { hi: u64, lo: u64 },
+    /// `C ← α·AB + β·C` with `C` in double-double (words at `hi`, `lo`), the guard's target
+    /// `g·(|A||B|)_ij + tiny` (`ozaki2_dd`).
+    UpdateDd {
+        alpha: f64,
+        beta: f64,
+        hi: u64,
+        lo: u64,
+        ldc: usize,
+        g: f64,
+        tiny: f64,
+    },
 }
 
 fn crt_arg(crt: &Crt) -> Result<CrtArg> {
     let words = crt.w_words.len();
-    if !(2..=MAX_WORDS).contains(&words) || crt.moduli.len() > 20 {
+    if !(2..=MAX_WORDS).contains(&words) || crt.moduli.len() > KERNEL_MODULI.len() {
         return Err(Error::OutOfRange {
             what: "ozaki2 CRT words",
             got: words,
@@ -283,7 +299,7 @@ fn crt_arg(crt: &Crt) -> Result<CrtArg> {
             max: MAX_WORDS,
         });
     }
-    let mut w = [[0.0; 20]; MAX_WORDS];
+    let mut w = [[0.0; KERNEL_MODULI.len()]; MAX_WORDS];
     let mut p = [0.0; MAX_WORDS];
     for c in 0..words {
         w[c][..crt.moduli.len()].copy_from_slice(&crt.w_words[c]);
@@ -333,6 +349,11 @@ struct DevicePlan {
     accurate: bool,
     /// Whether the componentwise guard runs (update mode with [`OzakiGuard::Componentwise`]).
     guarded: bool,
+    /// The double-double scheme (wide residues, up to 31 moduli, `ozaki_crt_update_dd`).
+    dd: bool,
+    /// Whether the double-double guard has its INT8 lower bound (`ozaki2_dd::GuardLower`):
+    /// the floors of A and B (`(mp + n)·kp` bytes) and their product per column block.
+    lower: bool,
     /// Whether `k` needs several INT32-exact INT8 GEMMs per product (folded modulo `m_l`).
     chunked: bool,
     res_a_bytes: usize,
@@ -353,16 +374,21 @@ impl DevicePlan {
         m: usize,
         n: usize,
         plan: Ozaki2Plan,
-        guarded: bool,
+        (guarded, dd): (bool, bool),
     ) -> Result<DevicePlan> {
         let k = plan.k;
         let nmod = plan.crt.moduli.len();
-        if plan.crt.moduli[..] != KERNEL_MODULI[..nmod] {
+        let max = if dd {
+            KERNEL_MODULI.len()
+        } else {
+            F64_KERNEL_MODULI
+        };
+        if nmod > max || plan.crt.moduli[..] != KERNEL_MODULI[..nmod] {
             return Err(Error::OutOfRange {
                 what: "ozaki2 moduli (kernel table out of date)",
                 got: nmod,
                 min: OZAKI2_MODULI.0,
-                max: OZAKI2_MODULI.1,
+                max,
             });
         }
         let accurate = plan.mode == Ozaki2Mode::Accurate;
@@ -390,8 +416,11 @@ impl DevicePlan {
         } else {
             chunk_record_bytes(m.max(n), k)
         };
-        let fixed = res_a_bytes + res_b_bytes + acc_bytes + chunk_bytes + 48 * (m + n) + 16;
-        let per_col = 4 * mp * (nmod + usize::from(chunked));
+        let lower = dd && guarded && k <= GUARD_LOWER_MAX_K;
+        let floor_bytes = if lower { (mp + n) * kp } else { 0 };
+        let fixed =
+            res_a_bytes + res_b_bytes + acc_bytes + chunk_bytes + floor_bytes + 48 * (m + n) + 16;
+        let per_col = 4 * mp * (nmod + usize::from(chunked) + usize::from(lower));
         let nb = plan_cols(dev, held, fixed, per_col, n)?;
         let crt = crt_arg(&plan.crt)?.arg();
         Ok(DevicePlan {
@@ -402,6 +431,8 @@ impl DevicePlan {
             mp,
             accurate,
             guarded,
+            dd,
+            lower,
             chunked,
             res_a_bytes,
             res_b_bytes,
@@ -434,6 +465,8 @@ fn ozaki2_device(
         mp,
         accurate,
         guarded,
+        dd,
+        lower,
         chunked,
         res_a_bytes,
         res_b_bytes,
@@ -441,8 +474,9 @@ fn ozaki2_device(
         nb,
         crt: crt_a,
     } = dp;
+    let lower = *lower;
     let (m, n, kp, mp, nb, k) = (*m, *n, *kp, *mp, *nb, plan.k);
-    let (accurate, guarded, chunked) = (*accurate, *guarded, *chunked);
+    let (accurate, guarded, chunked, dd) = (*accurate, *guarded, *chunked, *dd);
     let (res_a_bytes, res_b_bytes, chunk_bytes) = (*res_a_bytes, *res_b_bytes, *chunk_bytes);
     let (crt, q) = (&plan.crt, plan.q);
     let nmod = crt.moduli.len();
@@ -465,8 +499,8 @@ fn ozaki2_device(
         // The 6-bit bounds go where the residues will (slab 0 of each), then Z = ĀB̄ᵀ.
         let ra = ws.res_a.get(dev, res_a_bytes)?;
         let rb = ws.res_b.get(dev, res_b_bytes)?;
-        residues(dev, va, k, mp, kp, mua, 0, 1, 1, ra)?;
-        residues(dev, vb, k, n, kp, mub, 0, 1, 1, rb)?;
+        residues(dev, va, k, (mp, kp), mua, 0, 1, (1, false), ra)?;
+        residues(dev, vb, k, (n, kp), mub, 0, 1, (1, false), rb)?;
         let z = ws.z.get(dev, 4 * mp * n)?;
         // SAFETY: ra holds mp rows of kp bytes, rb n columns of kp bytes, z mp·n ints.
         unsafe { gemm_i8_tn(blas, (mp, n, kp), (ra, kp), (rb, kp), (z, mp))? };
@@ -543,8 +577,23 @@ fn ozaki2_device(
 
     let ra = ws.res_a.get(dev, res_a_bytes)?;
     let rb = ws.res_b.get(dev, res_b_bytes)?;
-    residues(dev, va, k, mp, kp, mua, ea, nmod, 0, ra)?;
-    residues(dev, vb, k, n, kp, mub, eb, nmod, 0, rb)?;
+    residues(dev, va, k, (mp, kp), mua, ea, nmod, (0, dd), ra)?;
+    residues(dev, vb, k, (n, kp), mub, eb, nmod, (0, dd), rb)?;
+    // The double-double guard's 6-bit floors (ozaki2::magnitude_floors).
+    let (fa, fb) = if lower {
+        let fa = ws.floor_a.get(dev, mp * kp)?;
+        let fb = ws.floor_b.get(dev, n * kp)?;
+        residues(dev, va, k, (mp, kp), mua, 0, 1, (2, false), fa)?;
+        residues(dev, vb, k, (n, kp), mub, 0, 1, (2, false), fb)?;
+        (fa, fb)
+    } else {
+        (0, 0)
+    };
+    let zlow = if lower {
+        ws.zlow.get(dev, 4 * mp * nb)?
+    } else {
+        0
+    };
     prof.mark(dev, "residues");
     let slab_a = mp * kp;
     let slab_b = n * kp;
@@ -563,6 +612,7 @@ fn ozaki2_device(
             ldc,
         } => (alpha, beta, c, ldc, 0i32, 0u64, 0u64),
         Output::Product { hi, lo } => (1.0, 0.0, 0, m, 1, hi, lo),
+        Output::UpdateDd { .. } => (0.0, 0.0, 0, 0, 2, 0, 0),
     };
     let counts = zeroed_counts(dev, ws)?;
     let mut j0 = 0;
@@ -602,61 +652,135 @@ fn ozaki2_device(
                 k0 = k1;
             }
         }
+        if lower {
+            // SAFETY: fa holds mp rows of kp bytes, fb n columns of kp bytes (columns
+            // j0..j0+nbt used), zlow mp·nb ints; exact in INT32 as 64²·kp < 2^31
+            // (GUARD_LOWER_MAX_K).
+            unsafe {
+                gemm_i8_tn(
+                    blas,
+                    (mp, nbt, kp),
+                    (fa, kp),
+                    (fb + (j0 * kp) as u64, kp),
+                    (zlow, mp),
+                )?
+            };
+        }
         prof.mark(dev, "int8 gemms");
         let c2 = dev.grid_2d(m, nbt);
-        // SAFETY: ozaki_crt_update(const int* prod, u64 ldp, u64 slab, u64 m, u64 nb, u64 j0,
-        // OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
-        // double alpha, double beta, double* c, u64 ldc, int mode, double* out_hi,
-        // double* out_lo, const double* a, u64 asv, u64 ast, const double* b, u64 bsv,
-        // u64 bst, u64 k, int guard, const double* gfa, const double* gfb, unsigned long
-        // long* counts), 2-D launch (cfg_2d): prod holds nmod slabs of slab = mp·nb ints with
-        // leading dimension mp; ea, mua hold m entries, eb, mub n; gfa 2m doubles and gfb 2n
-        // (guard_factors, read only when guarded); in mode 0 c holds ldc·(n−1)+m doubles and
-        // a, b address op(A), op(B) (read for bad vectors and guarded entries); counts holds
-        // two u64; in mode 1 out_hi, out_lo hold m·n doubles.
-        unsafe {
-            launch(
-                dev,
-                "ozaki_crt_update",
-                c2,
-                args![
-                    prod,
-                    mp,
-                    slab_p,
-                    m,
-                    nbt,
-                    j0,
-                    crt_a.clone(),
-                    ea,
-                    eb,
-                    mua,
-                    mub,
-                    alpha,
-                    beta,
-                    c,
-                    ldc,
-                    mode,
-                    hi,
-                    lo,
-                    va.ptr,
-                    va.sv,
-                    va.st,
-                    vb.ptr,
-                    vb.sv,
-                    vb.st,
-                    k,
-                    i32::from(guarded),
-                    gfa,
-                    gfb,
-                    counts
-                ],
-            )?
-        };
+        if let Output::UpdateDd {
+            alpha,
+            beta,
+            hi,
+            lo,
+            ldc,
+            g,
+            tiny,
+        } = out
+        {
+            // SAFETY: ozaki_crt_update_dd(const int* prod, u64 ldp, u64 slab, u64 m, u64 nb,
+            // u64 j0, OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
+            // double alpha, double beta, double* c_hi, double* c_lo, u64 ldc, const double* a,
+            // u64 asv, u64 ast, const double* b, u64 bsv, u64 bst, u64 k, int guard, double g,
+            // double tiny, const double* gfa, const double* gfb, const int* zlow, u64 ldz,
+            // unsigned long long* counts), 2-D launch: as ozaki_crt_update's mode 0 below,
+            // with both words of C holding ldc·(n−1)+m doubles, zlow null or mp·nbt ints
+            // (leading dimension mp).
+            unsafe {
+                launch(
+                    dev,
+                    "ozaki_crt_update_dd",
+                    c2,
+                    args![
+                        prod,
+                        mp,
+                        slab_p,
+                        m,
+                        nbt,
+                        j0,
+                        crt_a.clone(),
+                        ea,
+                        eb,
+                        mua,
+                        mub,
+                        alpha,
+                        beta,
+                        hi,
+                        lo,
+                        ldc,
+                        va.ptr,
+                        va.sv,
+                        va.st,
+                        vb.ptr,
+                        vb.sv,
+                        vb.st,
+                        k,
+                        i32::from(guarded),
+                        g,
+                        tiny,
+                        gfa,
+                        gfb,
+                        zlow,
+                        mp,
+                        counts
+                    ],
+                )?
+            };
+        } else {
+            // SAFETY: ozaki_crt_update(const int* prod, u64 ldp, u64 slab, u64 m, u64 nb, u64 j0,
+            // OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
+            // double alpha, double beta, double* c, u64 ldc, int mode, double* out_hi,
+            // double* out_lo, const double* a, u64 asv, u64 ast, const double* b, u64 bsv,
+            // u64 bst, u64 k, int guard, const double* gfa, const double* gfb, unsigned long
+            // long* counts), 2-D launch (cfg_2d): prod holds nmod slabs of slab = mp·nb ints with
+            // leading dimension mp; ea, mua hold m entries, eb, mub n; gfa 2m doubles and gfb 2n
+            // (guard_factors, read only when guarded); in mode 0 c holds ldc·(n−1)+m doubles and
+            // a, b address op(A), op(B) (read for bad vectors and guarded entries); counts holds
+            // two u64; in mode 1 out_hi, out_lo hold m·n doubles.
+            unsafe {
+                launch(
+                    dev,
+                    "ozaki_crt_update",
+                    c2,
+                    args![
+                        prod,
+                        mp,
+                        slab_p,
+                        m,
+                        nbt,
+                        j0,
+                        crt_a.clone(),
+                        ea,
+                        eb,
+                        mua,
+                        mub,
+                        alpha,
+                        beta,
+                        c,
+                        ldc,
+                        mode,
+                        hi,
+                        lo,
+                        va.ptr,
+                        va.sv,
+                        va.st,
+                        vb.ptr,
+                        vb.sv,
+                        vb.st,
+                        k,
+                        i32::from(guarded),
+                        gfa,
+                        gfb,
+                        counts
+                    ],
+                )?
+            };
+        }
         prof.mark(dev, "crt");
         j0 += nbt;
     }
     prof.report(&format!("ozaki2 {m}x{n}x{k} N={nmod} {:?}", plan.mode));
-    if mode == 0 {
+    if mode != 1 {
         read_counts(dev, counts)
     } else {
         Ok([0, 0])
@@ -698,6 +822,7 @@ pub fn ozaki2_gemm(
         dims: (m, n, _),
         pc,
         ldc,
+        ..
     }) = prepare_update(dev, alpha, a, b, beta, &c)?
     else {
         return Ok(report);
@@ -710,7 +835,71 @@ pub fn ozaki2_gemm(
     };
     let guarded = params.guard == OzakiGuard::Componentwise;
     let [by_guard, non_finite] = with_workspace(dev, |ws| {
-        let dp = DevicePlan::new(dev, ws.held(), m, n, plan, guarded)?;
+        let dp = DevicePlan::new(dev, ws.held(), m, n, plan, (guarded, false))?;
+        ozaki2_device(dev, ws, &blas, (va, vb), &dp, out)
+    })?;
+    report.entries = m * n;
+    report.guard_recomputed = by_guard as usize;
+    report.non_finite_recomputed = non_finite as usize;
+    Ok(report)
+}
+
+/// `C ← α·A·B + β·C` with `A`, `B` in `f64` and `C` in double-double by Ozaki scheme II
+/// with up to 31 moduli on INT8 tensor cores: the GPU twin of
+/// [`crate::ozaki::ozaki2_gemm_dd`], bit for bit (same guarantee: each entry within
+/// [`compensated_dot_gamma`]`(k)·(|A||B|)_ij` under the default guard; the entries it cannot
+/// certify, and those of NaN/Inf rows and columns, recomputed on the device as compensated
+/// double-double dot products; the report counts them). Pass
+/// [`crate::ozaki::ozaki2_dd_params`] for the default 30 moduli. Views and BLAS conventions
+/// as [`ozaki2_gemm`].
+///
+/// The work is that of [`ozaki2_gemm`] with `N` = 30: `N` INT8 GEMMs of `m × n × k`, and
+/// `N(m+n)k` bytes of residues and `4N·m·nb` of products in the workspace.
+///
+/// # Errors
+/// As [`ozaki2_gemm`], with the moduli range [`crate::ozaki::OZAKI2_DD_MODULI`].
+pub fn ozaki2_gemm_dd(
+    dev: &Device,
+    alpha: f64,
+    a: DeviceMatRef<'_, f64>,
+    b: DeviceMatRef<'_, f64>,
+    beta: f64,
+    c: DeviceMatMut<'_, Dd>,
+    params: &Ozaki2Params,
+) -> Result<Ozaki2Report> {
+    let k = a.cols();
+    let crt = Crt::within(params.moduli, OZAKI2_DD_MODULI)?;
+    let plan = Ozaki2Plan::for_crt(k, params.mode, crt)?;
+    let mut report = Ozaki2Report {
+        moduli: params.moduli,
+        mode: params.mode,
+        guard: params.guard,
+        ..Ozaki2Report::default()
+    };
+    let Some(Update {
+        blas,
+        va,
+        vb,
+        dims: (m, n, k),
+        pc,
+        pc_lo,
+        ldc,
+    }) = prepare_update(dev, alpha, a, b, beta, &c)?
+    else {
+        return Ok(report);
+    };
+    let out = Output::UpdateDd {
+        alpha,
+        beta,
+        hi: pc,
+        lo: pc_lo,
+        ldc,
+        g: compensated_dot_gamma(k),
+        tiny: dd_guard_tiny(k),
+    };
+    let guarded = params.guard == OzakiGuard::Componentwise;
+    let [by_guard, non_finite] = with_workspace(dev, |ws| {
+        let dp = DevicePlan::new(dev, ws.held(), m, n, plan, (guarded, true))?;
         ozaki2_device(dev, ws, &blas, (va, vb), &dp, out)
     })?;
     report.entries = m * n;
@@ -781,7 +970,7 @@ pub fn ozaki2_product(
     let hi = out.word_addr(0);
     let lo = out.word_addr(1);
     with_workspace(dev, |ws| {
-        let dp = DevicePlan::new(dev, ws.held(), m, n, plan, false)?;
+        let dp = DevicePlan::new(dev, ws.held(), m, n, plan, (false, false))?;
         ozaki2_device(dev, ws, &blas, (va, vb), &dp, Output::Product { hi, lo })
     })?;
     Ok(out)
@@ -793,7 +982,24 @@ mod tests {
 
     #[test]
     fn kernel_moduli_match_the_cpu() {
-        assert_eq!(crate::ozaki::ozaki2::moduli(20), KERNEL_MODULI.to_vec());
+        assert_eq!(crate::ozaki::ozaki2::moduli(31), KERNEL_MODULI.to_vec());
+        assert!(
+            MODULE
+                .source
+                .contains(&format!("#define OZ_F64_MODULI {F64_KERNEL_MODULI}"))
+        );
+        assert!(
+            MODULE
+                .source
+                .contains(&format!("#define OZ_MAX_MODULI {}", KERNEL_MODULI.len()))
+        );
+        assert!(
+            MODULE
+                .source
+                .contains(&format!("#define OZ_MAX_WORDS {MAX_WORDS}"))
+        );
+        assert_eq!(OZAKI2_MODULI.1, F64_KERNEL_MODULI);
+        assert_eq!(OZAKI2_DD_MODULI.1, KERNEL_MODULI.len());
         let src = MODULE.source;
         for (l, m) in KERNEL_MODULI.iter().enumerate() {
             assert!(src.contains(&format!("X({l}, {m})")), "modulus {l} = {m}");
@@ -802,18 +1008,18 @@ mod tests {
 
     #[test]
     fn crt_words_fit_the_kernel() {
-        for nmod in OZAKI2_MODULI.0..=OZAKI2_MODULI.1 {
-            let crt = Crt::new(nmod).unwrap();
+        for nmod in OZAKI2_MODULI.0..=OZAKI2_DD_MODULI.1 {
+            let crt = Crt::within(nmod, OZAKI2_DD_MODULI).unwrap();
             let a = crt_arg(&crt).unwrap();
             assert_eq!(a.nmod as usize, nmod);
             assert!(a.words as usize <= MAX_WORDS);
         }
-        // struct OzCrt: 80 + 4 + 1 doubles, then two ints in one word.
+        // struct OzCrt: 186 + 6 + 1 doubles, then two ints in one word.
         let crt = Crt::new(16).unwrap();
         match crt_arg(&crt).unwrap().arg() {
             Arg::Struct(words) => {
-                assert_eq!(words.len(), 80 + 4 + 1 + 1);
-                assert_eq!(words[85], 16u64 << 32 | crt.w_words.len() as u64);
+                assert_eq!(words.len(), 186 + 6 + 1 + 1);
+                assert_eq!(words[193], 16u64 << 32 | crt.w_words.len() as u64);
             }
             other => panic!("{other:?}"),
         }

@@ -14,6 +14,7 @@
 // Kernel names: ozaki_<stage>_<variant>.
 
 #include "dd.cuh"
+#include "blas_compensated.cuh"
 
 typedef unsigned long long u64;
 typedef long long i64;
@@ -31,15 +32,18 @@ typedef long long i64;
         for (u64 i = (u64)blockIdx.x * (u64)blockDim.x + (u64)threadIdx.x; i < (m);             \
              i += (u64)blockDim.x * (u64)gridDim.x)
 
-// The moduli of ozaki2::moduli(20), in order (tests/kernel_names.rs checks the list against
-// the Rust function). X(index, modulus).
+// The moduli of ozaki2::moduli(31), in order (ozaki2_gpu.rs's tests check the list against
+// the Rust function). X(index, modulus). DGEMM's scheme uses the first OZ_F64_MODULI, the
+// double-double scheme (ozaki2_dd.rs) all of them.
 #define OZ_MODULI_LIST(X)                                                                         \
     X(0, 256) X(1, 255) X(2, 253) X(3, 251) X(4, 247) X(5, 241) X(6, 239) X(7, 233) X(8, 229)   \
     X(9, 227) X(10, 223) X(11, 217) X(12, 211) X(13, 199) X(14, 197) X(15, 193) X(16, 191)      \
-    X(17, 181) X(18, 179) X(19, 173)
+    X(17, 181) X(18, 179) X(19, 173) X(20, 167) X(21, 163) X(22, 157) X(23, 151) X(24, 149)     \
+    X(25, 139) X(26, 137) X(27, 131) X(28, 127) X(29, 113) X(30, 109)
 
-#define OZ_MAX_MODULI 20
-#define OZ_MAX_WORDS 4
+#define OZ_F64_MODULI 20
+#define OZ_MAX_MODULI 31
+#define OZ_MAX_WORDS 6
 
 // ---- scalar helpers: twins of ozaki/split.rs and dd/arith.rs ---------------------------------
 
@@ -503,7 +507,6 @@ extern "C" __global__ void ozaki_acc_cols(const u64 *__restrict__ wbits, const u
 // rounds w to the nearest integer (ties to even).
 #define OZ_MAGIC 6755399441055744.0
 #define OZ_TWO64 18446744073709551616.0
-#define OZ_TWO96 79228162514264337593543950336.0
 
 // The residue of an integer-valued x (|x| < 2^42) modulo M as the low byte of a two's-complement
 // int, given also xm = x + OZ_MAGIC (exact), in three FP64 operations and one integer one (the
@@ -534,7 +537,7 @@ MP_DEV unsigned oz_res_byte(double hi, double lom) {
     return oz_reduce_byte<M>(xm - OZ_MAGIC, xm);
 }
 
-// The residue of an integer-valued |v| >= 2^96: v = mant 2^sh, (mant mod M)(2^sh mod M).
+// The residue of an integer-valued |v| >= 2^128: v = mant 2^sh, (mant mod M)(2^sh mod M).
 MP_DEV unsigned oz_big_res(double a, unsigned M) {
     u64 bits = (u64)__double_as_longlong(a) & OZ_ABS_MASK;
     int sh = (int)((bits >> 52) & 0x7ff) - 1075;
@@ -544,30 +547,43 @@ MP_DEV unsigned oz_big_res(double a, unsigned M) {
     return (unsigned)(mant % M * p2 % M);
 }
 
+// The four signed 32-bit limbs of an integer-valued |y| < 2^128, y = t3 2^96 + t2 2^64 +
+// t1 2^32 + t0, each by rounding to the nearest multiple: t = rint(r 2^-s), r - t 2^s. Every
+// remainder is exact: |r - t 2^s| <= 2^(s-1), and it is a multiple of y's last bit, which is
+// at least 2^(s-53) whenever t != 0 (|y| >= 2^(s-1) then); so |t3|, |t2|, |t1| <= 2^32 and
+// |t0| <= 2^31. Returns t0 + OZ_MAGIC (exact).
+MP_DEV double oz_limbs4(double y, double &t3, double &t2, double &t1) {
+    t3 = rint(y * 0x1p-96);
+    double r = __fma_rn(-t3, 0x1p96, y);
+    t2 = rint(r * 0x1p-64);
+    r = __fma_rn(-t2, 0x1p64, r);
+    t1 = rint(r * 0x1p-32);
+    return __fma_rn(-t1, 0x1p32, r) + OZ_MAGIC;
+}
+
+// The residue byte of y from oz_limbs4's limbs: x = t3 c3 + t2 c2 + t1 c1 + t0 with
+// c_s = 2^(32s) mod M, so x = y (mod M) and |x| <= 2^32 3 255 + 2^31 < 2^42; every partial sum
+// of xm = x + OZ_MAGIC is an integer in [2^52, 2^53), so exact, and oz_reduce_byte applies.
+template <unsigned M>
+MP_DEV unsigned oz_res_byte4(double t3, double t2, double t1, double t0m) {
+    const unsigned long long c1 = (1ULL << 32) % M, c2 = c1 * c1 % M, c3 = c2 * c1 % M;
+    double xm = __fma_rn(t3, (double)c3, __fma_rn(t2, (double)c2, __fma_rn(t1, (double)c1, t0m)));
+    return oz_reduce_byte<M>(xm - OZ_MAGIC, xm);
+}
+
 // The residue byte of any integer-valued y (the rare path: a vector's largest entries with
-// 18 or more moduli). Below 2^96: y = top 2^64 + hi 2^32 + lo (exact splits as in
-// oz_four_residues), x = top d + hi c + lo with d = 2^64 mod M, |x| < 2^42, and
-// oz_reduce_byte's argument holds unchanged. Beyond: the bit loop.
+// 18 or more moduli in DGEMM's scheme): below 2^128 the four limbs, beyond the bit loop.
 template <unsigned M>
 MP_DEV unsigned oz_res_byte_any(double y) {
-    if (mp_abs(y) >= OZ_TWO96) {
+    if (mp_abs(y) >= 0x1p128) {
         unsigned r = oz_big_res(y, M);
         if (y < 0.0 && r != 0) r = M - r;
         int s = 2 * (int)r >= (int)M ? (int)r - (int)M : (int)r;
         return (unsigned)s & 0xffu;
     }
-    const double c = (double)((1ULL << 32) % M);
-    const double d = (double)((unsigned)((((1ULL << 32) % M) * ((1ULL << 32) % M)) % M));
-    double top = 0.0;
-    if (mp_abs(y) >= OZ_TWO64) {
-        top = floor(y * 5.421010862427522e-20);
-        y = __fma_rn(-top, OZ_TWO64, y);
-    }
-    double hi = floor(y * 2.3283064365386963e-10);
-    double lo = __fma_rn(-hi, 4294967296.0, y);
-    double x = __fma_rn(top, d, __fma_rn(hi, c, lo));
-    double xm = __fma_rn(top, d, __fma_rn(hi, c, lo + OZ_MAGIC));
-    return oz_reduce_byte<M>(x, xm);
+    double t3, t2, t1;
+    double t0m = oz_limbs4(y, t3, t2, t1);
+    return oz_res_byte4<M>(t3, t2, t1, t0m);
 }
 
 // ozaki2::to_integers: rint(2^e x), 0 for a zero or bad vector (mu = 0).
@@ -611,15 +627,52 @@ MP_DEV void oz_four_residues(const double xv[4], double mu, int e, int nmod,
 #undef OZ_RES_STEP
 }
 
+// oz_four_residues for the double-double scheme, whose integers reach about 2^117: the four
+// limbs of each value (oz_limbs4) kept in registers across the moduli; a warp with any
+// |y| >= 2^128 (accurate mode at small k) takes oz_res_byte_any.
+MP_DEV void oz_four_residues_wide(const double xv[4], double mu, int e, int nmod,
+                                  signed char *__restrict__ out, u64 base, u64 slab) {
+    double t3[4], t2[4], t1[4], t0m[4];
+    bool rare = false;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        double y = oz_to_int(xv[j], mu, e);
+        rare = rare || mp_abs(y) >= 0x1p128;
+        t0m[j] = oz_limbs4(rare ? 0.0 : y, t3[j], t2[j], t1[j]);
+    }
+    if (__any_sync(__activemask(), rare)) {
+#define OZ_RES_RARE(l, M)                                                                          \
+    if (l < nmod) {                                                                                 \
+        unsigned packed = 0;                                                                        \
+        for (int j = 0; j < 4; ++j) packed |= oz_res_byte_any<M>(oz_to_int(xv[j], mu, e)) << (8 * j); \
+        *(unsigned *)(out + (u64)(l) * slab + base) = packed;                                       \
+    }
+        OZ_MODULI_LIST(OZ_RES_RARE)
+#undef OZ_RES_RARE
+        return;
+    }
+#define OZ_RES_STEP(l, M)                                                                          \
+    if (l < nmod) {                                                                                 \
+        unsigned packed = 0;                                                                        \
+        _Pragma("unroll") for (int j = 0; j < 4; ++j) packed |= oz_res_byte4<M>(t3[j], t2[j], t1[j], t0m[j]) << (8 * j); \
+        *(unsigned *)(out + (u64)(l) * slab + base) = packed;                                       \
+    }
+    OZ_MODULI_LIST(OZ_RES_STEP)
+#undef OZ_RES_STEP
+}
+
 // ozaki2::to_integers then ozaki2::residues for every modulus (mode 0), or
-// ozaki2::magnitude_bounds (mode 1, one slab), over the padded range [0,countp) x [0,lenp):
+// ozaki2::magnitude_bounds (mode 1, one slab), or ozaki2::magnitude_floors (mode 2, one slab:
+// the double-double guard's lower bound), over the padded range [0,countp) x [0,lenp):
 // out[l*slab + v*lenp + t]. Bad and zero vectors and the padding give 0.
 // Launch: block (256), any grid (grid-stride over 32 x 128 tiles); lenp % 16 == 0, slab % 16 == 0.
 // (__launch_bounds__: 40 registers under NVRTC 13.0, no spills, 6 blocks per SM.)
-extern "C" __global__ void __launch_bounds__(256, 6)
-ozaki_residues_make(const double *__restrict__ x, u64 sv, u64 st, u64 count, u64 len, u64 countp,
-                    u64 lenp, const u64 *__restrict__ mubits, const int *__restrict__ exps, int nmod,
-                    int mode, signed char *__restrict__ out, u64 slab) {
+// ozaki_residues_make_wide: the same for the double-double scheme (mode 0 only), through
+// oz_four_residues_wide.
+template <bool WIDE>
+MP_DEV void oz_residues(const double *__restrict__ x, u64 sv, u64 st, u64 count, u64 len, u64 countp,
+                        u64 lenp, const u64 *__restrict__ mubits, const int *__restrict__ exps, int nmod,
+                        int mode, signed char *__restrict__ out, u64 slab) {
     __shared__ double tile[OZ_TV][OZ_TT + 1];
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
     oz_for_tiles(tile, x, sv, st, count, len, countp, lenp, [&](u64 v0, u64 t0) {
@@ -631,19 +684,36 @@ ozaki_residues_make(const double *__restrict__ x, u64 sv, u64 st, u64 count, u64
             u64 base = v * lenp + t;
             double xv[4];
             for (int j = 0; j < 4; ++j) xv[j] = tile[vv][4 * lane + j];
-            if (mode == 1) {
+            if (mode != 0) {
                 int e = 6 - oz_ceil_log2(mu);
                 unsigned packed = 0;
                 for (int j = 0; j < 4; ++j) {
-                    double y = mu == 0.0 ? 0.0 : ceil(oz_ldexp(mp_abs(xv[j]), e));
+                    double s = oz_ldexp(mp_abs(xv[j]), e);
+                    double y = mu == 0.0 ? 0.0 : (mode == 1 ? ceil(s) : floor(s));
                     packed |= ((unsigned)(int)y & 0xffu) << (8 * j);
                 }
                 *(unsigned *)(out + base) = packed;
                 continue;
             }
-            oz_four_residues(xv, mu, v < count ? exps[v] : 0, nmod, out, base, slab);
+            if (WIDE) {
+                oz_four_residues_wide(xv, mu, v < count ? exps[v] : 0, nmod, out, base, slab);
+            } else {
+                oz_four_residues(xv, mu, v < count ? exps[v] : 0, nmod, out, base, slab);
+            }
         }
     });
+}
+extern "C" __global__ void __launch_bounds__(256, 6)
+ozaki_residues_make(const double *__restrict__ x, u64 sv, u64 st, u64 count, u64 len, u64 countp,
+                    u64 lenp, const u64 *__restrict__ mubits, const int *__restrict__ exps, int nmod,
+                    int mode, signed char *__restrict__ out, u64 slab) {
+    oz_residues<false>(x, sv, st, count, len, countp, lenp, mubits, exps, nmod, mode, out, slab);
+}
+extern "C" __global__ void __launch_bounds__(256, 4)
+ozaki_residues_make_wide(const double *__restrict__ x, u64 sv, u64 st, u64 count, u64 len, u64 countp,
+                         u64 lenp, const u64 *__restrict__ mubits, const int *__restrict__ exps, int nmod,
+                         int mode, signed char *__restrict__ out, u64 slab) {
+    oz_residues<true>(x, sv, st, count, len, countp, lenp, mubits, exps, nmod, mode, out, slab);
 }
 
 // ---- stage 5/6/7: CRT reconstruction fused with the inverse scaling and the BLAS update -------
@@ -658,9 +728,10 @@ struct OzCrt {
 };
 
 // ozaki2::reconstruct of one entry with W CRT words (known at compile time, so no FMA is
-// spent on absent words) from its nmod products p[l]: r_l = p_l mod m_l in [0, m_l), the CRT
-// sum y = sum_l r_l w_l in W exact words, t = round(y / P), s = y - t P as a double-double.
-template <int W>
+// spent on absent words) from its nmod <= NMAX products p[l]: r_l = p_l mod m_l in [0, m_l),
+// the CRT sum y = sum_l r_l w_l in W exact words, t = round(y / P), s = y - t P as a
+// double-double.
+template <int NMAX, int W>
 MP_DEV Dd oz_crt_entry(const int *p, const OzCrt &crt) {
     double y[W];
 #pragma unroll
@@ -669,7 +740,7 @@ MP_DEV Dd oz_crt_entry(const int *p, const OzCrt &crt) {
 // r_l from p_l + OFF_M with OFF_M = M ceil(2^31 / M) = 0 (mod M): an unsigned remainder, no
 // sign fix-up, as |p_l| <= K_CHUNK 128^2 = 2^31 - 2^18 puts p_l + OFF_M in (0, 2^32).
 #define OZ_CRT_STEP(l, M)                                                                          \
-    if (l < nmod) {                                                                                 \
+    if (l < NMAX && l < nmod) {                                                                     \
         const unsigned off = ((1u << 31) + (M) - 1) / (M) * (M);                                    \
         double rd = (double)(((unsigned)p[l] + off) % (unsigned)(M));                               \
         _Pragma("unroll") for (int w = 0; w < W; ++w) y[w] = __fma_rn(rd, crt.w[w][l], y[w]);       \
@@ -685,6 +756,16 @@ MP_DEV Dd oz_crt_entry(const int *p, const OzCrt &crt) {
 #pragma unroll
     for (int w = 2; w < W; ++w) s = oz_dd_add_f64(s, y[w] - t * crt.p[w]);
     return s;
+}
+
+// The nmod <= NMAX products of entry pidx (all loads issued before any arithmetic: with one
+// outstanding load per thread the reconstruction read at 1.9 TB/s, with all at 2.6 TB/s).
+template <int NMAX>
+MP_DEV void oz_load_products(int *p, const int *__restrict__ prod, u64 slab, u64 pidx, int nmod) {
+#pragma unroll
+    for (int l = 0; l < NMAX; ++l) {
+        if (l < nmod) p[l] = prod[(u64)l * slab + pidx];
+    }
 }
 
 // ---- the componentwise guard (ozaki2::guard_bound, certifies_against, guard_fails) --------
@@ -719,11 +800,15 @@ MP_DEV double oz_guard_bound(u64 k, Dd s, double pa, double na, double pb, doubl
     return e + (mp_abs(s.hi) + e) * 0x1p-100;
 }
 
-// ozaki2::certifies_against with DGEMM's target: e <= k u lower + k 2^-1074, with margins.
+// ozaki2::certifies_against: e <= g lower + tiny, with margins for its own roundings.
+MP_DEV bool oz_certifies_against(double g, double tiny, double e, double lower) {
+    return e * (1.0 + 0x1p-50) <= g * lower * (1.0 - 0x1p-50) + tiny;
+}
+
+// The same with DGEMM's target: g = k u, tiny = k 2^-1074.
 MP_DEV bool oz_guard_certifies(u64 k, double e, double lower) {
     double kf = (double)k;
-    double g = oz_ldexp(kf, -53);
-    return e * (1.0 + 0x1p-50) <= g * lower * (1.0 - 0x1p-50) + oz_ldexp(kf, -1074);
+    return oz_certifies_against(oz_ldexp(kf, -53), oz_ldexp(kf, -1074), e, lower);
 }
 
 // ozaki2::guard_sample: sum_{l < terms} |a_il| |b_lj| in index order.
@@ -782,8 +867,6 @@ MP_DEV bool oz_guard_slow(u64 k, double s_abs, double e, const double *__restric
 //           and with `guard` the entries the guard rejects (oz_guard_passes_fast, oz_guard_slow) recomputed
 //           (counts[0] counts those, counts[1] the bad ones);
 //   mode 1: (hi, lo)[i + j m] = s (ozaki2::product).
-// All nmod loads of an entry are issued before any arithmetic (one outstanding load per
-// thread left this stage at 1.9 TB/s; with the loads together it reads at 2.6 TB/s).
 // Launch: block (256), 2-D grid (OZ_GRID_2D).
 // (53 registers under NVRTC 13.0, so 4 blocks per SM; hoisting the column's values out of the
 // row loop took it from 70 and 3 blocks, 1.17 ms per 8192 x 4096 block, to the rate above.)
@@ -803,19 +886,17 @@ extern "C" __global__ void ozaki_crt_update(const int *__restrict__ prod, u64 ld
         double pb_j = guard ? gfb[2 * j] : 0.0, nb_j = guard ? gfb[2 * j + 1] : 0.0;
         for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (u64)blockDim.x * gridDim.x) {
             u64 pidx = i + jj * ldp;
-            int p[OZ_MAX_MODULI];
-#pragma unroll
-            for (int l = 0; l < OZ_MAX_MODULI; ++l) {
-                if (l < nmod) p[l] = prod[(u64)l * slab + pidx];
-            }
+            int p[OZ_F64_MODULI];
+            oz_load_products<OZ_F64_MODULI>(p, prod, slab, pidx, nmod);
             if (mode == 0 && (bad_j || oz_bad(mua[i]))) {
                 double cij = beta == 0.0 ? 0.0 : c[i + j * ldc];
                 c[i + j * ldc] = oz_patch(a, asv, ast, b, bsv, bst, i, j, k, alpha, beta, cij);
                 atomicAdd(&counts[1], 1ULL);
                 continue;
             }
-            Dd s = crt.words == 2 ? oz_crt_entry<2>(p, crt)
-                 : (crt.words == 3 ? oz_crt_entry<3>(p, crt) : oz_crt_entry<4>(p, crt));
+            Dd s = crt.words == 2 ? oz_crt_entry<OZ_F64_MODULI, 2>(p, crt)
+                 : (crt.words == 3 ? oz_crt_entry<OZ_F64_MODULI, 3>(p, crt)
+                                   : oz_crt_entry<OZ_F64_MODULI, 4>(p, crt));
             s = oz_dd_ldexp(s, -(ea[i] + eb_j));
             if (mode == 0 && guard) {
                 double mu_i = oz_mu(mua[i]);
@@ -836,6 +917,131 @@ extern "C" __global__ void ozaki_crt_update(const int *__restrict__ prod, u64 ld
                 out_lo[i + j * m] = s.lo;
             }
         }
+    }
+}
+
+// ---- the double-double scheme's reconstruction (ozaki2_dd.rs) ---------------------------------
+
+// The compensated double-double dot product of row i of A and column j of B, each term scaled
+// by 2^-sa and 2^-sb (level3.rs's CompensatedDot over Dd::from(a).ldexp(-sa), ...).
+MP_DEV Dd oz_compensated_dot(const double *__restrict__ a, u64 asv, u64 ast, const double *__restrict__ b,
+                             u64 bsv, u64 bst, u64 i, u64 j, u64 k, int sa, int sb) {
+    DdCompensated::Acc acc = DdCompensated::start();
+    for (u64 l = 0; l < k; ++l) {
+        Dd x = oz_dd_ldexp(dd_make(a[i * asv + l * ast], 0.0), -sa);
+        Dd y = oz_dd_ldexp(dd_make(b[j * bsv + l * bst], 0.0), -sb);
+        DdCompensated::step(acc, x, y);
+        if ((l + 1) % COMPENSATED_BLOCK == 0 || l + 1 == k) DdCompensated::flush(acc);
+    }
+    return DdCompensated::value(acc);
+}
+
+// ozaki2_dd.rs fallback_entry: the compensated dot product; if it is not finite although every
+// term is (finite_terms: neither vector bad), the same on the row scaled by 2^-ceil_log2(mu_i)
+// and the column by 2^-ceil_log2(mu_j), scaled back.
+MP_DEV Dd oz_dd_fallback(const double *__restrict__ a, u64 asv, u64 ast, const double *__restrict__ b,
+                         u64 bsv, u64 bst, u64 i, u64 j, u64 k, bool finite_terms, double mu_i, double mu_j) {
+    Dd s = oz_compensated_dot(a, asv, ast, b, bsv, bst, i, j, k, 0, 0);
+    if (mp_is_finite(s.hi) || !finite_terms) return s;
+    int sa = oz_ceil_log2(fmax(mu_i, 0x1p-1022)), sb = oz_ceil_log2(fmax(mu_j, 0x1p-1022));
+    return oz_dd_ldexp(oz_compensated_dot(a, asv, ast, b, bsv, bst, i, j, k, sa, sb), sa + sb);
+}
+
+// ozaki2::guard_rejects_against with the target g (|A||B|)_ij + tiny (ozaki2_dd.rs
+// guard_rejects_dd: g = compensated_dot_gamma(k), tiny = 2k 2^-1070, passed by the launcher).
+MP_DEV bool oz_guard_rejects_against(u64 k, double g, double tiny, double e, double s_abs,
+                                     const double *__restrict__ a, u64 asv, u64 ast,
+                                     const double *__restrict__ b, u64 bsv, u64 bst, u64 i, u64 j) {
+    if (!(mp_is_finite(e) && mp_is_finite(s_abs))) return true;
+    if (e == 0.0) return false;
+    if (oz_certifies_against(g, tiny, e + g * e, s_abs)) return false;
+    u64 terms = k < OZ_GUARD_SAMPLE ? k : OZ_GUARD_SAMPLE;
+    double l = oz_guard_sample(a, asv, ast, b, bsv, bst, i, j, terms) * (1.0 - 0x1p-45) -
+               oz_ldexp((double)terms, -1074);
+    return !oz_certifies_against(g, tiny, e, l);
+}
+
+// ozaki2::reconstruct with up to OZ_MAX_MODULI moduli, W words chosen at run time.
+MP_DEV Dd oz_crt_entry_dd(const int *p, const OzCrt &crt) {
+    switch (crt.words) {
+    case 2: return oz_crt_entry<OZ_MAX_MODULI, 2>(p, crt);
+    case 3: return oz_crt_entry<OZ_MAX_MODULI, 3>(p, crt);
+    case 4: return oz_crt_entry<OZ_MAX_MODULI, 4>(p, crt);
+    case 5: return oz_crt_entry<OZ_MAX_MODULI, 5>(p, crt);
+    default: return oz_crt_entry<OZ_MAX_MODULI, 6>(p, crt);
+    }
+}
+
+// ozaki2::magnitude_exponent: 6 - ceil(log2 mu), 0 for a zero (or bad) vector.
+MP_DEV int oz_magnitude_exponent(double mu) { return mu > 0.0 ? 6 - oz_ceil_log2(mu) : 0; }
+
+// ozaki2_gemm_dd's stages 6-7 for the entries (i, j0 + jj), i < m, jj < nb: the products
+// (as ozaki_crt_update), ozaki2::reconstruct, Dd::ldexp by -(ea_i + eb_j); entries of bad
+// rows or columns (counts[1]) and, with `guard`, those ozaki2_dd::guard_rejects_dd rejects
+// (counts[0]) become oz_dd_fallback's: first the INT8 lower bound of (|A||B|)_ij
+// (ozaki2_dd.rs GuardLower: zlow = the floors' product of this column block, leading dimension
+// ldz; null beyond GUARD_LOWER_MAX_K), then oz_guard_rejects_against; then (c_hi, c_lo)_ij = alpha s + beta c_ij in
+// double-double (ozaki2_dd.rs update: s.mul_f64(alpha), then add_accurate of c.mul_f64(beta);
+// c not read for beta = 0). Launch: block (256), 2-D grid (OZ_GRID_2D).
+extern "C" __global__ void __launch_bounds__(256, 2)
+ozaki_crt_update_dd(const int *__restrict__ prod, u64 ldp, u64 slab, u64 m, u64 nb, u64 j0, OzCrt crt,
+                    const int *__restrict__ ea, const int *__restrict__ eb, const u64 *__restrict__ mua,
+                    const u64 *__restrict__ mub, double alpha, double beta, double *__restrict__ c_hi,
+                    double *__restrict__ c_lo, u64 ldc, const double *__restrict__ a, u64 asv, u64 ast,
+                    const double *__restrict__ b, u64 bsv, u64 bst, u64 k, int guard, double g, double tiny,
+                    const double *__restrict__ gfa, const double *__restrict__ gfb, const int *__restrict__ zlow,
+                    u64 ldz, unsigned long long *__restrict__ counts) {
+    const int nmod = crt.nmod;
+    for (u64 jj = blockIdx.y; jj < nb; jj += gridDim.y) {
+        u64 j = j0 + jj;
+        bool bad_j = oz_bad(mub[j]);
+        int eb_j = eb[j];
+        double mu_j = oz_mu(mub[j]);
+        double pb_j = guard ? gfb[2 * j] : 0.0, nb_j = guard ? gfb[2 * j + 1] : 0.0;
+        int sb_j = oz_magnitude_exponent(mu_j);
+        for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (u64)blockDim.x * gridDim.x) {
+            int p[OZ_MAX_MODULI];
+            oz_load_products<OZ_MAX_MODULI>(p, prod, slab, i + jj * ldp, nmod);
+            double mu_i = oz_mu(mua[i]);
+            Dd s;
+            if (bad_j || oz_bad(mua[i])) {
+                s = oz_dd_fallback(a, asv, ast, b, bsv, bst, i, j, k, false, mu_i, mu_j);
+                atomicAdd(&counts[1], 1ULL);
+            } else {
+                s = oz_dd_ldexp(oz_crt_entry_dd(p, crt), -(ea[i] + eb_j));
+                if (guard) {
+                    double e = oz_guard_bound(k, s, gfa[2 * i], gfa[2 * i + 1], pb_j, nb_j);
+                    double s_abs = mp_abs(s.hi);
+                    double low = -__longlong_as_double((long long)OZ_INF_BITS);
+                    if (zlow != nullptr) {
+                        int sa = oz_magnitude_exponent(mu_i);
+                        low = oz_ldexp((double)zlow[i + jj * ldz], -(sa + sb_j)) - 0x1p-1074;
+                    }
+                    bool lower_passes = mp_is_finite(e) && mp_is_finite(s_abs) && oz_certifies_against(g, tiny, e, low);
+                    if (!lower_passes &&
+                        oz_guard_rejects_against(k, g, tiny, e, s_abs, a, asv, ast, b, bsv, bst, i, j)) {
+                        s = oz_dd_fallback(a, asv, ast, b, bsv, bst, i, j, k, true, mu_i, mu_j);
+                        atomicAdd(&counts[0], 1ULL);
+                    }
+                }
+            }
+            Dd t = oz_dd_mul_f64(s, alpha);
+            u64 cidx = i + j * ldc;
+            if (beta != 0.0) t = dd::add_accurate(t, oz_dd_mul_f64(dd_make(c_hi[cidx], c_lo[cidx]), beta));
+            c_hi[cidx] = t.hi;
+            c_lo[cidx] = t.lo;
+        }
+    }
+}
+
+// BLAS quick return of the double-double scheme: c = beta == 0 ? 0 : c.mul_f64(beta).
+extern "C" __global__ void ozaki_scale_c_dd(double *__restrict__ c_hi, double *__restrict__ c_lo, u64 m, u64 n,
+                                            u64 ldc, double beta) {
+    OZ_GRID_2D(i, m, j, n) {
+        u64 idx = i + j * ldc;
+        Dd t = beta == 0.0 ? dd_make(0.0, 0.0) : oz_dd_mul_f64(dd_make(c_hi[idx], c_lo[idx]), beta);
+        c_hi[idx] = t.hi;
+        c_lo[idx] = t.lo;
     }
 }
 

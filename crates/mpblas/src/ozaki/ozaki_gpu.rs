@@ -38,8 +38,8 @@
 //! Everything is enqueued on the device's stream, with no host synchronisation.
 
 use crate::cuda::{
-    Arg, Blas, Device, DeviceMatMut, DeviceMatRef, DeviceVec, LaunchConfig, ModuleSource,
-    ScratchBuffer, args, blocks, col_major_ld, memset,
+    Arg, Blas, Device, DeviceMatMut, DeviceMatRef, DeviceScalar, DeviceVec, LaunchConfig,
+    ModuleSource, ScratchBuffer, args, blocks, col_major_ld, memset,
 };
 use crate::dd::dd_gpu::DD_CUH;
 use crate::error::Result;
@@ -61,7 +61,10 @@ pub(crate) const KERNELS: &[&str] = &[
     "ozaki_zcol_max",
     "ozaki_acc_cols",
     "ozaki_residues_make",
+    "ozaki_residues_make_wide",
     "ozaki_crt_update",
+    "ozaki_crt_update_dd",
+    "ozaki_scale_c_dd",
     "ozaki_fold_mod",
     "ozaki_scale_c",
     "ozaki_pack_vecs",
@@ -75,7 +78,11 @@ pub(crate) const KERNELS: &[&str] = &[
 pub(crate) static MODULE: ModuleSource = ModuleSource {
     name: "ozaki_gpu",
     source: include_str!("ozaki_gpu.cu"),
-    headers: &[&crate::eft::EFT_CUH, &DD_CUH],
+    headers: &[
+        &crate::eft::EFT_CUH,
+        &DD_CUH,
+        &crate::blas::blas_level3_gpu::BLAS_COMPENSATED_CUH,
+    ],
     kernels: KERNELS,
 };
 
@@ -152,6 +159,9 @@ pub(super) struct Workspace {
     pub(super) gfb: ScratchBuffer,
     pub(super) counts: ScratchBuffer,
     pub(super) chunks: ScratchBuffer,
+    pub(super) floor_a: ScratchBuffer,
+    pub(super) floor_b: ScratchBuffer,
+    pub(super) zlow: ScratchBuffer,
     // scheme I
     pub(super) pack_a: ScratchBuffer,
     pub(super) pack_b: ScratchBuffer,
@@ -192,6 +202,9 @@ impl Workspace {
             &self.gfb,
             &self.counts,
             &self.chunks,
+            &self.floor_a,
+            &self.floor_b,
+            &self.zlow,
             &self.pack_a,
             &self.pack_b,
             &self.mu_tmp,
@@ -323,16 +336,15 @@ impl Prof {
     }
 }
 
-/// The BLAS quick returns on the device; `true` if the call is finished.
+/// The BLAS quick returns on the device for `C` in `f64` (`c.1 = 0`) or double-double (`c`
+/// = the addresses of the two words); `true` if the call is finished.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn quick_return(
     dev: &Device,
-    m: usize,
-    n: usize,
-    k: usize,
+    (m, n, k): (usize, usize, usize),
     alpha: f64,
     beta: f64,
-    c: u64,
+    c: (u64, u64),
     ldc: usize,
 ) -> Result<bool> {
     if m == 0 || n == 0 {
@@ -340,16 +352,16 @@ pub(super) fn quick_return(
     }
     if alpha == 0.0 || k == 0 {
         if beta != 1.0 {
-            // SAFETY: ozaki_scale_c(double* c, u64 m, u64 n, u64 ldc, double beta), 2-D launch:
-            // c holds ldc·(n−1)+m doubles (check_gemm_args).
-            unsafe {
-                launch(
-                    dev,
-                    "ozaki_scale_c",
-                    dev.grid_2d(m, n),
-                    args![c, m, n, ldc, beta],
-                )?
-            };
+            let g = dev.grid_2d(m, n);
+            if c.1 == 0 {
+                // SAFETY: ozaki_scale_c(double* c, u64 m, u64 n, u64 ldc, double beta), 2-D
+                // launch: c holds ldc·(n−1)+m doubles (check_product_shapes, col_major_ld).
+                unsafe { launch(dev, "ozaki_scale_c", g, args![c.0, m, n, ldc, beta])? };
+            } else {
+                // SAFETY: ozaki_scale_c_dd(double* c_hi, double* c_lo, u64 m, u64 n, u64 ldc,
+                // double beta), 2-D launch: both words hold ldc·(n−1)+m doubles.
+                unsafe { launch(dev, "ozaki_scale_c_dd", g, args![c.0, c.1, m, n, ldc, beta])? };
+            }
         }
         return Ok(true);
     }
@@ -357,43 +369,47 @@ pub(super) fn quick_return(
 }
 
 /// An update call `C ← α·A·B + β·C` that passed its checks and has work to do: the cuBLAS
-/// handle, the rows of `A` and columns of `B`, `(m, n, k)`, and C's address and leading
-/// dimension.
+/// handle, the rows of `A` and columns of `B`, `(m, n, k)`, and C's address (`pc_lo`: its
+/// second word's for a double-double `C`, else 0) and leading dimension.
 pub(super) struct Update {
     pub(super) blas: std::sync::Arc<Blas>,
     pub(super) va: Vecs,
     pub(super) vb: Vecs,
     pub(super) dims: (usize, usize, usize),
     pub(super) pc: u64,
+    pub(super) pc_lo: u64,
     pub(super) ldc: usize,
 }
 
-/// The prologue `ozaki1_gemm` and `ozaki2_gemm` share after checking their own parameters:
-/// device and shape checks, C column-major, the quick returns (`None`: C is already final),
-/// the cuBLAS handle and the operand vectors.
-pub(super) fn prepare_update(
+/// The prologue the Ozaki GEMMs share after checking their own parameters: device and shape
+/// checks, C column-major (`f64` or double-double), the quick returns (`None`: C is already
+/// final), the cuBLAS handle and the operand vectors.
+pub(super) fn prepare_update<T: DeviceScalar>(
     dev: &Device,
     alpha: f64,
     a: DeviceMatRef<'_, f64>,
     b: DeviceMatRef<'_, f64>,
     beta: f64,
-    c: &DeviceMatMut<'_, f64>,
+    c: &DeviceMatMut<'_, T>,
 ) -> Result<Option<Update>> {
+    debug_assert!(T::WORDS <= 2);
     dev.check_on("a", a.ordinal())?;
     dev.check_on("b", b.ordinal())?;
     dev.check_on("c", c.ordinal())?;
-    let (m, n, k) = check_product_shapes(&a.layout(), &b.layout(), &c.layout())?;
+    let dims = check_product_shapes(&a.layout(), &b.layout(), &c.layout())?;
     let ldc = col_major_ld("c", &c.layout())?;
     let pc = c.word_addr(0);
-    if quick_return(dev, m, n, k, alpha, beta, pc, ldc)? {
+    let pc_lo = if T::WORDS == 2 { c.word_addr(1) } else { 0 };
+    if quick_return(dev, dims, alpha, beta, (pc, pc_lo), ldc)? {
         return Ok(None);
     }
     Ok(Some(Update {
         blas: dev.blas()?,
         va: rows_of(&a),
         vb: cols_of(&b),
-        dims: (m, n, k),
+        dims,
         pc,
+        pc_lo,
         ldc,
     }))
 }
