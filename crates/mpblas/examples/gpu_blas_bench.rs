@@ -741,7 +741,10 @@ fn gemm_rows(dev: &Device, shapes: &[(usize, usize, usize)]) -> Result<()> {
             gemm_format::<Qd>(dev, (m, n, k), reps)?;
         }
         if wants("ozdd") {
-            gemm_ozaki_dd(dev, (m, n, k), reps)?;
+            gemm_ozaki_dd::<f64>(dev, (m, n, k), reps)?;
+        }
+        if wants("ozddd") {
+            gemm_ozaki_dd::<Dd>(dev, (m, n, k), reps)?;
         }
         dev.release_workspaces()?;
     }
@@ -749,17 +752,22 @@ fn gemm_rows(dev: &Device, shapes: &[(usize, usize, usize)]) -> Result<()> {
 }
 
 /// The double-double Ozaki scheme II (`ozaki::gpu::ozaki2_gemm_dd`, 30 moduli, componentwise
-/// guard): `f64` operands (full 53-bit significands, exponents in [-8, 8]), `Dd` C with
+/// guard): `f64` (`ozdd`) or `Dd` (`ozddd`) operands (full significands, exponents in
+/// [-8, 8]), `Dd` C with
 /// `α = 1.5`, `β = 0.5`. Rate 2mnk / time (as the dd rows: each `f64` product counts once);
 /// `= CPU` and the error (against a quad-double product, over `(|A||B|)_ij`) on the top-left
 /// 8 × 8 block, which the scheme computes as in the whole product (each entry's scaling is its
 /// row's and column's own); the guard's recomputed entries in the last column.
-fn gemm_ozaki_dd(dev: &Device, (m, n, k): (usize, usize, usize), reps: usize) -> Result<()> {
+fn gemm_ozaki_dd<T: Random + mpblas::ozaki::DdSchemeInput>(
+    dev: &Device,
+    (m, n, k): (usize, usize, usize),
+    reps: usize,
+) -> Result<()> {
     use mpblas::ozaki::{self, ozaki2_dd_params};
     use mpblas::view::MatMut;
     let mut rng = mpblas_testdata::SplitMix64::new(0x8e3 ^ (m * n * k) as u64);
-    let ha: Vec<f64> = (0..m * k).map(|_| f64::random(&mut rng)).collect();
-    let hb: Vec<f64> = (0..k * n).map(|_| f64::random(&mut rng)).collect();
+    let ha: Vec<T> = (0..m * k).map(|_| T::random(&mut rng)).collect();
+    let hb: Vec<T> = (0..k * n).map(|_| T::random(&mut rng)).collect();
     let hc: Vec<Dd> = (0..m * n).map(|_| Dd::random(&mut rng)).collect();
     let (alpha, beta) = (1.5, 0.5);
     let p = ozaki2_dd_params();
@@ -793,7 +801,7 @@ fn gemm_ozaki_dd(dev: &Device, (m, n, k): (usize, usize, usize), reps: usize) ->
         let (i, j) = (e % s, e / s);
         let (mut exact, mut mag) = (Qd::ZERO, Qd::ZERO);
         for l in 0..k {
-            let pr = Qd::from(ha[i + l * m]) * Qd::from(hb[l + j * k]);
+            let pr = ha[i + l * m].to_qd() * hb[l + j * k].to_qd();
             exact += pr;
             mag += pr.abs();
         }
@@ -803,7 +811,8 @@ fn gemm_ozaki_dd(dev: &Device, (m, n, k): (usize, usize, usize), reps: usize) ->
         worst = worst.max((err / mag).nearest_f64());
     }
     println!(
-        "| dd Ozaki II (f64 in, {} moduli; recomputed {}) | {m}x{n}x{k} | {ms:.3} | {:.3} | {} | {worst:.1e} |",
+        "| dd Ozaki II ({} in, {} moduli; recomputed {}) | {m}x{n}x{k} | {ms:.3} | {:.3} | {} | {worst:.1e} |",
+        <T as mpblas::cuda::DeviceScalar>::NAME,
         p.moduli,
         report.guard_recomputed,
         2.0 * (m * n * k) as f64 / (ms * 1e-3) / 1e12,

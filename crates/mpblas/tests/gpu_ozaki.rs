@@ -196,6 +196,27 @@ fn ozaki2_guard_equals_cpu() {
 /// `ozaki2_gemm_dd` on the GPU against the CPU: both words of every entry of C (NaN payloads
 /// aside) and the reports. C starts as `cs.c` with a low word, or NaN everywhere for `β = 0`.
 fn check_ozaki2_dd(dev: &Device, cs: &Case, alpha: f64, beta: f64, p: &Ozaki2Params, what: &str) {
+    check_ozaki2_dd_with(dev, cs, (&cs.a, &cs.b), alpha, beta, p, what);
+}
+
+/// Double-double operands from `cs`'s: `x + y·2^-56` with `y` another entry of the array.
+fn dd_of(x: &[f64]) -> Vec<Dd> {
+    let len = x.len();
+    (0..len)
+        .map(|i| Dd::from(x[i]).add_f64(x[(7 * i + 3) % len] * 2f64.powi(-56)))
+        .collect()
+}
+
+/// [`check_ozaki2_dd`] on operands `ab` (`f64` or `Dd`) laid out as `cs`'s.
+fn check_ozaki2_dd_with<T: mpblas::cuda::DeviceScalar + ozaki::DdSchemeInput>(
+    dev: &Device,
+    cs: &Case,
+    (ha, hb): (&[T], &[T]),
+    alpha: f64,
+    beta: f64,
+    p: &Ozaki2Params,
+    what: &str,
+) {
     let c0: Vec<Dd> =
         cs.c.iter()
             .map(|&x| {
@@ -207,12 +228,12 @@ fn check_ozaki2_dd(dev: &Device, cs: &Case, alpha: f64, beta: f64, p: &Ozaki2Par
             })
             .collect();
     let mut cpu_c = c0.clone();
-    let a = MatRef::from_blas(("a", "lda"), cs.ta, cs.m, cs.k, &cs.a, cs.lda).unwrap();
-    let b = MatRef::from_blas(("b", "ldb"), cs.tb, cs.k, cs.n, &cs.b, cs.ldb).unwrap();
+    let a = MatRef::from_blas(("a", "lda"), cs.ta, cs.m, cs.k, ha, cs.lda).unwrap();
+    let b = MatRef::from_blas(("b", "ldb"), cs.tb, cs.k, cs.n, hb, cs.ldb).unwrap();
     let cv = MatMut::from_blas(("c", "ldc"), cs.m, cs.n, &mut cpu_c, cs.ldc).unwrap();
     let cpu_report = ozaki::ozaki2_gemm_dd(alpha, a, b, beta, cv, p).expect("cpu ozaki2_gemm_dd");
-    let da = dev.upload_f64(&cs.a).unwrap();
-    let db = dev.upload_f64(&cs.b).unwrap();
+    let da = dev.upload(ha).unwrap();
+    let db = dev.upload(hb).unwrap();
     let mut dc = dev.upload(&c0).unwrap();
     let gpu_report = {
         let a = DeviceMatRef::from_blas(("a", "lda"), cs.ta, cs.m, cs.k, &da, cs.lda).unwrap();
@@ -287,6 +308,78 @@ fn ozaki2_dd_equals_cpu_bit_for_bit() {
         "dd blocked",
     );
     unsafe { std::env::remove_var("MPBLAS_OZAKI_MAX_COLS") };
+    dev.release_workspaces().unwrap();
+}
+
+/// Double-double operands: random at every transpose, the α/β update, spread and adversarial
+/// rows, a NaN second word, the column-blocked path; the accurate mode refused as on the CPU.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn ozaki2_dd_of_double_double_operands_equals_cpu() {
+    let dev = device();
+    let runs = [
+        (Trans::No, Trans::No, 37, 41, 53, 1.0),
+        (Trans::Yes, Trans::No, 70, 101, 300, 0.5),
+        (Trans::No, Trans::Yes, 64, 48, 1000, 2.0),
+        (Trans::Yes, Trans::Yes, 17, 130, 129, 4.0),
+    ];
+    for (i, &(ta, tb, m, n, k, phi)) in runs.iter().enumerate() {
+        let cs = case(ta, tb, m, n, k, phi, 700 + i as u64);
+        let (a, b) = (dd_of(&cs.a), dd_of(&cs.b));
+        for nm in [8, 20, 30, 31] {
+            let p = p2(nm, Ozaki2Mode::Fast);
+            let what = format!("dd operands {ta:?}{tb:?} {m}x{n}x{k} phi {phi} N {nm}");
+            check_ozaki2_dd_with(&dev, &cs, (&a, &b), 1.0, 0.0, &p, &what);
+            check_ozaki2_dd_with(&dev, &cs, (&a, &b), 1.5, -0.5, &p, &what);
+        }
+    }
+    for kind in 0..6 {
+        let cs = adversarial_case(kind);
+        let (mut a, b) = (dd_of(&cs.a), dd_of(&cs.b));
+        if kind == 4 {
+            a[5].lo = f64::NAN;
+        }
+        let what = format!("dd operands guard kind {kind}");
+        check_ozaki2_dd_with(
+            &dev,
+            &cs,
+            (&a, &b),
+            -0.5,
+            2.0,
+            &ozaki::ozaki2_dd_params(),
+            &what,
+        );
+    }
+    // SAFETY (of set_var in edition 2024): as in ozaki2_dd_equals_cpu_bit_for_bit.
+    unsafe { std::env::set_var("MPBLAS_OZAKI_MAX_COLS", "32") };
+    let cs = case(Trans::No, Trans::Yes, 70, 101, 90, 1.0, 12);
+    let (a, b) = (dd_of(&cs.a), dd_of(&cs.b));
+    check_ozaki2_dd_with(
+        &dev,
+        &cs,
+        (&a, &b),
+        1.0,
+        0.5,
+        &ozaki::ozaki2_dd_params(),
+        "dd operands blocked",
+    );
+    unsafe { std::env::remove_var("MPBLAS_OZAKI_MAX_COLS") };
+    let da = dev.upload(&a).unwrap();
+    let db = dev.upload(&b).unwrap();
+    let mut dc = dev.zeros::<Dd>(cs.m * cs.n).unwrap();
+    let refused = ozaki::gpu::ozaki2_gemm_dd(
+        &dev,
+        1.0,
+        DeviceMatRef::from_blas(("a", "lda"), cs.ta, cs.m, cs.k, &da, cs.lda).unwrap(),
+        DeviceMatRef::from_blas(("b", "ldb"), cs.tb, cs.k, cs.n, &db, cs.ldb).unwrap(),
+        0.0,
+        DeviceMatMut::col_major(&mut dc, cs.m, cs.n, cs.m).unwrap(),
+        &p2(30, Ozaki2Mode::Accurate),
+    );
+    assert!(
+        matches!(refused, Err(Error::OutOfRange { .. })),
+        "{refused:?}"
+    );
     dev.release_workspaces().unwrap();
 }
 

@@ -270,3 +270,126 @@ fn spread_data_at_large_k_is_certified_by_the_int8_lower_bound() {
     let (worst, rel) = check(m, n, k, &a, &b, &c, "spread k 8192");
     eprintln!("spread k 8192: worst error / bound {worst:.2e}, / (|A||B|) {rel:.2e}");
 }
+
+/// Double-double operands (`ozaki2_gemm_dd::<Dd>`): full 106-bit values, uniform and spread
+/// over `2^±300` inside rows, within `compensated_dot_gamma(k)·(|A||B|)_ij` of the exact
+/// product of the double-doubles, as accurate as the native compensated GEMM; a non-finite
+/// second word marks its row as IEEE; the accurate mode is refused.
+#[test]
+fn double_double_operands_stay_within_the_bound() {
+    use mpblas::blas::gemm_dd_compensated;
+    let mut g = SplitMix64::new(0x14_0dd6);
+    let dd = |g: &mut SplitMix64, e: i32| {
+        let hi = g.range(-1.0, 1.0) * 2f64.powi(e);
+        Dd::from(hi).add_f64(hi * g.range(-1.0, 1.0) * 2f64.powi(-54))
+    };
+    for (what, (m, n, k), spread) in [
+        ("uniform", (20, 17, 300), 0),
+        ("uniform k 3000", (9, 8, 3000), 0),
+        ("spread 2^±300", (16, 15, 200), 300),
+    ] {
+        let mut make = |len: usize| -> Vec<Dd> {
+            (0..len)
+                .map(|_| {
+                    let e = if spread == 0 {
+                        0
+                    } else {
+                        (g.next_u64() % (2 * spread + 1)) as i32 - spread as i32
+                    };
+                    dd(&mut g, e)
+                })
+                .collect()
+        };
+        let a = make(m * k);
+        let b = make(k * n);
+        let mut c = vec![Dd::ZERO; m * n];
+        let r = ozaki2_gemm_dd(
+            1.0,
+            MatRef::col_major(&a, m, k, m).unwrap(),
+            MatRef::col_major(&b, k, n, k).unwrap(),
+            0.0,
+            MatMut::col_major(&mut c, m, n, m).unwrap(),
+            &ozaki2_dd_params(),
+        )
+        .unwrap();
+        let mut native = vec![Dd::ZERO; m * n];
+        gemm_dd_compensated(
+            &Dd::ONE,
+            MatRef::col_major(&a, m, k, m).unwrap(),
+            MatRef::col_major(&b, k, n, k).unwrap(),
+            &Dd::ZERO,
+            MatMut::col_major(&mut native, m, n, m).unwrap(),
+        )
+        .unwrap();
+        let gam = compensated_dot_gamma(k);
+        let tiny = 2.0 * k as f64 * f64::from_bits(16);
+        let (mut worst, mut worst_native) = (0.0f64, 0.0f64);
+        for j in 0..n {
+            for i in 0..m {
+                let mut abs = 0.0f64;
+                let err_of = |v: Dd| {
+                    let mut exact = ExactDot::new();
+                    for l in 0..k {
+                        let (x, y) = (a[i + l * m], b[l + j * k]);
+                        for (p, q) in [(x.hi, y.hi), (x.hi, y.lo), (x.lo, y.hi), (x.lo, y.lo)] {
+                            exact.add_product(p, q);
+                        }
+                    }
+                    exact.add(-v.hi);
+                    exact.add(-v.lo);
+                    exact.to_f64().abs()
+                };
+                for l in 0..k {
+                    abs += (a[i + l * m].hi * b[l + j * k].hi).abs();
+                }
+                let abs = abs * (1.0 + 1e-12);
+                let bound = gam * abs + tiny;
+                let err = err_of(c[i + j * m]);
+                assert!(
+                    err <= bound,
+                    "{what}: ({i}, {j}) error {err:e} above {bound:e}"
+                );
+                worst = worst.max(err / abs);
+                worst_native = worst_native.max(err_of(native[i + j * m]) / abs);
+            }
+        }
+        eprintln!(
+            "{what}: Dd operands, error / (|A||B|) {worst:.2e} (native compensated {worst_native:.2e}), recomputed {}",
+            r.guard_recomputed
+        );
+    }
+    // A NaN second word: its row is IEEE's (NaN), the others finite.
+    let (m, n, k) = (3, 2, 4);
+    let mut a: Vec<Dd> = (0..m * k).map(|_| dd(&mut g, 0)).collect();
+    let b: Vec<Dd> = (0..k * n).map(|_| dd(&mut g, 0)).collect();
+    a[1 + 2 * m].lo = f64::NAN;
+    let mut c = vec![Dd::ZERO; m * n];
+    let r = ozaki2_gemm_dd(
+        1.0,
+        MatRef::col_major(&a, m, k, m).unwrap(),
+        MatRef::col_major(&b, k, n, k).unwrap(),
+        0.0,
+        MatMut::col_major(&mut c, m, n, m).unwrap(),
+        &ozaki2_dd_params(),
+    )
+    .unwrap();
+    assert_eq!(r.non_finite_recomputed, 2);
+    assert!(c[1].lo.is_nan() || c[1].hi.is_nan(), "{:?}", c[1]);
+    assert!(c[0].hi.is_finite() && c[2 + m].hi.is_finite());
+    let accurate = Ozaki2Params {
+        mode: mpblas::ozaki::Ozaki2Mode::Accurate,
+        ..ozaki2_dd_params()
+    };
+    let refused = ozaki2_gemm_dd(
+        1.0,
+        MatRef::col_major(&a, m, k, m).unwrap(),
+        MatRef::col_major(&b, k, n, k).unwrap(),
+        0.0,
+        MatMut::col_major(&mut c, m, n, m).unwrap(),
+        &accurate,
+    );
+    assert!(
+        matches!(refused, Err(Error::OutOfRange { .. })),
+        "{refused:?}"
+    );
+}

@@ -81,7 +81,9 @@ pub mod gpu {
 
 pub use ozaki1::{check_params as ozaki1_check_params, ozaki1_gemm, ozaki1_gemm_blas};
 pub use ozaki2::{check_params as ozaki2_check_params, ozaki2_gemm, ozaki2_gemm_blas};
-pub use ozaki2_dd::{OZAKI2_DD_DEFAULT_MODULI, OZAKI2_DD_MODULI, ozaki2_dd_params, ozaki2_gemm_dd};
+pub use ozaki2_dd::{
+    DdSchemeInput, OZAKI2_DD_DEFAULT_MODULI, OZAKI2_DD_MODULI, ozaki2_dd_params, ozaki2_gemm_dd,
+};
 
 /// Which slice products scheme I forms (with `s` slices of A and of B, the last being the
 /// remainder).

@@ -724,6 +724,14 @@ pub fn sym_residue(v: f64, m: u32) -> i8 {
     (if 2 * r >= mm { r - mm } else { r }) as i8
 }
 
+/// The symmetric residue (as [`sym_residue`]) of `x + y` for symmetric residues `x`, `y`
+/// modulo `m`.
+pub(crate) fn sym_residue_sum(x: i8, y: i8, m: u32) -> i8 {
+    let mm = m as i32;
+    let r = (x as i32 + y as i32).rem_euclid(mm);
+    (if 2 * r >= mm { r - mm } else { r }) as i8
+}
+
 /// Stage 4: the symmetric residues of integer matrix `x` modulo `m`.
 pub fn residues(x: &[f64], m: u32) -> Vec<i8> {
     x.iter().map(|&v| sym_residue(v, m)).collect()
@@ -799,25 +807,41 @@ pub fn reconstruct(crt: &Crt, res: &[Vec<u8>]) -> Vec<Dd> {
 /// Those of [`Crt::new`], [`scaling`], [`products_mod`].
 #[cfg_attr(not(feature = "unstable-internals"), allow(dead_code))]
 pub fn product(m: usize, n: usize, ap: &[f64], bp: &[f64], plan: &Ozaki2Plan) -> Result<Vec<Dd>> {
-    product_scaled(m, n, ap, bp, plan).map(|(c, _)| c)
+    product_scaled(m, n, (ap, None), (bp, None), plan).map(|(c, _)| c)
 }
 
 /// [`product`] and the scaling it used.
+///
+/// With second words `alo`, `blo` (double-double operands, `ozaki2_dd`), the scaling is the
+/// leading words' and each operand's integer is `round(2^e·hi) + round(2^e·lo)`, its residues
+/// [`sym_residue_sum`]s.
 pub(crate) fn product_scaled(
     m: usize,
     n: usize,
-    ap: &[f64],
-    bp: &[f64],
+    (ap, alo): (&[f64], Option<&[f64]>),
+    (bp, blo): (&[f64], Option<&[f64]>),
     plan: &Ozaki2Plan,
 ) -> Result<(Vec<Dd>, Scaling)> {
     let (crt, k) = (&plan.crt, plan.k);
     let sc = scaling(plan, m, n, ap, bp)?;
     let ai = to_integers(ap, k, m, &sc.ea);
     let bi = to_integers(bp, k, n, &sc.eb);
+    let ai_lo = alo.map(|x| to_integers(x, k, m, &sc.ea));
+    let bi_lo = blo.map(|x| to_integers(x, k, n, &sc.eb));
+    let res_of = |hi: &[f64], lo: &Option<Vec<f64>>, ml: u32| -> Vec<i8> {
+        match lo {
+            None => residues(hi, ml),
+            Some(lo) => hi
+                .iter()
+                .zip(lo)
+                .map(|(&h, &l)| sym_residue_sum(sym_residue(h, ml), sym_residue(l, ml), ml))
+                .collect(),
+        }
+    };
     let mut res = Vec::with_capacity(crt.moduli.len());
     for &ml in &crt.moduli {
-        let ar = residues(&ai, ml);
-        let br = residues(&bi, ml);
+        let ar = res_of(&ai, &ai_lo, ml);
+        let br = res_of(&bi, &bi_lo, ml);
         res.push(products_mod(m, n, k, &ar, &br, ml)?);
     }
     let mut c = reconstruct(crt, &res);
@@ -900,7 +924,7 @@ pub fn ozaki2_gemm(
     else {
         return Ok(report);
     };
-    let (s, sc) = product_scaled(m, n, &ap, &bp, &plan)?;
+    let (s, sc) = product_scaled(m, n, (&ap, None), (&bp, None), &plan)?;
     let guarded = params.guard == OzakiGuard::Componentwise;
     let (ga, gb) = if guarded {
         (

@@ -6,16 +6,14 @@
 use super::ozaki_gpu::*;
 use crate::blas::bounds::compensated_dot_gamma;
 use crate::cuda::{
-    Arg, Blas, Device, DeviceMatMut, DeviceMatRef, DeviceVec, GemmType, args, blocks,
+    Arg, Blas, Device, DeviceMatMut, DeviceMatRef, DeviceScalar, DeviceVec, GemmType, args, blocks,
 };
 use crate::dd::Dd;
 use crate::dd::dd_gpu::DeviceDdVec;
 use crate::error::{Error, Result};
 use crate::ozaki::ozaki2::{Crt, Ozaki2Plan, norm_chunks};
-use crate::ozaki::ozaki2_dd::{GUARD_LOWER_MAX_K, dd_guard_tiny};
-use crate::ozaki::{
-    OZAKI2_DD_MODULI, OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard,
-};
+use crate::ozaki::ozaki2_dd::{DdSchemeInput, GUARD_LOWER_MAX_K, dd_guard_tiny, dd_plan};
+use crate::ozaki::{OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard};
 use crate::view::Trans;
 
 /// The moduli the kernels hard-code (`OZ_MODULI_LIST` in `ozaki_gpu.cu`), which must be
@@ -277,7 +275,8 @@ enum Output {
     /// The double-double product, `m × n` (`hi`, `lo`).
     Product { hi: u64, lo: u64 },
     /// `C ← α·AB + β·C` with `C` in double-double (words at `hi`, `lo`), the guard's target
-    /// `g·(|A||B|)_ij + tiny` (`ozaki2_dd`).
+    /// `g·(|A||B|)_ij + tiny` (`ozaki2_dd`); `ab_lo`: the second words of double-double
+    /// operands (same strides as the leading words).
     UpdateDd {
         alpha: f64,
         beta: f64,
@@ -286,6 +285,7 @@ enum Output {
         ldc: usize,
         g: f64,
         tiny: f64,
+        ab_lo: Option<(u64, u64)>,
     },
 }
 
@@ -475,6 +475,10 @@ fn ozaki2_device(
         crt: crt_a,
     } = dp;
     let lower = *lower;
+    let lo = match out {
+        Output::UpdateDd { ab_lo, .. } => ab_lo,
+        _ => None,
+    };
     let (m, n, kp, mp, nb, k) = (*m, *n, *kp, *mp, *nb, plan.k);
     let (accurate, guarded, chunked, dd) = (*accurate, *guarded, *chunked, *dd);
     let (res_a_bytes, res_b_bytes, chunk_bytes) = (*res_a_bytes, *res_b_bytes, *chunk_bytes);
@@ -562,6 +566,20 @@ fn ozaki2_device(
         let chunks = ws.chunks.get(dev, chunk_bytes)?;
         vecstats(dev, va, k, mua, chunks, (sqa, s1a))?;
         vecstats(dev, vb, k, mub, chunks, (sqb, s1b))?;
+        if let Some((alo, blo)) = lo {
+            // A double-double vector with a non-finite second word is bad too.
+            let bits = ws.lo_bits.get(dev, 8 * m.max(n))?;
+            for (v, mu) in [
+                (Vecs { ptr: alo, ..va }, mua),
+                (Vecs { ptr: blo, ..vb }, mub),
+            ] {
+                vecmax(dev, v, k, bits)?;
+                let c = cfg((blocks(v.count, 256, 4096), 1), 256);
+                // SAFETY: ozaki_bad_merge(u64* mubits, const u64* lo_bits, u64 count), any
+                // launch: mu and bits hold v.count u64 each.
+                unsafe { launch(dev, "ozaki_bad_merge", c, args![mu, bits, v.count])? };
+            }
+        }
         if !accurate {
             exps_make(dev, mua, m, plan.x, 0, sqa, ea)?;
             exps_make(dev, mub, n, plan.x, 0, sqb, eb)?;
@@ -579,6 +597,30 @@ fn ozaki2_device(
     let rb = ws.res_b.get(dev, res_b_bytes)?;
     residues(dev, va, k, (mp, kp), mua, ea, nmod, (0, dd), ra)?;
     residues(dev, vb, k, (n, kp), mub, eb, nmod, (0, dd), rb)?;
+    if let Some((alo, blo)) = lo {
+        residues(
+            dev,
+            Vecs { ptr: alo, ..va },
+            k,
+            (mp, kp),
+            mua,
+            ea,
+            nmod,
+            (3, true),
+            ra,
+        )?;
+        residues(
+            dev,
+            Vecs { ptr: blo, ..vb },
+            k,
+            (n, kp),
+            mub,
+            eb,
+            nmod,
+            (3, true),
+            rb,
+        )?;
+    }
     // The double-double guard's 6-bit floors (ozaki2::magnitude_floors).
     let (fa, fb) = if lower {
         let fa = ws.floor_a.get(dev, mp * kp)?;
@@ -676,16 +718,19 @@ fn ozaki2_device(
             ldc,
             g,
             tiny,
+            ab_lo,
         } = out
         {
+            let (a_lo, b_lo) = ab_lo.unwrap_or((0, 0));
             // SAFETY: ozaki_crt_update_dd(const int* prod, u64 ldp, u64 slab, u64 m, u64 nb,
             // u64 j0, OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
             // double alpha, double beta, double* c_hi, double* c_lo, u64 ldc, const double* a,
-            // u64 asv, u64 ast, const double* b, u64 bsv, u64 bst, u64 k, int guard, double g,
+            // u64 asv, u64 ast, const double* b, u64 bsv, u64 bst, const double* a_lo,
+            // const double* b_lo, u64 k, int guard, double g,
             // double tiny, const double* gfa, const double* gfb, const int* zlow, u64 ldz,
             // unsigned long long* counts), 2-D launch: as ozaki_crt_update's mode 0 below,
             // with both words of C holding ldc·(n−1)+m doubles, zlow null or mp·nbt ints
-            // (leading dimension mp).
+            // (leading dimension mp), a_lo and b_lo null or the second words of A and B.
             unsafe {
                 launch(
                     dev,
@@ -714,6 +759,8 @@ fn ozaki2_device(
                         vb.ptr,
                         vb.sv,
                         vb.st,
+                        a_lo,
+                        b_lo,
                         k,
                         i32::from(guarded),
                         g,
@@ -844,8 +891,8 @@ pub fn ozaki2_gemm(
     Ok(report)
 }
 
-/// `C ← α·A·B + β·C` with `A`, `B` in `f64` and `C` in double-double by Ozaki scheme II
-/// with up to 31 moduli on INT8 tensor cores: the GPU twin of
+/// `C ← α·A·B + β·C` with `A`, `B` in `f64` or double-double and `C` in double-double by
+/// Ozaki scheme II with up to 31 moduli on INT8 tensor cores: the GPU twin of
 /// [`crate::ozaki::ozaki2_gemm_dd`], bit for bit (same guarantee: each entry within
 /// [`compensated_dot_gamma`]`(k)·(|A||B|)_ij` under the default guard; the entries it cannot
 /// certify, and those of NaN/Inf rows and columns, recomputed on the device as compensated
@@ -858,18 +905,17 @@ pub fn ozaki2_gemm(
 ///
 /// # Errors
 /// As [`ozaki2_gemm`], with the moduli range [`crate::ozaki::OZAKI2_DD_MODULI`].
-pub fn ozaki2_gemm_dd(
+pub fn ozaki2_gemm_dd<T: DeviceScalar + DdSchemeInput>(
     dev: &Device,
     alpha: f64,
-    a: DeviceMatRef<'_, f64>,
-    b: DeviceMatRef<'_, f64>,
+    a: DeviceMatRef<'_, T>,
+    b: DeviceMatRef<'_, T>,
     beta: f64,
     c: DeviceMatMut<'_, Dd>,
     params: &Ozaki2Params,
 ) -> Result<Ozaki2Report> {
-    let k = a.cols();
-    let crt = Crt::within(params.moduli, OZAKI2_DD_MODULI)?;
-    let plan = Ozaki2Plan::for_crt(k, params.mode, crt)?;
+    let plan = dd_plan::<T>(a.cols(), params)?;
+    let ab_lo = (<T as DeviceScalar>::WORDS == 2).then(|| (a.word_addr(1), b.word_addr(1)));
     let mut report = Ozaki2Report {
         moduli: params.moduli,
         mode: params.mode,
@@ -896,6 +942,7 @@ pub fn ozaki2_gemm_dd(
         ldc,
         g: compensated_dot_gamma(k),
         tiny: dd_guard_tiny(k),
+        ab_lo,
     };
     let guarded = params.guard == OzakiGuard::Componentwise;
     let [by_guard, non_finite] = with_workspace(dev, |ws| {
@@ -979,6 +1026,7 @@ pub fn ozaki2_product(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ozaki::OZAKI2_DD_MODULI;
 
     #[test]
     fn kernel_moduli_match_the_cpu() {

@@ -627,10 +627,26 @@ MP_DEV void oz_four_residues(const double xv[4], double mu, int e, int nmod,
 #undef OZ_RES_STEP
 }
 
+// ozaki2::sym_residue_sum of four packed pairs of symmetric residues modulo M.
+template <unsigned M>
+MP_DEV unsigned oz_add_packed(unsigned x, unsigned y) {
+    unsigned out = 0;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        int r = ((int)(signed char)(x >> (8 * j)) + (int)(signed char)(y >> (8 * j))) % (int)M;
+        if (r < 0) r += (int)M;
+        if (2 * r >= (int)M) r -= (int)M;
+        out |= ((unsigned)r & 0xffu) << (8 * j);
+    }
+    return out;
+}
+
 // oz_four_residues for the double-double scheme, whose integers reach about 2^117: the four
 // limbs of each value (oz_limbs4) kept in registers across the moduli; a warp with any
-// |y| >= 2^128 (accurate mode at small k) takes oz_res_byte_any.
-MP_DEV void oz_four_residues_wide(const double xv[4], double mu, int e, int nmod,
+// |y| >= 2^128 (accurate mode at small k) takes oz_res_byte_any. With `add` (the second words
+// of double-double operands) each residue is added to the one already stored
+// (ozaki2::sym_residue_sum).
+MP_DEV void oz_four_residues_wide(const double xv[4], double mu, int e, int nmod, bool add,
                                   signed char *__restrict__ out, u64 base, u64 slab) {
     double t3[4], t2[4], t1[4], t0m[4];
     bool rare = false;
@@ -645,7 +661,8 @@ MP_DEV void oz_four_residues_wide(const double xv[4], double mu, int e, int nmod
     if (l < nmod) {                                                                                 \
         unsigned packed = 0;                                                                        \
         for (int j = 0; j < 4; ++j) packed |= oz_res_byte_any<M>(oz_to_int(xv[j], mu, e)) << (8 * j); \
-        *(unsigned *)(out + (u64)(l) * slab + base) = packed;                                       \
+        unsigned *dst = (unsigned *)(out + (u64)(l) * slab + base);                                 \
+        *dst = add ? oz_add_packed<M>(*dst, packed) : packed;                                       \
     }
         OZ_MODULI_LIST(OZ_RES_RARE)
 #undef OZ_RES_RARE
@@ -655,7 +672,8 @@ MP_DEV void oz_four_residues_wide(const double xv[4], double mu, int e, int nmod
     if (l < nmod) {                                                                                 \
         unsigned packed = 0;                                                                        \
         _Pragma("unroll") for (int j = 0; j < 4; ++j) packed |= oz_res_byte4<M>(t3[j], t2[j], t1[j], t0m[j]) << (8 * j); \
-        *(unsigned *)(out + (u64)(l) * slab + base) = packed;                                       \
+        unsigned *dst = (unsigned *)(out + (u64)(l) * slab + base);                                 \
+        *dst = add ? oz_add_packed<M>(*dst, packed) : packed;                                       \
     }
     OZ_MODULI_LIST(OZ_RES_STEP)
 #undef OZ_RES_STEP
@@ -667,8 +685,9 @@ MP_DEV void oz_four_residues_wide(const double xv[4], double mu, int e, int nmod
 // out[l*slab + v*lenp + t]. Bad and zero vectors and the padding give 0.
 // Launch: block (256), any grid (grid-stride over 32 x 128 tiles); lenp % 16 == 0, slab % 16 == 0.
 // (__launch_bounds__: 40 registers under NVRTC 13.0, no spills, 6 blocks per SM.)
-// ozaki_residues_make_wide: the same for the double-double scheme (mode 0 only), through
-// oz_four_residues_wide.
+// ozaki_residues_make_wide: the same for the double-double scheme through oz_four_residues_wide,
+// mode 0, or mode 3: the second words of double-double operands, their residues added to those
+// already in `out` (ozaki2.rs product_scaled).
 template <bool WIDE>
 MP_DEV void oz_residues(const double *__restrict__ x, u64 sv, u64 st, u64 count, u64 len, u64 countp,
                         u64 lenp, const u64 *__restrict__ mubits, const int *__restrict__ exps, int nmod,
@@ -684,7 +703,7 @@ MP_DEV void oz_residues(const double *__restrict__ x, u64 sv, u64 st, u64 count,
             u64 base = v * lenp + t;
             double xv[4];
             for (int j = 0; j < 4; ++j) xv[j] = tile[vv][4 * lane + j];
-            if (mode != 0) {
+            if (mode == 1 || mode == 2) {
                 int e = 6 - oz_ceil_log2(mu);
                 unsigned packed = 0;
                 for (int j = 0; j < 4; ++j) {
@@ -696,7 +715,7 @@ MP_DEV void oz_residues(const double *__restrict__ x, u64 sv, u64 st, u64 count,
                 continue;
             }
             if (WIDE) {
-                oz_four_residues_wide(xv, mu, v < count ? exps[v] : 0, nmod, out, base, slab);
+                oz_four_residues_wide(xv, mu, v < count ? exps[v] : 0, nmod, mode == 3, out, base, slab);
             } else {
                 oz_four_residues(xv, mu, v < count ? exps[v] : 0, nmod, out, base, slab);
             }
@@ -924,12 +943,15 @@ extern "C" __global__ void ozaki_crt_update(const int *__restrict__ prod, u64 ld
 
 // The compensated double-double dot product of row i of A and column j of B, each term scaled
 // by 2^-sa and 2^-sb (level3.rs's CompensatedDot over Dd::from(a).ldexp(-sa), ...).
-MP_DEV Dd oz_compensated_dot(const double *__restrict__ a, u64 asv, u64 ast, const double *__restrict__ b,
-                             u64 bsv, u64 bst, u64 i, u64 j, u64 k, int sa, int sb) {
+// Second words a_lo, b_lo (same strides) for double-double operands, null for f64 ones.
+MP_DEV Dd oz_compensated_dot(const double *__restrict__ a, const double *__restrict__ a_lo, u64 asv, u64 ast,
+                             const double *__restrict__ b, const double *__restrict__ b_lo, u64 bsv, u64 bst,
+                             u64 i, u64 j, u64 k, int sa, int sb) {
     DdCompensated::Acc acc = DdCompensated::start();
     for (u64 l = 0; l < k; ++l) {
-        Dd x = oz_dd_ldexp(dd_make(a[i * asv + l * ast], 0.0), -sa);
-        Dd y = oz_dd_ldexp(dd_make(b[j * bsv + l * bst], 0.0), -sb);
+        u64 ia = i * asv + l * ast, jb = j * bsv + l * bst;
+        Dd x = oz_dd_ldexp(dd_make(a[ia], a_lo != nullptr ? a_lo[ia] : 0.0), -sa);
+        Dd y = oz_dd_ldexp(dd_make(b[jb], b_lo != nullptr ? b_lo[jb] : 0.0), -sb);
         DdCompensated::step(acc, x, y);
         if ((l + 1) % COMPENSATED_BLOCK == 0 || l + 1 == k) DdCompensated::flush(acc);
     }
@@ -939,12 +961,27 @@ MP_DEV Dd oz_compensated_dot(const double *__restrict__ a, u64 asv, u64 ast, con
 // ozaki2_dd.rs fallback_entry: the compensated dot product; if it is not finite although every
 // term is (finite_terms: neither vector bad), the same on the row scaled by 2^-ceil_log2(mu_i)
 // and the column by 2^-ceil_log2(mu_j), scaled back.
-MP_DEV Dd oz_dd_fallback(const double *__restrict__ a, u64 asv, u64 ast, const double *__restrict__ b,
-                         u64 bsv, u64 bst, u64 i, u64 j, u64 k, bool finite_terms, double mu_i, double mu_j) {
-    Dd s = oz_compensated_dot(a, asv, ast, b, bsv, bst, i, j, k, 0, 0);
+MP_DEV Dd oz_dd_fallback(const double *__restrict__ a, const double *__restrict__ a_lo, u64 asv, u64 ast,
+                         const double *__restrict__ b, const double *__restrict__ b_lo, u64 bsv, u64 bst, u64 i,
+                         u64 j, u64 k, bool finite_terms, double mu_i, double mu_j) {
+    Dd s = oz_compensated_dot(a, a_lo, asv, ast, b, b_lo, bsv, bst, i, j, k, 0, 0);
     if (mp_is_finite(s.hi) || !finite_terms) return s;
     int sa = oz_ceil_log2(fmax(mu_i, 0x1p-1022)), sb = oz_ceil_log2(fmax(mu_j, 0x1p-1022));
-    return oz_dd_ldexp(oz_compensated_dot(a, asv, ast, b, bsv, bst, i, j, k, sa, sb), sa + sb);
+    return oz_dd_ldexp(oz_compensated_dot(a, a_lo, asv, ast, b, b_lo, bsv, bst, i, j, k, sa, sb), sa + sb);
+}
+
+// ozaki2_dd.rs widen_for_dd_inputs: the guard's factors (p, n1) for double-double operands.
+MP_DEV void oz_widen_for_dd_inputs(double &p, double &n1) {
+    p = p * 2.0;
+    n1 = n1 * (1.0 + 0x1p-50);
+}
+
+// Marks the vectors whose second words hold a NaN or an infinity (lo_bits from ozaki_vecmax_*)
+// as bad in mubits: a double-double vector is bad if either word is not finite.
+extern "C" __global__ void ozaki_bad_merge(u64 *__restrict__ mubits, const u64 *__restrict__ lo_bits, u64 count) {
+    OZ_GRID_STRIDE(v, count) {
+        if (oz_bad(lo_bits[v])) mubits[v] = OZ_INF_BITS;
+    }
 }
 
 // ozaki2::guard_rejects_against with the target g (|A||B|)_ij + tiny (ozaki2_dd.rs
@@ -988,16 +1025,19 @@ ozaki_crt_update_dd(const int *__restrict__ prod, u64 ldp, u64 slab, u64 m, u64 
                     const int *__restrict__ ea, const int *__restrict__ eb, const u64 *__restrict__ mua,
                     const u64 *__restrict__ mub, double alpha, double beta, double *__restrict__ c_hi,
                     double *__restrict__ c_lo, u64 ldc, const double *__restrict__ a, u64 asv, u64 ast,
-                    const double *__restrict__ b, u64 bsv, u64 bst, u64 k, int guard, double g, double tiny,
+                    const double *__restrict__ b, u64 bsv, u64 bst, const double *__restrict__ a_lo,
+                    const double *__restrict__ b_lo, u64 k, int guard, double g, double tiny,
                     const double *__restrict__ gfa, const double *__restrict__ gfb, const int *__restrict__ zlow,
                     u64 ldz, unsigned long long *__restrict__ counts) {
     const int nmod = crt.nmod;
+    const bool dd_in = a_lo != nullptr;
     for (u64 jj = blockIdx.y; jj < nb; jj += gridDim.y) {
         u64 j = j0 + jj;
         bool bad_j = oz_bad(mub[j]);
         int eb_j = eb[j];
         double mu_j = oz_mu(mub[j]);
         double pb_j = guard ? gfb[2 * j] : 0.0, nb_j = guard ? gfb[2 * j + 1] : 0.0;
+        if (dd_in) oz_widen_for_dd_inputs(pb_j, nb_j);
         int sb_j = oz_magnitude_exponent(mu_j);
         for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (u64)blockDim.x * gridDim.x) {
             int p[OZ_MAX_MODULI];
@@ -1005,22 +1045,25 @@ ozaki_crt_update_dd(const int *__restrict__ prod, u64 ldp, u64 slab, u64 m, u64 
             double mu_i = oz_mu(mua[i]);
             Dd s;
             if (bad_j || oz_bad(mua[i])) {
-                s = oz_dd_fallback(a, asv, ast, b, bsv, bst, i, j, k, false, mu_i, mu_j);
+                s = oz_dd_fallback(a, a_lo, asv, ast, b, b_lo, bsv, bst, i, j, k, false, mu_i, mu_j);
                 atomicAdd(&counts[1], 1ULL);
             } else {
                 s = oz_dd_ldexp(oz_crt_entry_dd(p, crt), -(ea[i] + eb_j));
                 if (guard) {
-                    double e = oz_guard_bound(k, s, gfa[2 * i], gfa[2 * i + 1], pb_j, nb_j);
+                    double pa = gfa[2 * i], na = gfa[2 * i + 1];
+                    if (dd_in) oz_widen_for_dd_inputs(pa, na);
+                    double e = oz_guard_bound(k, s, pa, na, pb_j, nb_j);
                     double s_abs = mp_abs(s.hi);
                     double low = -__longlong_as_double((long long)OZ_INF_BITS);
                     if (zlow != nullptr) {
                         int sa = oz_magnitude_exponent(mu_i);
                         low = oz_ldexp((double)zlow[i + jj * ldz], -(sa + sb_j)) - 0x1p-1074;
+                        if (dd_in) low = low * (1.0 - 0x1p-50);
                     }
                     bool lower_passes = mp_is_finite(e) && mp_is_finite(s_abs) && oz_certifies_against(g, tiny, e, low);
                     if (!lower_passes &&
                         oz_guard_rejects_against(k, g, tiny, e, s_abs, a, asv, ast, b, bsv, bst, i, j)) {
-                        s = oz_dd_fallback(a, asv, ast, b, bsv, bst, i, j, k, true, mu_i, mu_j);
+                        s = oz_dd_fallback(a, a_lo, asv, ast, b, b_lo, bsv, bst, i, j, k, true, mu_i, mu_j);
                         atomicAdd(&counts[0], 1ULL);
                     }
                 }

@@ -65,6 +65,7 @@ pub(crate) const KERNELS: &[&str] = &[
     "ozaki_crt_update",
     "ozaki_crt_update_dd",
     "ozaki_scale_c_dd",
+    "ozaki_bad_merge",
     "ozaki_fold_mod",
     "ozaki_scale_c",
     "ozaki_pack_vecs",
@@ -159,6 +160,7 @@ pub(super) struct Workspace {
     pub(super) gfb: ScratchBuffer,
     pub(super) counts: ScratchBuffer,
     pub(super) chunks: ScratchBuffer,
+    pub(super) lo_bits: ScratchBuffer,
     pub(super) floor_a: ScratchBuffer,
     pub(super) floor_b: ScratchBuffer,
     pub(super) zlow: ScratchBuffer,
@@ -202,6 +204,7 @@ impl Workspace {
             &self.gfb,
             &self.counts,
             &self.chunks,
+            &self.lo_bits,
             &self.floor_a,
             &self.floor_b,
             &self.zlow,
@@ -248,8 +251,9 @@ pub(super) struct Vecs {
     pub(super) count: usize,
 }
 
-/// The rows of a view (`rows` vectors of length `cols`).
-pub(super) fn rows_of(a: &DeviceMatRef<'_, f64>) -> Vecs {
+/// The rows of a view (`rows` vectors of length `cols`; the leading words of a multi-word
+/// format).
+pub(super) fn rows_of<T: DeviceScalar>(a: &DeviceMatRef<'_, T>) -> Vecs {
     let l = a.layout();
     Vecs {
         ptr: a.word_addr(0),
@@ -260,7 +264,7 @@ pub(super) fn rows_of(a: &DeviceMatRef<'_, f64>) -> Vecs {
 }
 
 /// The columns of a view (`cols` vectors of length `rows`).
-pub(super) fn cols_of(b: &DeviceMatRef<'_, f64>) -> Vecs {
+pub(super) fn cols_of<T: DeviceScalar>(b: &DeviceMatRef<'_, T>) -> Vecs {
     rows_of(&b.t())
 }
 
@@ -384,11 +388,11 @@ pub(super) struct Update {
 /// The prologue the Ozaki GEMMs share after checking their own parameters: device and shape
 /// checks, C column-major (`f64` or double-double), the quick returns (`None`: C is already
 /// final), the cuBLAS handle and the operand vectors.
-pub(super) fn prepare_update<T: DeviceScalar>(
+pub(super) fn prepare_update<S: DeviceScalar, T: DeviceScalar>(
     dev: &Device,
     alpha: f64,
-    a: DeviceMatRef<'_, f64>,
-    b: DeviceMatRef<'_, f64>,
+    a: DeviceMatRef<'_, S>,
+    b: DeviceMatRef<'_, S>,
     beta: f64,
     c: &DeviceMatMut<'_, T>,
 ) -> Result<Option<Update>> {
