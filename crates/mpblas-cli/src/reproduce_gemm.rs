@@ -1,9 +1,11 @@
 //! `mpblas reproduce gemm`: the QD paper's matrix product (Table 6.2.2-1, `A` 1600 × 3200
 //! times `B` 3200 × 1600 in double, double-double and quad-double) with our times beside the
 //! paper's four machines: the library's [`blas::gemm`] (and, for double-double, also
-//! [`blas::gemm_dd_compensated`]) on the CPU (all threads) and with `--gpu` the tiled kernels
-//! [`blas::gpu::gemm`] and [`blas::gpu::gemm_dd_compensated`] on GPU 0 (and cuBLAS's DGEMM for
-//! scale), the
+//! [`blas::gemm_dd_compensated`] and the double-double Ozaki scheme II,
+//! [`ozaki::ozaki2_gemm_dd`], on the same double-double operands) on the CPU (all threads) and
+//! with `--gpu` the tiled kernels [`blas::gpu::gemm`] and [`blas::gpu::gemm_dd_compensated`]
+//! and the INT8 tensor-core scheme [`ozaki::gpu::ozaki2_gemm_dd`] on GPU 0 (and cuBLAS's DGEMM
+//! for scale), the
 //! largest relative error of sampled entries against an exact reference, the largest ratio of
 //! error to the bound the library returns, and whether the GPU's bits equal the CPU's.
 //!
@@ -18,9 +20,11 @@ use crate::papers::gemm::{MACHINES, PAPER_K, PAPER_N, TABLE622, operations};
 use crate::reproduce::progress_of;
 use crate::reproduce_gemv::{Exact, abs_errors, max_ratio};
 use crate::reproduce_sum::table;
+use mpblas::blas::bounds::compensated_dot_gamma;
 use mpblas::blas::{self, gpu::GpuFormat};
 use mpblas::cuda::{Device, DeviceMatMut, DeviceMatRef};
 use mpblas::exact::ExactDot;
+use mpblas::ozaki::{self, ozaki2_dd_params};
 use mpblas::view::{MatMut, MatRef};
 use mpblas::{Dd, Qd, Scalar};
 use mpblas_testdata::SplitMix64;
@@ -29,9 +33,9 @@ use std::time::Instant;
 
 /// Side of the sampled top-left block of `C`.
 const SAMPLE: usize = 8;
-/// Largest `n` at which the CPU runs the quad-double product (a 1600 × 3200 × 1600 product
-/// takes minutes on a few cores; the rate is what compares).
-pub const CPU_QD_MAX_N: usize = 400;
+/// Largest `n` at which the CPU runs the quad-double product and the Ozaki scheme (a
+/// 1600 × 3200 × 1600 product takes minutes on a few cores; the rate is what compares).
+pub const CPU_SLOW_MAX_N: usize = 400;
 
 /// How `reproduce gemm` runs.
 #[derive(Clone, Debug)]
@@ -254,6 +258,27 @@ fn format_row<T: GpuFormat + Exact + Sync>(
     })
 }
 
+/// The guarantee of `ozaki2_gemm_dd` under its default guard, per entry of `A·B` (`α = 1`,
+/// `β = 0`): `compensated_dot_gamma(k)·(|A||B|)_ij + 2k·η`, the sum of `|a_il||b_lj|` over the
+/// leading words taken up by `2^-30` (its own rounding at these `k`, and `|hi + lo| ≤
+/// |hi|(1 + u)`).
+fn ozaki_dd_bounds(a: MatRef<'_, Dd>, b: MatRef<'_, Dd>) -> Vec<f64> {
+    let (m, k, n) = (a.rows(), a.cols(), b.cols());
+    let g = compensated_dot_gamma(k);
+    let tiny = 2.0 * k as f64 * f64::from_bits(16);
+    let mut out = Vec::with_capacity(m * n);
+    for j in 0..n {
+        for i in 0..m {
+            let hi = |x: Option<&Dd>| x.map_or(0.0, |v| v.hi);
+            let s: f64 = (0..k)
+                .map(|l| (hi(a.get(i, l)) * hi(b.get(l, j))).abs())
+                .sum();
+            out.push(g * s * (1.0 + (-30f64).exp2()) + tiny);
+        }
+    }
+    out
+}
+
 /// cuBLAS's DGEMM at `full`, seconds (the median).
 fn cublas_seconds(dev: &Device, full: &Inputs, reps: usize) -> Result<f64, String> {
     let (n, k) = (full.n, full.k());
@@ -286,10 +311,11 @@ fn cublas_seconds(dev: &Device, full: &Inputs, reps: usize) -> Result<f64, Strin
 /// # Errors
 /// A library or GPU error.
 pub fn measure(plan: &Plan, dev: Option<&Device>) -> Result<(Vec<Row>, Option<f64>), String> {
-    let bar = progress_of(4, "formats");
+    let bar = progress_of(5, "formats");
     let full = Inputs::new(plan.n, plan.seed);
-    let qd_n = plan.n.min(CPU_QD_MAX_N);
-    let small = (qd_n < plan.n).then(|| Inputs::new(qd_n, plan.seed));
+    let slow_n = plan.n.min(CPU_SLOW_MAX_N);
+    let small = (slow_n < plan.n).then(|| Inputs::new(slow_n, plan.seed));
+    let slow = (small.as_ref().unwrap_or(&full), &full);
     let f64_gemm = Routines::<f64> {
         cpu: &|al, a, b, be, c| blas::gemm(al, a, b, be, c),
         bounded: &|al, a, b, be, c| blas::gemm_bounded(al, a, b, be, c),
@@ -304,6 +330,19 @@ pub fn measure(plan: &Plan, dev: Option<&Device>) -> Result<(Vec<Row>, Option<f6
         cpu: &|al, a, b, be, c| blas::gemm_dd_compensated(al, a, b, be, c),
         bounded: &|al, a, b, be, c| blas::gemm_dd_compensated_bounded(al, a, b, be, c),
         gpu: &|d, al, a, b, be, c| blas::gpu::gemm_dd_compensated(d, al, a, b, be, c),
+    };
+    let ozaki_dd = Routines::<Dd> {
+        cpu: &|al, a, b, be, c| {
+            ozaki::ozaki2_gemm_dd(al.hi, a, b, be.hi, c, &ozaki2_dd_params()).map(|_| ())
+        },
+        bounded: &|al, a, b, be, c| {
+            let bounds = ozaki_dd_bounds(a, b);
+            ozaki::ozaki2_gemm_dd(al.hi, a, b, be.hi, c, &ozaki2_dd_params())?;
+            Ok(bounds)
+        },
+        gpu: &|d, al, a, b, be, c| {
+            ozaki::gpu::ozaki2_gemm_dd(d, al.hi, a, b, be.hi, c, &ozaki2_dd_params()).map(|_| ())
+        },
     };
     let qd_gemm = Routines::<Qd> {
         cpu: &|al, a, b, be, c| blas::gemm(al, a, b, be, c),
@@ -323,8 +362,11 @@ pub fn measure(plan: &Plan, dev: Option<&Device>) -> Result<(Vec<Row>, Option<f6
         },
         {
             bar.inc(1);
-            let cpu = small.as_ref().unwrap_or(&full);
-            format_row("qd", Qd::from, (cpu, &full), &qd_gemm, plan, dev)?
+            format_row("dd Ozaki II", Dd::from, slow, &ozaki_dd, plan, dev)?
+        },
+        {
+            bar.inc(1);
+            format_row("qd", Qd::from, slow, &qd_gemm, plan, dev)?
         },
     ];
     bar.finish_and_clear();
@@ -459,7 +501,9 @@ pub fn text(
     }
     s.push_str(
         "\nErrors: the top-left 8 x 8 block against exact sums; err/bound against the \
-         componentwise bound gemm_bounded returns. Rates: 2·m·n·k / time.\n",
+         componentwise bound gemm_bounded returns (dd Ozaki II: its guarantee, \
+         compensated_dot_gamma(k)·(|A||B|)_ij). dd Ozaki II: ozaki2_gemm_dd, 30 moduli, INT8 \
+         tensor cores on the GPU. Rates: 2·m·n·k / time.\n",
     );
     s
 }
@@ -511,7 +555,7 @@ mod tests {
         };
         let (rows, cublas) = measure(&plan, None).unwrap();
         assert!(cublas.is_none());
-        assert_eq!(rows.len(), 4);
+        assert_eq!(rows.len(), 5);
         for r in &rows {
             assert!(
                 r.max_err_over_bound <= 1.0,
@@ -524,6 +568,6 @@ mod tests {
         let t = text(&rows, None, &plan, "cpu", None);
         assert!(t.contains("C2050") && t.contains("qd"));
         let j = json_doc(&rows, None, &plan, "cpu", None);
-        assert_eq!(j["rows"].as_array().unwrap().len(), 4);
+        assert_eq!(j["rows"].as_array().unwrap().len(), 5);
     }
 }

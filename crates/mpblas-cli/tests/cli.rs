@@ -276,7 +276,10 @@ fn reproduce_gemm_reports_every_format() {
     let v = json(&["reproduce", "gemm", "--n", "24", "--reps", "1", "--json"]);
     let rows = v["rows"].as_array().expect("rows");
     let formats: Vec<&str> = rows.iter().map(|r| r["format"].as_str().unwrap()).collect();
-    assert_eq!(formats, ["f64", "dd", "dd compensated", "qd"]);
+    assert_eq!(
+        formats,
+        ["f64", "dd", "dd compensated", "dd Ozaki II", "qd"]
+    );
     for r in rows {
         let ratio = r["max_err_over_bound"].as_f64().expect("ratio");
         assert!(ratio <= 1.0, "{r}");

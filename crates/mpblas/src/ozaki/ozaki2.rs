@@ -709,6 +709,9 @@ pub fn sym_residue(v: f64, m: u32) -> i8 {
     let mm = m as i64;
     let r = if v.abs() < 9_223_372_036_854_775_808.0 {
         (v as i64).rem_euclid(mm)
+    } else if v.abs() < 1.7014118346046923e38 {
+        // |v| < 2^127 (the double-double scheme's integers): exact in i128.
+        (v as i128).rem_euclid(mm as i128) as i64
     } else {
         // v = ±mant·2^sh with sh ≥ 11: (mant mod m)·(2^sh mod m) mod m.
         let bits = v.to_bits();
