@@ -31,6 +31,7 @@ mod reproduce_gemm;
 mod reproduce_gemv;
 mod reproduce_ozaki;
 mod reproduce_rns;
+mod reproduce_solve;
 mod reproduce_sum;
 mod svg;
 
@@ -153,6 +154,13 @@ enum Paper {
     /// (exact reference) and error / returned bound; `--gpu` adds GPU 0's times and whether its
     /// bits equal the CPU's.
     Gemm,
+    /// QD paper (seed 003), Table 6.3.2-1: A X = B with A `--n` × `--n` [default: 2400, the
+    /// paper's] and ⌈2n/3⌉ right-hand sides on the CPU in f64 (LU), dd and qd (f64 factors with
+    /// refinement in the format, and the format's own LU; dd LU at most n = 800, qd at most
+    /// n = 200) beside the paper's C1060 / GTX 480 / C2050 / CPU, the error of sampled
+    /// solutions against a wider format; then forward error against condition number (1e2 to
+    /// 1e30, order 40) for every method.
+    Solve,
 }
 
 #[derive(clap::Args, Debug)]
@@ -200,6 +208,8 @@ const GEMV: Setup = Setup {
 };
 /// `n` of `reproduce gemm` when every paper runs (C is n × n, the inner dimension 2n).
 const QUICK_GEMM_N: usize = 256;
+/// `reproduce solve`'s order when every paper runs.
+const QUICK_SOLVE_N: usize = 96;
 /// The order of A in `reproduce gemv` when every paper runs (at most `--n`).
 const QUICK_GEMV_N: usize = 200;
 
@@ -483,6 +493,41 @@ fn run(cli: Cli) -> Result<(), String> {
             print_json(reproduce_gemv::run(&plan, opts.json)?)
         }
         Command::Reproduce {
+            paper: Some(Paper::Solve),
+            opts,
+            threads,
+            json_file,
+            gpu,
+            sizes,
+            seeds,
+            svg,
+            moduli,
+        } => {
+            ozaki_only(svg.as_ref(), moduli.as_deref())?;
+            json_file_only(json_file.is_some())?;
+            sizes_seeds_only(
+                !sizes.is_empty() || seeds.is_some(),
+                "`reproduce solve` takes --n (the order of A)",
+            )?;
+            refuse(
+                opts.max_seconds.is_some(),
+                "`reproduce solve` times --reps solves per row; --max-seconds does not apply",
+            )?;
+            refuse(
+                gpu,
+                "`reproduce solve` runs on the CPU only so far (the GPU solver is not built yet)",
+            )?;
+            let n = opts.n.unwrap_or(papers::solve::PAPER_N);
+            check_solve_memory(n)?;
+            let plan = reproduce_solve::Plan {
+                n,
+                reps: opts.reps.unwrap_or(1),
+                seed: opts.seed,
+                threads: threads_or_all(threads)?,
+            };
+            print_json(reproduce_solve::run(&plan, opts.json)?)
+        }
+        Command::Reproduce {
             paper: Some(Paper::Gemm),
             opts,
             threads,
@@ -610,11 +655,29 @@ fn check_gemm_memory(n: usize) -> Result<(), String> {
     )
 }
 
+/// Bytes per `n²` of `reproduce solve` at most: `A` and `B` in f64, their double-double copies,
+/// the solution, the factors and the residual (about 8 double-double matrices of order n).
+const SOLVE_BYTES_PER_N2: usize = 8 * 16 + 16;
+
+/// [`Err`] when the operands of `reproduce solve --n n` would not fit the memory available.
+fn check_solve_memory(n: usize) -> Result<(), String> {
+    if n == 0 {
+        return Err("--n must be at least 1".to_string());
+    }
+    check_bytes(
+        &format!("--n {n}"),
+        "A, B, X and the factors in double-double",
+        n as f64 * n as f64 * SOLVE_BYTES_PER_N2 as f64,
+        n.checked_mul(n)
+            .and_then(|k| k.checked_mul(SOLVE_BYTES_PER_N2)),
+    )
+}
+
 /// Every paper in turn at `setup`'s (quick) size: the QD paper's rates, the RNS rates, the Ozaki
 /// paper's tables (one size on the CPU; 1024 and 2048 with the GPU), the summation paper's
 /// accuracy tables (CPU; dataset #2 with 10^5 small terms instead of 10^6, 2 GenDot samples per
 /// condition), the GEMV paper's Table 5 at n = 200 (at most `setup.n`), the QD paper's matrix
-/// product at n = 256, each with its progress bar; with `as_json` one document holding each paper's.
+/// product at n = 256, the QD paper's solve at n = 96 (CPU), each with its progress bar; with `as_json` one document holding each paper's.
 fn reproduce_all(
     setup: &Setup,
     threads: usize,
@@ -628,7 +691,7 @@ fn reproduce_all(
     };
     let mut docs = serde_json::Map::new();
     let step = |i: usize, name: &str, title: &str| {
-        eprintln!("== [{i}/6] {title}{where_}");
+        eprintln!("== [{i}/7] {title}{where_}");
         if !as_json {
             println!("==== {name} ====\n");
         }
@@ -707,6 +770,16 @@ fn reproduce_all(
     };
     if let Some(d) = reproduce_gemm::run(&plan, as_json)? {
         docs.insert("gemm".into(), d);
+    }
+    step(7, "solve", "QD paper: linear solve (CPU)");
+    let plan = reproduce_solve::Plan {
+        n: QUICK_SOLVE_N,
+        reps: 1,
+        seed: setup.seed,
+        threads,
+    };
+    if let Some(d) = reproduce_solve::run(&plan, as_json)? {
+        docs.insert("solve".into(), d);
     }
     Ok(as_json.then(|| serde_json::json!({ "papers": docs })))
 }

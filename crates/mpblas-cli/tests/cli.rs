@@ -294,6 +294,48 @@ fn reproduce_gemm_reports_every_format() {
     }
 }
 
+/// `reproduce solve`: the seed problem's five rows, each solution near its format's precision,
+/// and the conditioning table; `--gpu`, a zero size and other papers' flags are refused.
+#[test]
+fn reproduce_solve_reports_every_row() {
+    let v = json(&["reproduce", "solve", "--n", "24", "--json"]);
+    let rows = v["rows"].as_array().expect("rows");
+    let names: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["format"].as_str().unwrap(),
+                r["method"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        ["f64 LU", "dd refined", "dd LU", "qd refined", "qd LU"]
+    );
+    for r in rows {
+        let e = r["max_rel_error"].as_f64().expect("error");
+        let tol = match r["format"].as_str().unwrap() {
+            "f64" => 1e-10,
+            "dd" => 1e-26,
+            _ => 1e-55,
+        };
+        assert!(e < tol, "{r}");
+    }
+    let cond = v["conditioning"]["rows"].as_array().expect("conditioning");
+    assert_eq!(cond.len(), 5);
+    for args in [
+        &["reproduce", "solve", "--n", "0"][..],
+        &["reproduce", "solve", "--gpu"],
+        &["reproduce", "solve", "--max-seconds", "1"],
+        &["reproduce", "solve", "--sizes", "64"],
+    ] {
+        let (code, _, stderr) = mpblas(args);
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+    }
+}
+
 /// `reproduce` with no paper runs every paper (small sizes here), one JSON document holding
 /// each paper's; the per-paper flags are refused there.
 #[test]
@@ -312,7 +354,12 @@ fn reproduce_without_a_paper_runs_them_all() {
     ]);
     let papers = v["papers"].as_object().expect("papers");
     let names: Vec<&str> = papers.keys().map(|k| k.as_str()).collect();
-    assert_eq!(names, ["gemm", "gemv", "ozaki", "qd", "rns", "sum"]);
+    assert_eq!(
+        names,
+        ["gemm", "gemv", "ozaki", "qd", "rns", "solve", "sum"]
+    );
+    assert_eq!(papers["solve"]["paper"], "solve");
+    assert_eq!(papers["solve"]["n"], 96, "the quick size");
     assert_eq!(papers["gemv"]["paper"], "gemv");
     assert_eq!(papers["gemm"]["paper"], "gemm");
     assert_eq!(papers["gemm"]["n"], 256, "the quick size");

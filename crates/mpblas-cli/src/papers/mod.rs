@@ -5,4 +5,5 @@ pub mod gemm;
 pub mod gemv;
 pub mod ozaki;
 pub mod ozaki_gpu;
+pub mod solve;
 pub mod sum;
