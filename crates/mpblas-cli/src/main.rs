@@ -503,15 +503,11 @@ fn run(cli: Cli) -> Result<(), String> {
             svg,
             moduli,
         } => {
-            ozaki_only(svg.as_ref(), moduli.as_deref())?;
-            json_file_only(json_file.is_some())?;
-            sizes_seeds_only(
+            order_only_flags(
+                ("solve", "the order of A", "solves per row"),
+                (svg.as_ref(), moduli.as_deref(), json_file.is_some()),
                 !sizes.is_empty() || seeds.is_some(),
-                "`reproduce solve` takes --n (the order of A)",
-            )?;
-            refuse(
                 opts.max_seconds.is_some(),
-                "`reproduce solve` times --reps solves per row; --max-seconds does not apply",
             )?;
             refuse(
                 gpu,
@@ -538,15 +534,15 @@ fn run(cli: Cli) -> Result<(), String> {
             svg,
             moduli,
         } => {
-            ozaki_only(svg.as_ref(), moduli.as_deref())?;
-            json_file_only(json_file.is_some())?;
-            sizes_seeds_only(
+            order_only_flags(
+                (
+                    "gemm",
+                    "C is n x n, the inner dimension 2n",
+                    "products per format",
+                ),
+                (svg.as_ref(), moduli.as_deref(), json_file.is_some()),
                 !sizes.is_empty() || seeds.is_some(),
-                "`reproduce gemm` takes --n (C is n x n, the inner dimension 2n)",
-            )?;
-            refuse(
                 opts.max_seconds.is_some(),
-                "`reproduce gemm` times --reps products per format; --max-seconds does not apply",
             )?;
             let n = opts.n.unwrap_or(papers::gemm::PAPER_N);
             check_gemm_memory(n)?;
@@ -643,16 +639,7 @@ const GEMM_BYTES_PER_N2: usize = 5 * (8 + 32);
 
 /// [`Err`] when the operands of `reproduce gemm --n n` would not fit the memory available.
 fn check_gemm_memory(n: usize) -> Result<(), String> {
-    if n == 0 {
-        return Err("--n must be at least 1".to_string());
-    }
-    check_bytes(
-        &format!("--n {n}"),
-        "A, B and C in f64 and quad-double",
-        n as f64 * n as f64 * GEMM_BYTES_PER_N2 as f64,
-        n.checked_mul(n)
-            .and_then(|k| k.checked_mul(GEMM_BYTES_PER_N2)),
-    )
+    check_order_memory(n, "A, B and C in f64 and quad-double", GEMM_BYTES_PER_N2)
 }
 
 /// Bytes per `n²` of `reproduce solve` at most: `A` and `B` in f64, their double-double copies,
@@ -661,15 +648,44 @@ const SOLVE_BYTES_PER_N2: usize = 8 * 16 + 16;
 
 /// [`Err`] when the operands of `reproduce solve --n n` would not fit the memory available.
 fn check_solve_memory(n: usize) -> Result<(), String> {
+    check_order_memory(
+        n,
+        "A, B, X and the factors in double-double",
+        SOLVE_BYTES_PER_N2,
+    )
+}
+
+/// [`Err`] for `--n 0`, or when `bytes_per_n2·n²` bytes (`what`) would not fit the memory.
+fn check_order_memory(n: usize, what: &str, bytes_per_n2: usize) -> Result<(), String> {
     if n == 0 {
         return Err("--n must be at least 1".to_string());
     }
     check_bytes(
         &format!("--n {n}"),
-        "A, B, X and the factors in double-double",
-        n as f64 * n as f64 * SOLVE_BYTES_PER_N2 as f64,
-        n.checked_mul(n)
-            .and_then(|k| k.checked_mul(SOLVE_BYTES_PER_N2)),
+        what,
+        n as f64 * n as f64 * bytes_per_n2 as f64,
+        n.checked_mul(n).and_then(|k| k.checked_mul(bytes_per_n2)),
+    )
+}
+
+/// The refusals of a paper run sized by `--n` alone (`reproduce gemm`, `reproduce solve`):
+/// the Ozaki paper's flags, `--json-file`, `--sizes`/`--seeds` (`n_is` says what `--n` sets)
+/// and `--max-seconds` (it times `--reps` of `timed`).
+fn order_only_flags(
+    (paper, n_is, timed): (&str, &str, &str),
+    (svg, moduli, json_file): (Option<&PathBuf>, Option<&str>, bool),
+    sizes_or_seeds: bool,
+    max_seconds: bool,
+) -> Result<(), String> {
+    ozaki_only(svg, moduli)?;
+    json_file_only(json_file)?;
+    sizes_seeds_only(
+        sizes_or_seeds,
+        &format!("`reproduce {paper}` takes --n ({n_is})"),
+    )?;
+    refuse(
+        max_seconds,
+        &format!("`reproduce {paper}` times --reps {timed}; --max-seconds does not apply"),
     )
 }
 

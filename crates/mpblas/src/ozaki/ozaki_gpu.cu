@@ -589,6 +589,35 @@ MP_DEV unsigned oz_res_byte_any(double y) {
 // ozaki2::to_integers: rint(2^e x), 0 for a zero or bad vector (mu = 0).
 MP_DEV double oz_to_int(double x, double mu, int e) { return mu == 0.0 ? 0.0 : rint(oz_ldexp(x, e)); }
 
+// ozaki2::sym_residue_sum of four packed pairs of symmetric residues modulo M.
+template <unsigned M>
+MP_DEV unsigned oz_add_packed(unsigned x, unsigned y) {
+    unsigned out = 0;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        int r = ((int)(signed char)(x >> (8 * j)) + (int)(signed char)(y >> (8 * j))) % (int)M;
+        if (r < 0) r += (int)M;
+        if (2 * r >= (int)M) r -= (int)M;
+        out |= ((unsigned)r & 0xffu) << (8 * j);
+    }
+    return out;
+}
+
+// The rare path of oz_four_residues and oz_four_residues_wide: every residue by
+// oz_res_byte_any (with `add`, added to the one stored, as in oz_four_residues_wide).
+MP_DEV void oz_residues_rare(const double xv[4], double mu, int e, int nmod, bool add,
+                             signed char *__restrict__ out, u64 base, u64 slab) {
+#define OZ_RES_RARE(l, M)                                                                          \
+    if (l < nmod) {                                                                                 \
+        unsigned packed = 0;                                                                        \
+        for (int j = 0; j < 4; ++j) packed |= oz_res_byte_any<M>(oz_to_int(xv[j], mu, e)) << (8 * j); \
+        unsigned *dst = (unsigned *)(out + (u64)(l) * slab + base);                                 \
+        *dst = add ? oz_add_packed<M>(*dst, packed) : packed;                                       \
+    }
+    OZ_MODULI_LIST(OZ_RES_RARE)
+#undef OZ_RES_RARE
+}
+
 // ozaki2::to_integers then ozaki2::residues of 4 consecutive values of one vector: the nmod
 // packed 4-byte words at out + l*slab + base. The common case |y| < 2^64 keeps only hi and
 // lo + MAGIC per value (few registers, so 6 blocks fit per SM: the stage went from 2.0 to
@@ -607,14 +636,7 @@ MP_DEV void oz_four_residues(const double xv[4], double mu, int e, int nmod,
         lom[j] = __fma_rn(-hi[j], 4294967296.0, y) + OZ_MAGIC;
     }
     if (__any_sync(__activemask(), rare)) {
-#define OZ_RES_RARE(l, M)                                                                          \
-    if (l < nmod) {                                                                                 \
-        unsigned packed = 0;                                                                        \
-        for (int j = 0; j < 4; ++j) packed |= oz_res_byte_any<M>(oz_to_int(xv[j], mu, e)) << (8 * j); \
-        *(unsigned *)(out + (u64)(l) * slab + base) = packed;                                       \
-    }
-        OZ_MODULI_LIST(OZ_RES_RARE)
-#undef OZ_RES_RARE
+        oz_residues_rare(xv, mu, e, nmod, false, out, base, slab);
         return;
     }
 #define OZ_RES_STEP(l, M)                                                                          \
@@ -625,20 +647,6 @@ MP_DEV void oz_four_residues(const double xv[4], double mu, int e, int nmod,
     }
     OZ_MODULI_LIST(OZ_RES_STEP)
 #undef OZ_RES_STEP
-}
-
-// ozaki2::sym_residue_sum of four packed pairs of symmetric residues modulo M.
-template <unsigned M>
-MP_DEV unsigned oz_add_packed(unsigned x, unsigned y) {
-    unsigned out = 0;
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-        int r = ((int)(signed char)(x >> (8 * j)) + (int)(signed char)(y >> (8 * j))) % (int)M;
-        if (r < 0) r += (int)M;
-        if (2 * r >= (int)M) r -= (int)M;
-        out |= ((unsigned)r & 0xffu) << (8 * j);
-    }
-    return out;
 }
 
 // oz_four_residues for the double-double scheme, whose integers reach about 2^117: the four
@@ -657,15 +665,7 @@ MP_DEV void oz_four_residues_wide(const double xv[4], double mu, int e, int nmod
         t0m[j] = oz_limbs4(rare ? 0.0 : y, t3[j], t2[j], t1[j]);
     }
     if (__any_sync(__activemask(), rare)) {
-#define OZ_RES_RARE(l, M)                                                                          \
-    if (l < nmod) {                                                                                 \
-        unsigned packed = 0;                                                                        \
-        for (int j = 0; j < 4; ++j) packed |= oz_res_byte_any<M>(oz_to_int(xv[j], mu, e)) << (8 * j); \
-        unsigned *dst = (unsigned *)(out + (u64)(l) * slab + base);                                 \
-        *dst = add ? oz_add_packed<M>(*dst, packed) : packed;                                       \
-    }
-        OZ_MODULI_LIST(OZ_RES_RARE)
-#undef OZ_RES_RARE
+        oz_residues_rare(xv, mu, e, nmod, add, out, base, slab);
         return;
     }
 #define OZ_RES_STEP(l, M)                                                                          \
