@@ -10,7 +10,7 @@
 #      of the device headers, and (with NVRTC) every module compiling for sm_90 plus the disk
 #      cache round trip;
 #   2. the release test binaries of mpblas (lib, gpu_bits, gpu_func_bits, gpu_rns_bits,
-#      gpu_ozaki, gpu_emulation, gpu_blas, gpu_blas_rns, kernels_compile, cuda_host), the CLI's
+#      gpu_ozaki, gpu_emulation, gpu_blas, gpu_blas_rns, gpu_lapack, kernels_compile, cuda_host), the CLI's
 #      unit tests (`cli`: the GPU reproduction against the CPU's), the `mpblas` binary itself
 #      (`mpblas reproduce ... --gpu`) and the gpu_bench, gpu_func_bench, gpu_blas_bench,
 #      gpu_rns_bench and gpu_ozaki_bench examples, with debug info stripped, into gpu-bundle/;
@@ -46,7 +46,8 @@ list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 cargo test --release -p mpblas --features cuda,unstable-internals --no-run --message-format=json \
     --lib --test gpu_bits --test gpu_func_bits --test gpu_rns_bits --test gpu_ozaki \
-    --test gpu_emulation --test gpu_blas --test gpu_blas_rns --test kernels_compile --test cuda_host >"$list"
+    --test gpu_emulation --test gpu_blas --test gpu_blas_rns --test gpu_lapack --test kernels_compile \
+    --test cuda_host >"$list"
 cargo build --release -p mpblas --features cuda --example gpu_bench --example gpu_func_bench \
     --example gpu_blas_bench --example gpu_rns_bench --example gpu_ozaki_bench --message-format=json >>"$list"
 cargo test --release -p mpblas-cli --bins --no-run --message-format=json >>"$list"
@@ -112,7 +113,7 @@ summary=""
 # Ozaki benchmark's sizes (default below); OZAKI_BENCH_SKIP_OZ1=1 skips the slow Ozaki-I rows.
 want() { [ -z "${RUN_ONLY:-}" ] || [[ " $RUN_ONLY " == *" $1 "* ]]; }
 for t in lib cuda_host kernels_compile gpu_bits gpu_func_bits gpu_rns_bits gpu_ozaki \
-         gpu_emulation gpu_blas gpu_blas_rns cli; do
+         gpu_emulation gpu_blas gpu_blas_rns gpu_lapack cli; do
     want "$t" || continue
     echo
     echo "== $t"

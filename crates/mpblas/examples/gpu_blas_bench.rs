@@ -916,6 +916,94 @@ fn gemm_format_with<T: Random>(
     Ok(())
 }
 
+/// `lapack::gpu::gesv_refined` (double-double: cuSOLVER's f64 LU, Ozaki residuals) beside
+/// `lapack::gpu::dgesv` (cuSOLVER `getrf` + `getrs` in f64) on the same matrices: the QD
+/// paper's `A` 2400 × 2400 with 1600 right-hand sides, then `n × n` with one right-hand side for
+/// each `n` given (default 8192, 16384). `A`, `B` uniform in [−1, 1] with full double-double
+/// words; CUDA events around each whole call (host synchronisations inside included), median
+/// of 3 after a warm-up; the error of the first two columns against the CPU's quad-double
+/// refined solve at the paper's size.
+fn solve_rows(dev: &Device, sizes: &[usize]) -> Result<()> {
+    use mpblas::lapack::{self, RefineParams};
+    println!("\n## Solve A X = B (CUDA events around the call, median of 3)\n");
+    println!("| routine | n | nrhs | ms | vs dgesv | steps | rel err (2 columns) |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut shapes = vec![(2400usize, 1600usize)];
+    let big: Vec<usize> = if sizes.iter().all(|&s| s >= 1 << 20) {
+        vec![8192, 16384]
+    } else {
+        sizes.to_vec()
+    };
+    shapes.extend(big.iter().map(|&n| (n, 1)));
+    for (n, nrhs) in shapes {
+        let mut rng = mpblas_testdata::SplitMix64::new(0x501e ^ n as u64);
+        let a: Vec<Dd> = (0..n * n).map(|_| Dd::random(&mut rng)).collect();
+        let b: Vec<Dd> = (0..n * nrhs).map(|_| Dd::random(&mut rng)).collect();
+        let ahi: Vec<f64> = a.iter().map(|v| v.hi).collect();
+        let bhi: Vec<f64> = b.iter().map(|v| v.hi).collect();
+        let (da, db) = (dev.upload(&a)?, dev.upload(&b)?);
+        let mut dx = dev.zeros::<Dd>(n * nrhs)?;
+        let mut steps = 0;
+        let ms = median_ms_of(dev, 1, 3, || {
+            let r = lapack::gpu::gesv_refined(
+                dev,
+                DeviceMatRef::col_major(&da, n, n, n)?,
+                DeviceMatRef::col_major(&db, n, nrhs, n)?,
+                DeviceMatMut::col_major(&mut dx, n, nrhs, n)?,
+                &RefineParams::default(),
+            )?;
+            steps = r.iterations;
+            Ok(())
+        })?;
+        let (a0, b0) = (dev.upload(&ahi)?, dev.upload(&bhi)?);
+        let (mut fa, mut fb) = (dev.zeros::<f64>(n * n)?, dev.zeros::<f64>(n * nrhs)?);
+        let ms64 = median_ms_of(dev, 1, 3, || {
+            fa.copy_from(&a0)?;
+            fb.copy_from(&b0)?;
+            lapack::gpu::dgesv(
+                dev,
+                DeviceMatMut::col_major(&mut fa, n, n, n)?,
+                DeviceMatMut::col_major(&mut fb, n, nrhs, n)?,
+            )
+        })?;
+        let err = if n <= 2400 {
+            let x = dx.download()?;
+            let cols = nrhs.min(2);
+            let aq: Vec<Qd> = a.iter().map(|v| v.to_qd()).collect();
+            let bq: Vec<Qd> = b[..n * cols].iter().map(|v| v.to_qd()).collect();
+            let mut xq = bq.clone();
+            lapack::gesv_refined(
+                MatRef::col_major(&aq, n, n, n)?,
+                MatRef::col_major(&bq, n, cols, n)?,
+                mpblas::view::MatMut::col_major(&mut xq, n, cols, n)?,
+                &RefineParams::default(),
+            )?;
+            let mut worst = 0.0f64;
+            for c in 0..cols {
+                let (mut e, mut s) = (0.0f64, 0.0f64);
+                for i in 0..n {
+                    let w = xq[i + c * n];
+                    e = e.max((x[i + c * n].to_qd() - w).abs().nearest_f64());
+                    s = s.max(w.abs().nearest_f64());
+                }
+                worst = worst.max(e / s);
+            }
+            format!("{worst:.1e}")
+        } else {
+            "-".into()
+        };
+        println!(
+            "| dd gesv_refined | {n} | {nrhs} | {ms:.2} | {:.2}x | {steps} | {err} |",
+            ms / ms64
+        );
+        println!(
+            "| f64 dgesv (cuSOLVER getrf + getrs, with a device copy of A, B) | {n} | {nrhs} | {ms64:.2} | 1.00x | | |"
+        );
+        dev.release_workspaces()?;
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let sizes: Vec<usize> = match std::env::args().nth(1) {
         Some(s) => s.split(',').filter_map(|t| t.trim().parse().ok()).collect(),
@@ -933,6 +1021,8 @@ fn main() -> Result<()> {
             return gemm_rows(&dev, &shapes);
         }
         Ok("gemm") => return gemm_rows(&dev, &GEMM_SHAPES),
+        // The solvers: the QD paper's problem and n × n with one right-hand side.
+        Ok("solve") => return solve_rows(&dev, &sizes),
         _ => {}
     }
     println!(

@@ -473,6 +473,11 @@ impl Device {
         }
         self.cached("cublas", "default", 0, || self.inner.sys.blas())
     }
+
+    /// The device's cuSOLVER dense handle (made on first use, bound to its stream).
+    pub(crate) fn solver(&self) -> Result<Arc<sys::Solver>> {
+        self.cached("cusolver", "default", 0, || self.inner.sys.solver())
+    }
 }
 
 /// [`Error::LengthMismatch`] unless `got == expected`.

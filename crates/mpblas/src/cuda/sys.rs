@@ -16,6 +16,8 @@ use super::launch::{Arg, LaunchConfig};
 use crate::error::{Error, Result};
 use cudarc::cublas::CudaBlas;
 use cudarc::cublas::sys as blas_sys;
+use cudarc::cusolver::safe::DnHandle;
+use cudarc::cusolver::sys as solver_sys;
 use cudarc::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr,
     DriverError, sys,
@@ -58,6 +60,13 @@ pub(crate) fn cublas_present() -> bool {
     static PRESENT: OnceLock<bool> = OnceLock::new();
     // SAFETY: as for `driver_present`.
     *PRESENT.get_or_init(|| unsafe { blas_sys::is_culib_present() })
+}
+
+/// True if cuSOLVER (`libcusolver`) can be loaded.
+pub(crate) fn cusolver_present() -> bool {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: as for `driver_present`.
+    *PRESENT.get_or_init(|| unsafe { solver_sys::is_culib_present() })
 }
 
 /// True if NVRTC (`libnvrtc`) can be loaded.
@@ -438,6 +447,26 @@ impl Context {
         .map_err(|e| driver_cause(&e))
     }
 
+    /// A new cuSOLVER dense handle bound to the stream.
+    pub(crate) fn solver(&self) -> Result<Solver> {
+        if !cusolver_present() {
+            return Err(Error::CudaLibraryMissing {
+                library: "cusolver",
+            });
+        }
+        self.ctx
+            .bind_to_thread()
+            .map_err(driver_err("cuSOLVER context"))?;
+        let inner = DnHandle::new(self.stream.clone()).map_err(|e| Error::CudaLaunch {
+            kernel: "cusolverDnCreate",
+            cause: format!("{e:?}"),
+        })?;
+        Ok(Solver {
+            inner,
+            ctx: self.ctx.clone(),
+        })
+    }
+
     /// A new cuBLAS handle bound to the stream, in the default math mode (no TF32).
     pub(crate) fn blas(&self) -> Result<Blas> {
         if !cublas_present() {
@@ -503,6 +532,115 @@ pub(crate) struct Blas {
     inner: CudaBlas,
     /// cuBLAS works in the calling thread's current context: each call binds this one first.
     ctx: Arc<CudaContext>,
+}
+
+/// A cuSOLVER dense handle on a device's stream: the `f64` LU of the solvers.
+pub(crate) struct Solver {
+    inner: DnHandle,
+    /// cuSOLVER works in the calling thread's current context: each call binds this one first.
+    ctx: Arc<CudaContext>,
+}
+
+fn solver_status(op: &'static str, s: solver_sys::cusolverStatus_t) -> Result<()> {
+    if s == solver_sys::cusolverStatus_t::CUSOLVER_STATUS_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::CudaLaunch {
+            kernel: op,
+            cause: format!("{s:?}"),
+        })
+    }
+}
+
+impl Solver {
+    fn bound_handle(&self) -> Result<solver_sys::cusolverDnHandle_t> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(driver_err("cuSOLVER context"))?;
+        Ok(self.inner.cu())
+    }
+
+    /// Doubles of workspace `cusolverDnDgetrf` needs for an `n × n` matrix at `a` (`lda`).
+    ///
+    /// # Safety
+    /// `a` addresses `lda·(n−1) + n` doubles of this device.
+    pub(crate) unsafe fn dgetrf_work(&self, n: usize, (a, lda): (u64, usize)) -> Result<usize> {
+        let h = self.bound_handle()?;
+        let (n, lda) = (dim("n", n)?, dim("lda", lda)?);
+        let mut lwork: c_int = 0;
+        // SAFETY: the caller's contract; lwork is a host int.
+        let s = unsafe {
+            solver_sys::cusolverDnDgetrf_bufferSize(h, n, n, a as *mut f64, lda, &mut lwork)
+        };
+        solver_status("cusolverDnDgetrf_bufferSize", s)?;
+        Ok(lwork.max(0) as usize)
+    }
+
+    /// `cusolverDnDgetrf`: the LU of the `n × n` matrix at `a` (`lda`) with partial pivoting,
+    /// in place; 1-based pivots to `ipiv` (`n` ints), LAPACK's `info` to `info` (one int).
+    ///
+    /// # Safety
+    /// `a` addresses `lda·(n−1) + n` doubles, `work` [`Solver::dgetrf_work`] doubles, `ipiv`
+    /// `n` ints and `info` one int, all of this device, not overlapping.
+    pub(crate) unsafe fn dgetrf(
+        &self,
+        n: usize,
+        (a, lda): (u64, usize),
+        work: u64,
+        ipiv: u64,
+        info: u64,
+    ) -> Result<()> {
+        let h = self.bound_handle()?;
+        let (n, lda) = (dim("n", n)?, dim("lda", lda)?);
+        // SAFETY: the caller's contract.
+        let s = unsafe {
+            solver_sys::cusolverDnDgetrf(
+                h,
+                n,
+                n,
+                a as *mut f64,
+                lda,
+                work as *mut f64,
+                ipiv as *mut c_int,
+                info as *mut c_int,
+            )
+        };
+        solver_status("cusolverDnDgetrf", s)
+    }
+
+    /// `cusolverDnDgetrs` (no transpose): `B ← A⁻¹·B` from [`Solver::dgetrf`]'s factors.
+    ///
+    /// # Safety
+    /// `a` and `ipiv` as left by `dgetrf` for order `n`, `b` addresses `ldb·(nrhs−1) + n`
+    /// doubles, `info` one int, all of this device.
+    pub(crate) unsafe fn dgetrs(
+        &self,
+        (n, nrhs): (usize, usize),
+        (a, lda): (u64, usize),
+        ipiv: u64,
+        (b, ldb): (u64, usize),
+        info: u64,
+    ) -> Result<()> {
+        let h = self.bound_handle()?;
+        let (n, nrhs) = (dim("n", n)?, dim("nrhs", nrhs)?);
+        let (lda, ldb) = (dim("lda", lda)?, dim("ldb", ldb)?);
+        // SAFETY: the caller's contract.
+        let s = unsafe {
+            solver_sys::cusolverDnDgetrs(
+                h,
+                solver_sys::cublasOperation_t::CUBLAS_OP_N,
+                n,
+                nrhs,
+                a as *const f64,
+                lda,
+                ipiv as *const c_int,
+                b as *mut f64,
+                ldb,
+                info as *mut c_int,
+            )
+        };
+        solver_status("cusolverDnDgetrs", s)
+    }
 }
 
 fn blas_status(op: &'static str, s: blas_sys::cublasStatus_t) -> Result<()> {

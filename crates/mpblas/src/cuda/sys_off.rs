@@ -69,6 +69,34 @@ pub(crate) enum Module {}
 pub(crate) enum Function {}
 /// No cuBLAS handle exists without the feature.
 pub(crate) enum Blas {}
+/// No cuSOLVER handle exists without the feature.
+pub(crate) enum Solver {}
+
+impl Solver {
+    pub(crate) unsafe fn dgetrf_work(&self, _n: usize, _a: (u64, usize)) -> Result<usize> {
+        match *self {}
+    }
+    pub(crate) unsafe fn dgetrf(
+        &self,
+        _n: usize,
+        _a: (u64, usize),
+        _work: u64,
+        _ipiv: u64,
+        _info: u64,
+    ) -> Result<()> {
+        match *self {}
+    }
+    pub(crate) unsafe fn dgetrs(
+        &self,
+        _dims: (usize, usize),
+        _a: (u64, usize),
+        _ipiv: u64,
+        _b: (u64, usize),
+        _info: u64,
+    ) -> Result<()> {
+        match *self {}
+    }
+}
 
 /// As in `sys.rs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,6 +147,9 @@ impl Context {
         match *self {}
     }
     pub(crate) fn blas(&self) -> Result<Blas> {
+        match *self {}
+    }
+    pub(crate) fn solver(&self) -> Result<Solver> {
         match *self {}
     }
 }

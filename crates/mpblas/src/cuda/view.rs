@@ -42,7 +42,32 @@ impl<T: DeviceScalar> std::fmt::Debug for DeviceMatMut<'_, T> {
     }
 }
 
+fn col_out_of_bounds(j: usize, cols: usize) -> Error {
+    Error::OutOfBounds {
+        what: "column",
+        got: j,
+        len: cols,
+    }
+}
+
 impl<'a, T: DeviceScalar> DeviceMatRef<'a, T> {
+    /// Column `j` as a vector view (`rows` elements, increment the row stride).
+    ///
+    /// # Errors
+    /// [`Error::OutOfBounds`] for `j ≥ cols`.
+    pub fn col(&self, j: usize) -> Result<DeviceVecRef<'a, T>> {
+        let l = self.layout;
+        if j >= l.cols {
+            return Err(col_out_of_bounds(j, l.cols));
+        }
+        Ok(DeviceVecRef {
+            vec: self.vec,
+            start: l.offset + j * l.col_stride,
+            len: l.rows,
+            inc: l.row_stride as isize,
+        })
+    }
+
     /// A view of `vec` as `layout` (offset included), after checking that every element lies
     /// in the vector (naming `arg` in the error).
     ///
@@ -217,6 +242,23 @@ impl<'a, T: DeviceScalar> DeviceMatMut<'a, T> {
     /// The device address of word `k` of element `(0, 0)`.
     pub(crate) fn word_addr(&self, k: usize) -> u64 {
         self.vec.word_addr(k) + 8 * self.layout.offset as u64
+    }
+
+    /// Column `j` as a vector view (`rows` elements, increment the row stride).
+    ///
+    /// # Errors
+    /// [`Error::OutOfBounds`] for `j ≥ cols`.
+    pub fn col_mut(&mut self, j: usize) -> Result<DeviceVecMut<'_, T>> {
+        let l = self.layout;
+        if j >= l.cols {
+            return Err(col_out_of_bounds(j, l.cols));
+        }
+        Ok(DeviceVecMut {
+            vec: self.vec,
+            start: l.offset + j * l.col_stride,
+            len: l.rows,
+            inc: l.row_stride as isize,
+        })
     }
 }
 

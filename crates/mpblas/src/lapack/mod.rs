@@ -1,8 +1,10 @@
-//! The LAPACK family: dense linear systems. Today the CPU's LU factorisation with partial
+//! The LAPACK family: dense linear systems. The CPU's LU factorisation with partial
 //! pivoting and its solves ([`lu`]), for every [`Scalar`](crate::Scalar) format, blocked so
 //! that most of the work is the level-3 [`gemm`](crate::blas::gemm), and mixed-precision
 //! iterative refinement ([`refine`]): `f64` factors, residuals and corrections in the extended
-//! format, with `T`'s own LU as the fallback.
+//! format, with `T`'s own LU as the fallback. On the GPU ([`gpu`]): cuSOLVER's `f64` solve and
+//! the double-double refinement on its factors, residuals by the double-double Ozaki scheme
+//! on INT8 tensor cores (its fallback still runs on the CPU).
 //!
 //! ```
 //! use mpblas::lapack::gesv;
@@ -22,8 +24,15 @@
 //! assert!((b[1] - Dd::from(7.0) / Dd::from(5.0)).abs().hi < 1e-31);
 //! ```
 
+pub(crate) mod lapack_gpu;
 pub mod lu;
 pub mod refine;
+
+/// The LAPACK family on the GPU (`lapack_gpu.rs` and its kernels `lapack_gpu.cu`): cuSOLVER's
+/// `f64` solve and the double-double refinement on its factors with Ozaki-scheme residuals.
+pub mod gpu {
+    pub use super::lapack_gpu::{dgesv, gesv_refined};
+}
 
 pub use lu::{LU_BLOCK, gesv, getrf, getrs};
 pub use refine::{RefineParams, RefinePath, RefineReport, gesv_refined};

@@ -71,6 +71,33 @@ impl Default for RefineParams {
 /// `T`'s residuals): `2^-26`, far below what `f64` factors alone give.
 const STAGNATION_FLOOR: f64 = 1.4901161193847656e-8;
 
+/// `‖d‖∞ / ‖x‖∞` of one column's correction (0 for a zero correction).
+pub(crate) fn relative_correction(dn: f64, xn: f64) -> f64 {
+    if dn == 0.0 { 0.0 } else { dn / xn }
+}
+
+/// The larger of two relative corrections, NaN winning.
+pub(crate) fn worse(worst: f64, rel: f64) -> f64 {
+    if rel.is_nan() || rel > worst {
+        rel
+    } else {
+        worst
+    }
+}
+
+/// Whether refinement stops after a step whose largest relative correction is `worst` (the
+/// previous step's: `previous`), for order `n` and the format's `u`: `Some(true)` converged
+/// (`worst ≤ n·u`, or stagnation after the corrections had shrunk below 2^-26: the format's own
+/// rounding in the residual is the floor, about κ·n·u), `Some(false)` failed (stagnation before
+/// that: the `f64` factors are too inaccurate; NaN counts as no progress), `None` go on.
+pub(crate) fn step_outcome(worst: f64, previous: f64, u: f64, n: usize) -> Option<bool> {
+    if worst <= u * n as f64 {
+        return Some(true);
+    }
+    let shrank = worst <= 0.5 * previous;
+    (!shrank).then_some(previous <= STAGNATION_FLOOR)
+}
+
 /// `max |v|` as an `f64`.
 fn norm_inf<T: Scalar>(v: impl Iterator<Item = T>) -> f64 {
     v.map(|x| x.nearest_f64().abs())
@@ -178,26 +205,12 @@ pub fn gesv_refined<T: Scalar>(
             }
             let dn = norm_inf(d[c * n..(c + 1) * n].iter().copied());
             let xn = norm_inf((0..n).map(|i| x.rb().at(i, c).clone()));
-            let rel = if dn == 0.0 { 0.0 } else { dn / xn };
-            worst = if rel.is_nan() || rel > worst {
-                rel
-            } else {
-                worst
-            };
+            worst = worse(worst, relative_correction(dn, xn));
         }
         report.iterations += 1;
         report.last_correction = worst;
-        if worst <= u * n as f64 {
-            converged = true;
-            break;
-        }
-        // (NaN counts as no progress.)
-        let shrank = worst <= 0.5 * previous;
-        if !shrank {
-            // Stagnation: converged if the corrections had already shrunk far below f64's
-            // accuracy (T's own rounding in the residual is the floor, about κ·n·u_T), not if
-            // they never did (the f64 factors are too inaccurate).
-            converged = previous <= STAGNATION_FLOOR;
+        if let Some(done) = step_outcome(worst, previous, u, n) {
+            converged = done;
             break;
         }
         previous = worst;

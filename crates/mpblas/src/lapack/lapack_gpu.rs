@@ -1,0 +1,404 @@
+//! The LAPACK family on the GPU: `f64` LU solves by cuSOLVER ([`dgesv`]) and the
+//! mixed-precision refinement of [`gesv_refined`](super::gesv_refined) for double-double
+//! systems ([`gesv_refined`]): cuSOLVER's `f64` factors of the leading words, residuals
+//! `B − A·X` in double-double (a GEMV per column for up to 8 right-hand sides, else the
+//! double-double Ozaki scheme II on INT8 tensor cores,
+//! [`crate::ozaki::gpu::ozaki2_gemm_dd`] with double-double operands), corrections added in
+//! double-double, the CPU's stopping rule. The kernels of `lapack_gpu.cu` do the element-wise steps.
+//!
+//! The factors are cuSOLVER's, not the CPU's `getrf`'s, so the iterates are not the CPU's bits;
+//! the accuracy is the same (the tests check it against a quad-double solve).
+
+use super::refine::{relative_correction, step_outcome, worse};
+use super::{RefineParams, RefinePath, RefineReport, gesv};
+use crate::cuda::{
+    Arg, Device, DeviceMatMut, DeviceMatRef, DeviceVec, ModuleSource, ScratchBuffer, args,
+    col_major_ld, download_raw, memset,
+};
+use crate::dd::Dd;
+use crate::error::{Error, Result};
+use crate::ozaki::{gpu::ozaki2_gemm_dd, ozaki2_dd_params};
+use crate::scalar::Scalar;
+use crate::view::{MatLayout, MatMut, MatRef};
+use std::sync::Mutex;
+
+/// The entry points of `lapack_gpu.cu` (`tests/kernel_names.rs` checks them).
+pub(crate) const KERNELS: &[&str] = &["lapack_dd_hi", "lapack_dd_copy", "lapack_dd_add_correction"];
+
+/// The kernel module: source and entry points.
+pub(crate) static MODULE: ModuleSource = ModuleSource {
+    name: "lapack_gpu",
+    source: include_str!("lapack_gpu.cu"),
+    headers: &[&crate::eft::EFT_CUH, &crate::dd::dd_gpu::DD_CUH],
+    kernels: KERNELS,
+};
+
+/// The buffers a solve keeps on the device between calls.
+#[derive(Default)]
+struct Workspace {
+    ipiv: ScratchBuffer,
+    info: ScratchBuffer,
+    work: ScratchBuffer,
+    colmax: ScratchBuffer,
+}
+
+/// cuSOLVER's `f64` LU of the `n × n` column-major matrix at `lu` (`ld = n`), in place, its
+/// pivots in `ws`; `Some(column)` of the first exactly zero pivot (0-based), like [`getrf`](
+/// super::getrf).
+fn factor(dev: &Device, ws: &mut Workspace, lu: u64, n: usize) -> Result<Option<usize>> {
+    let solver = dev.solver()?;
+    // SAFETY: lu holds n·n doubles of this device (the caller's buffer).
+    let lwork = unsafe { solver.dgetrf_work(n, (lu, n))? };
+    let work = ws.work.get(dev, 8 * lwork.max(1))?;
+    let ipiv = ws.ipiv.get(dev, 4 * n)?;
+    let info = ws.info.get(dev, 4)?;
+    // SAFETY: work holds lwork doubles, ipiv n ints, info one int, lu n·n doubles, distinct.
+    unsafe { solver.dgetrf(n, (lu, n), work, ipiv, info)? };
+    let mut got = [0i32; 1];
+    // SAFETY: info holds one int written by dgetrf on this stream (the download waits).
+    unsafe { download_raw(dev, info, &mut got)? };
+    Ok((got[0] > 0).then(|| got[0] as usize - 1))
+}
+
+/// `B ← A⁻¹·B` for [`factor`]'s factors at `lu` and the `n × nrhs` column-major `b` (`ld = n`).
+fn solve(
+    dev: &Device,
+    ws: &mut Workspace,
+    lu: u64,
+    b: u64,
+    (n, nrhs): (usize, usize),
+) -> Result<()> {
+    let solver = dev.solver()?;
+    let ipiv = ws.ipiv.get(dev, 4 * n)?;
+    let info = ws.info.get(dev, 4)?;
+    // SAFETY: lu and ipiv as left by factor for order n, b holds n·nrhs doubles, info one int.
+    unsafe { solver.dgetrs((n, nrhs), (lu, n), ipiv, (b, n), info) }
+}
+
+fn with_workspace<R>(dev: &Device, f: impl FnOnce(&mut Workspace) -> Result<R>) -> Result<R> {
+    let ws = dev.workspace("lapack", || Ok(Mutex::new(Workspace::default())))?;
+    let mut guard = ws.lock().unwrap_or_else(|e| e.into_inner());
+    f(&mut guard)
+}
+
+/// Launches `kernel` of [`MODULE`] on a 2-D grid over `m × n`.
+///
+/// # Safety
+/// As [`Device::launch`]: `args` match the kernel's parameters in `lapack_gpu.cu` and every
+/// pointer addresses what its comment asks for.
+unsafe fn launch_2d(
+    dev: &Device,
+    kernel: &'static str,
+    (m, n): (usize, usize),
+    a: &[Arg],
+) -> Result<()> {
+    // SAFETY: the caller's contract.
+    unsafe { dev.launch(&MODULE, kernel, dev.grid_2d(m, n), a) }
+}
+
+/// `X ← A⁻¹·B` in `f64` by cuSOLVER's LU with partial pivoting (`getrf` + `getrs`): `A`
+/// (`n × n`) is overwritten by its factors and `B` (`n × nrhs`) by the solution; both
+/// column-major.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] for shapes that do not agree; [`Error::InvalidView`] for a view
+/// that is not column-major; [`Error::DeviceMismatch`]; [`Error::Singular`] for an exactly
+/// zero pivot (LAPACK's `info`, 0-based); [`Error::CudaLibraryMissing`] without cuSOLVER;
+/// [`Error::OutOfRange`] beyond cuSOLVER's `i32` sizes.
+pub fn dgesv(dev: &Device, a: DeviceMatMut<'_, f64>, b: DeviceMatMut<'_, f64>) -> Result<()> {
+    let n = a.rows();
+    crate::cuda::check_len("a (columns)", n, a.cols())?;
+    crate::cuda::check_len("b (rows)", n, b.rows())?;
+    dev.check_on("a", a.ordinal())?;
+    dev.check_on("b", b.ordinal())?;
+    let (lda, ldb) = (
+        col_major_ld("a", &a.layout())?,
+        col_major_ld("b", &b.layout())?,
+    );
+    if n == 0 || b.cols() == 0 {
+        return Ok(());
+    }
+    let solver = dev.solver()?;
+    with_workspace(dev, |ws| {
+        let pa = a.word_addr(0);
+        // SAFETY: a holds lda·(n−1)+n doubles (its view was checked against its vector).
+        let lwork = unsafe { solver.dgetrf_work(n, (pa, lda))? };
+        let work = ws.work.get(dev, 8 * lwork.max(1))?;
+        let ipiv = ws.ipiv.get(dev, 4 * n)?;
+        let info = ws.info.get(dev, 4)?;
+        // SAFETY: as in factor, with lda.
+        unsafe { solver.dgetrf(n, (pa, lda), work, ipiv, info)? };
+        let mut got = [0i32; 1];
+        // SAFETY: info holds one int written by dgetrf on this stream.
+        unsafe { download_raw(dev, info, &mut got)? };
+        if got[0] > 0 {
+            return Err(Error::Singular {
+                column: got[0] as usize - 1,
+            });
+        }
+        // SAFETY: the factors and pivots just made, b holds ldb·(nrhs−1)+n doubles.
+        unsafe { solver.dgetrs((n, b.cols()), (pa, lda), ipiv, (b.word_addr(0), ldb), info) }
+    })
+}
+
+/// Right-hand sides up to which the residual is a double-double GEMV per column (memory-bound:
+/// `A` read once per column) rather than the Ozaki scheme (whose residues of `A` cost more
+/// than a few GEMVs). Measured on an H100 at n = 8192, one right-hand side: see BENCHMARKS.md.
+const GEMV_RESIDUAL_MAX_RHS: usize = 8;
+
+/// `R ← R − A·X` in double-double (`R` `n × nrhs` column-major, holding `B`): a GEMV per
+/// column ([`blas::gpu::gemv`](crate::blas::gpu::gemv), each entry a recursive dd sum, within
+/// about `(n+2)·u²·(|A||x|)_i`) for few right-hand sides, otherwise the Ozaki scheme (within
+/// `compensated_dot_gamma(n)·(|A||X|)_ij`).
+fn residual(
+    dev: &Device,
+    a: DeviceMatRef<'_, Dd>,
+    x: DeviceMatRef<'_, Dd>,
+    r: &mut DeviceVec<Dd>,
+) -> Result<()> {
+    let (n, nrhs) = (a.rows(), x.cols());
+    let mut rv = DeviceMatMut::col_major(r, n, nrhs, n)?;
+    if nrhs <= GEMV_RESIDUAL_MAX_RHS {
+        for j in 0..nrhs {
+            crate::blas::gpu::gemv(dev, -Dd::ONE, a, x.col(j)?, Dd::ONE, rv.col_mut(j)?)?;
+        }
+        return Ok(());
+    }
+    ozaki2_gemm_dd(dev, -1.0, a, x, 1.0, rv, &ozaki2_dd_params()).map(|_| ())
+}
+
+/// The element strides of a view's layout.
+fn strides(l: &MatLayout) -> (u64, u64) {
+    (l.row_stride as u64, l.col_stride as u64)
+}
+
+/// Solves `A·X = B` (`A` `n × n`, `B` and `X` `n × nrhs`, double-double, any strides) on the
+/// GPU by `f64` factors and refinement in double-double: the GPU form of
+/// [`gesv_refined`](super::gesv_refined) for [`Dd`] (module docs). `A` and `B` are not changed.
+/// The fallback for systems too ill-conditioned for `f64` factors (and for an `fl64(A)` with
+/// a zero pivot) is double-double LU **on the CPU** for now ([`gesv`]: `A` and `B` are
+/// downloaded, `X` uploaded), reported as [`RefinePath::Fallback`].
+///
+/// # Errors
+/// [`Error::LengthMismatch`] for shapes that do not agree; [`Error::DeviceMismatch`];
+/// [`Error::Singular`] when the fallback meets an exactly singular `A` (or, with
+/// `fallback = false`, when `fl64(A)` is singular); [`Error::CudaLibraryMissing`] without
+/// cuSOLVER or cuBLAS; the Ozaki residual's errors.
+pub fn gesv_refined(
+    dev: &Device,
+    a: DeviceMatRef<'_, Dd>,
+    b: DeviceMatRef<'_, Dd>,
+    mut x: DeviceMatMut<'_, Dd>,
+    params: &RefineParams,
+) -> Result<RefineReport> {
+    let n = a.rows();
+    crate::cuda::check_len("a (columns)", n, a.cols())?;
+    crate::cuda::check_len("b (rows)", n, b.rows())?;
+    crate::cuda::check_len("x (rows)", n, x.rows())?;
+    crate::cuda::check_len("x (columns)", b.cols(), x.cols())?;
+    dev.check_on("a", a.ordinal())?;
+    dev.check_on("b", b.ordinal())?;
+    dev.check_on("x", x.ordinal())?;
+    let nrhs = b.cols();
+    let mut report = RefineReport {
+        path: RefinePath::Refined,
+        iterations: 0,
+        last_correction: 0.0,
+        f64_singular: false,
+    };
+    if n == 0 || nrhs == 0 {
+        return Ok(report);
+    }
+    let u = Dd::unit_roundoff_in(&());
+    let (ars, acs) = strides(&a.layout());
+    let (brs, bcs) = strides(&b.layout());
+    let (xrs, xcs) = strides(&x.layout());
+    let lu = dev.zeros::<f64>(n * n)?;
+    let rhs = dev.zeros::<f64>(n * nrhs)?;
+    let mut r = dev.zeros::<Dd>(n * nrhs)?;
+    let singular = with_workspace(dev, |ws| {
+        // SAFETY: lapack_dd_hi(const double* hi, u64 rs, u64 cs, u64 m, u64 n, double* out):
+        // a's leading words through its checked strides, lu holds n·n doubles.
+        unsafe {
+            launch_2d(
+                dev,
+                "lapack_dd_hi",
+                (n, n),
+                args![a.word_addr(0), ars, acs, n, n, lu.word_addr(0)],
+            )?
+        };
+        factor(dev, ws, lu.word_addr(0), n)
+    })?;
+    if let Some(column) = singular {
+        report.f64_singular = true;
+        if !params.fallback {
+            return Err(Error::Singular { column });
+        }
+        return fallback_on_cpu(dev, (a, b), &mut x, report);
+    }
+    let mut previous = f64::INFINITY;
+    let mut converged = false;
+    // X₀ from the f64 solve of B's leading words (no iteration), then the refinement steps.
+    let mut first = true;
+    while first || report.iterations < params.max_iterations {
+        if first {
+            // SAFETY: as above, b's leading words into rhs (n·nrhs doubles).
+            unsafe {
+                launch_2d(
+                    dev,
+                    "lapack_dd_hi",
+                    (n, nrhs),
+                    args![b.word_addr(0), brs, bcs, n, nrhs, rhs.word_addr(0)],
+                )?
+            };
+        } else {
+            // R = B − A·X in double-double (the Ozaki scheme: within g·(|A||X|)_ij).
+            // SAFETY: lapack_dd_copy(const double* hi, const double* lo, u64 rs, u64 cs, u64 m,
+            // u64 n, double* ohi, double* olo, u64 ors, u64 ocs): b's words through its
+            // strides into r's (n·nrhs column-major).
+            unsafe {
+                launch_2d(
+                    dev,
+                    "lapack_dd_copy",
+                    (n, nrhs),
+                    args![
+                        b.word_addr(0),
+                        b.word_addr(1),
+                        brs,
+                        bcs,
+                        n,
+                        nrhs,
+                        r.word_addr(0),
+                        r.word_addr(1),
+                        1u64,
+                        n
+                    ],
+                )?
+            };
+            residual(dev, a, x.rb(), &mut r)?;
+            // SAFETY: r's leading words into rhs.
+            unsafe {
+                launch_2d(
+                    dev,
+                    "lapack_dd_hi",
+                    (n, nrhs),
+                    args![r.word_addr(0), 1u64, n, n, nrhs, rhs.word_addr(0)],
+                )?
+            };
+        }
+        let maxima = with_workspace(dev, |ws| {
+            solve(dev, ws, lu.word_addr(0), rhs.word_addr(0), (n, nrhs))?;
+            let colmax = ws.colmax.get(dev, 16 * nrhs)?;
+            // SAFETY: colmax holds 2·nrhs u64 of the workspace, written only on this stream.
+            unsafe { memset(dev, colmax, 0, 16 * nrhs)? };
+            // SAFETY: lapack_dd_add_correction(double* xhi, double* xlo, u64 rs, u64 cs, u64 m,
+            // u64 n, const double* d, int init, u64* colmax): x's words through its checked
+            // (injective) strides, rhs n·nrhs doubles, colmax 2·nrhs u64.
+            unsafe {
+                launch_2d(
+                    dev,
+                    "lapack_dd_add_correction",
+                    (n, nrhs),
+                    args![
+                        x.word_addr(0),
+                        x.word_addr(1),
+                        xrs,
+                        xcs,
+                        n,
+                        nrhs,
+                        rhs.word_addr(0),
+                        i32::from(first),
+                        colmax
+                    ],
+                )?
+            };
+            let mut bits = vec![0u64; 2 * nrhs];
+            // SAFETY: colmax holds 2·nrhs u64 written above on this stream.
+            unsafe { download_raw(dev, colmax, &mut bits)? };
+            Ok(bits)
+        })?;
+        if first {
+            first = false;
+            continue;
+        }
+        let worst = (0..nrhs).fold(0.0f64, |w, c| {
+            let (dn, xn) = (
+                f64::from_bits(maxima[2 * c]),
+                f64::from_bits(maxima[2 * c + 1]),
+            );
+            worse(w, relative_correction(dn, xn))
+        });
+        report.iterations += 1;
+        report.last_correction = worst;
+        if let Some(done) = step_outcome(worst, previous, u, n) {
+            converged = done;
+            break;
+        }
+        previous = worst;
+    }
+    if !converged && params.fallback {
+        return fallback_on_cpu(dev, (a, b), &mut x, report);
+    }
+    if !converged {
+        report.path = RefinePath::NotConverged;
+    }
+    Ok(report)
+}
+
+/// A device view's elements as a CPU view of a downloaded copy.
+fn host_copy(v: &DeviceMatRef<'_, Dd>) -> Result<(Vec<Dd>, MatLayout)> {
+    Ok((v.vec().download()?, v.layout()))
+}
+
+/// The fallback: double-double LU on the CPU ([`gesv`]) of the downloaded `A` and `B`, the
+/// solution written into `X`.
+fn fallback_on_cpu(
+    dev: &Device,
+    (a, b): (DeviceMatRef<'_, Dd>, DeviceMatRef<'_, Dd>),
+    x: &mut DeviceMatMut<'_, Dd>,
+    mut report: RefineReport,
+) -> Result<RefineReport> {
+    let (n, nrhs) = (a.rows(), b.cols());
+    let view = |(data, l): &(Vec<Dd>, MatLayout)| -> Result<Vec<Dd>> {
+        let v = MatRef::with_strides(
+            &data[l.offset..],
+            l.rows,
+            l.cols,
+            l.row_stride,
+            l.col_stride,
+        )?;
+        Ok(v.to_col_major())
+    };
+    let mut lu = view(&host_copy(&a)?)?;
+    let mut sol = view(&host_copy(&b)?)?;
+    let mut ipiv = vec![0; n];
+    gesv(
+        MatMut::col_major(&mut lu, n, n, n)?,
+        &mut ipiv,
+        MatMut::col_major(&mut sol, n, nrhs, n)?,
+    )?;
+    let s = dev.upload(&sol)?;
+    let (xrs, xcs) = strides(&x.layout());
+    // SAFETY: as the copy in gesv_refined, from s (column-major) into x's strides.
+    unsafe {
+        launch_2d(
+            dev,
+            "lapack_dd_copy",
+            (n, nrhs),
+            args![
+                s.word_addr(0),
+                s.word_addr(1),
+                1u64,
+                n,
+                n,
+                nrhs,
+                x.word_addr(0),
+                x.word_addr(1),
+                xrs,
+                xcs
+            ],
+        )?
+    };
+    report.path = RefinePath::Fallback;
+    Ok(report)
+}

@@ -1,0 +1,249 @@
+//! The LAPACK family on the GPU against the CPU:
+//!
+//! - `lapack::gpu::gesv_refined` (double-double, cuSOLVER's `f64` factors, GEMV or Ozaki-scheme
+//!   residuals) reaches double-double accuracy on random systems (against a quad-double solve
+//!   on the CPU), through strided views, with several right-hand sides; a Hilbert matrix of
+//!   order 14 falls back to the CPU's double-double LU (its bits); singular systems are
+//!   errors; shapes are checked.
+//! - `lapack::gpu::dgesv` (cuSOLVER `getrf` + `getrs`) solves in `f64`, reports singularity.
+//!
+//! Every test needs a GPU and is `#[ignore]`d; run them with `scripts/gpu-check.sh`.
+#![cfg(feature = "cuda")]
+
+use mpblas::cuda::{Device, DeviceMatMut, DeviceMatRef};
+use mpblas::lapack::{self, RefineParams, RefinePath};
+use mpblas::view::{MatLayout, MatMut, MatRef};
+use mpblas::{Dd, Error, Qd, Scalar};
+use mpblas_testdata::SplitMix64;
+
+fn device() -> Device {
+    match Device::open(0) {
+        Ok(d) => {
+            eprintln!("{}", d.info());
+            d
+        }
+        Err(e) => panic!("these tests need a CUDA GPU, and none is usable: {e}"),
+    }
+}
+
+/// Full double-double values: uniform leading words in [−1, 1], random second words.
+fn dd_random(g: &mut SplitMix64, len: usize) -> Vec<Dd> {
+    (0..len)
+        .map(|_| {
+            let hi = g.range(-1.0, 1.0);
+            Dd::from(hi).add_f64(hi * g.range(-1.0, 1.0) * 2f64.powi(-54))
+        })
+        .collect()
+}
+
+/// The CPU's quad-double refined solution of the same (exactly converted) system.
+fn qd_reference(a: &[Dd], b: &[Dd], n: usize, nrhs: usize) -> Vec<Qd> {
+    let aq: Vec<Qd> = a.iter().map(|v| Qd::from(v.hi) + Qd::from(v.lo)).collect();
+    let bq: Vec<Qd> = b.iter().map(|v| Qd::from(v.hi) + Qd::from(v.lo)).collect();
+    let mut x = bq.clone();
+    lapack::gesv_refined(
+        MatRef::col_major(&aq, n, n, n).unwrap(),
+        MatRef::col_major(&bq, n, nrhs, n).unwrap(),
+        MatMut::col_major(&mut x, n, nrhs, n).unwrap(),
+        &RefineParams::default(),
+    )
+    .unwrap();
+    x
+}
+
+/// Largest `‖x − x*‖∞ / ‖x*‖∞` over the columns.
+fn rel_error(x: &[Dd], want: &[Qd], n: usize, nrhs: usize) -> f64 {
+    (0..nrhs)
+        .map(|c| {
+            let (mut e, mut s) = (0.0f64, 0.0f64);
+            for i in 0..n {
+                let w = want[i + c * n];
+                let d = Qd::from(x[i + c * n].hi) + Qd::from(x[i + c * n].lo) - w;
+                e = e.max(d.abs().nearest_f64());
+                s = s.max(w.abs().nearest_f64());
+            }
+            e / s
+        })
+        .fold(0.0, f64::max)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn dd_refinement_reaches_dd_accuracy() {
+    let dev = device();
+    let mut g = SplitMix64::new(0x15_0001);
+    // Up to 8 right-hand sides the residual is a GEMV per column, beyond it the Ozaki scheme.
+    for (n, nrhs) in [(1, 1), (37, 3), (300, 5), (700, 2), (200, 12), (513, 40)] {
+        let a = dd_random(&mut g, n * n);
+        let b = dd_random(&mut g, n * nrhs);
+        let (da, db) = (dev.upload(&a).unwrap(), dev.upload(&b).unwrap());
+        let mut dx = dev.zeros::<Dd>(n * nrhs).unwrap();
+        let r = lapack::gpu::gesv_refined(
+            &dev,
+            DeviceMatRef::col_major(&da, n, n, n).unwrap(),
+            DeviceMatRef::col_major(&db, n, nrhs, n).unwrap(),
+            DeviceMatMut::col_major(&mut dx, n, nrhs, n).unwrap(),
+            &RefineParams::default(),
+        )
+        .unwrap();
+        let x = dx.download().unwrap();
+        let err = rel_error(&x, &qd_reference(&a, &b, n, nrhs), n, nrhs);
+        eprintln!("n {n}, nrhs {nrhs}: {r:?}, error {err:.2e}");
+        assert_eq!(r.path, RefinePath::Refined);
+        assert!(err < 1e-27, "n {n}: error {err:e}");
+    }
+}
+
+/// A transposed (row-major) `A`, a `B` with a leading dimension above `n`, an `X` inside a
+/// larger array: the same solution as the column-major call.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn strided_views_solve_the_same_system() {
+    let dev = device();
+    let mut g = SplitMix64::new(0x15_0002);
+    let (n, nrhs) = (50, 3);
+    let a = dd_random(&mut g, n * n);
+    let b = dd_random(&mut g, n * nrhs);
+    // Aᵀ stored column-major is A row-major.
+    let at: Vec<Dd> = (0..n * n).map(|e| a[(e / n) + (e % n) * n]).collect();
+    let ldb = n + 5;
+    let mut bw = vec![Dd::from(f64::NAN); ldb * nrhs];
+    for c in 0..nrhs {
+        bw[c * ldb..c * ldb + n].copy_from_slice(&b[c * n..(c + 1) * n]);
+    }
+    let (da, db) = (dev.upload(&at).unwrap(), dev.upload(&bw).unwrap());
+    let ldx = n + 2;
+    let mut dx = dev.upload(&vec![Dd::from(7.0); ldx * nrhs]).unwrap();
+    let layout = MatLayout {
+        rows: n,
+        cols: n,
+        row_stride: n,
+        col_stride: 1,
+        offset: 0,
+    };
+    let r = lapack::gpu::gesv_refined(
+        &dev,
+        DeviceMatRef::new("a", &da, layout).unwrap(),
+        DeviceMatRef::col_major(&db, n, nrhs, ldb).unwrap(),
+        DeviceMatMut::col_major(&mut dx, n, nrhs, ldx).unwrap(),
+        &RefineParams::default(),
+    )
+    .unwrap();
+    assert_eq!(r.path, RefinePath::Refined);
+    let xw = dx.download().unwrap();
+    let x: Vec<Dd> = (0..n * nrhs).map(|e| xw[e % n + (e / n) * ldx]).collect();
+    assert!(xw[n].hi == 7.0 && xw[n + 1].hi == 7.0, "padding untouched");
+    let err = rel_error(&x, &qd_reference(&a, &b, n, nrhs), n, nrhs);
+    assert!(err < 1e-28, "error {err:e}");
+}
+
+fn hilbert(n: usize) -> Vec<Dd> {
+    (0..n * n)
+        .map(|e| Dd::ONE / Dd::from((e % n + e / n + 1) as f64))
+        .collect()
+}
+
+/// Hilbert 14 (κ ≈ 1e19): f64 factors cannot refine; the fallback is the CPU's double-double
+/// LU, bit for bit. Singular systems: errors.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn ill_conditioned_falls_back_and_singular_is_an_error() {
+    let dev = device();
+    let n = 14;
+    let a = hilbert(n);
+    let b: Vec<Dd> = (0..n).map(|i| Dd::from(i as f64 - 3.0)).collect();
+    let (da, db) = (dev.upload(&a).unwrap(), dev.upload(&b).unwrap());
+    let mut dx = dev.zeros::<Dd>(n).unwrap();
+    let r = lapack::gpu::gesv_refined(
+        &dev,
+        DeviceMatRef::col_major(&da, n, n, n).unwrap(),
+        DeviceMatRef::col_major(&db, n, 1, n).unwrap(),
+        DeviceMatMut::col_major(&mut dx, n, 1, n).unwrap(),
+        &RefineParams::default(),
+    )
+    .unwrap();
+    assert_eq!(r.path, RefinePath::Fallback, "{r:?}");
+    let (mut lu, mut want) = (a.clone(), b.clone());
+    let mut ipiv = vec![0; n];
+    lapack::gesv(
+        MatMut::col_major(&mut lu, n, n, n).unwrap(),
+        &mut ipiv,
+        MatMut::col_major(&mut want, n, 1, n).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        dx.download().unwrap(),
+        want,
+        "the fallback is the CPU's gesv"
+    );
+    // A zero column: f64 singular; without the fallback an error, with it the LU's error.
+    let mut s = dd_random(&mut SplitMix64::new(5), 16);
+    for i in 0..4 {
+        s[i + 2 * 4] = Dd::ZERO;
+    }
+    let ds = dev.upload(&s).unwrap();
+    let db = dev.upload(&b[..4]).unwrap();
+    let mut dx = dev.zeros::<Dd>(4).unwrap();
+    for fallback in [false, true] {
+        let r = lapack::gpu::gesv_refined(
+            &dev,
+            DeviceMatRef::col_major(&ds, 4, 4, 4).unwrap(),
+            DeviceMatRef::col_major(&db, 4, 1, 4).unwrap(),
+            DeviceMatMut::col_major(&mut dx, 4, 1, 4).unwrap(),
+            &RefineParams {
+                fallback,
+                ..RefineParams::default()
+            },
+        );
+        assert!(matches!(r, Err(Error::Singular { column: 2 })), "{r:?}");
+    }
+    // Shapes.
+    let r = lapack::gpu::gesv_refined(
+        &dev,
+        DeviceMatRef::col_major(&ds, 4, 3, 4).unwrap(),
+        DeviceMatRef::col_major(&db, 4, 1, 4).unwrap(),
+        DeviceMatMut::col_major(&mut dx, 4, 1, 4).unwrap(),
+        &RefineParams::default(),
+    );
+    assert!(matches!(r, Err(Error::LengthMismatch { .. })), "{r:?}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn dgesv_solves_and_reports_singularity() {
+    let dev = device();
+    let mut g = SplitMix64::new(0x15_0003);
+    let (n, nrhs) = (200, 4);
+    let a: Vec<f64> = (0..n * n).map(|_| g.range(-1.0, 1.0)).collect();
+    let b: Vec<f64> = (0..n * nrhs).map(|_| g.range(-1.0, 1.0)).collect();
+    let mut da = dev.upload(&a).unwrap();
+    let mut db = dev.upload(&b).unwrap();
+    lapack::gpu::dgesv(
+        &dev,
+        DeviceMatMut::col_major(&mut da, n, n, n).unwrap(),
+        DeviceMatMut::col_major(&mut db, n, nrhs, n).unwrap(),
+    )
+    .unwrap();
+    let x = db.download().unwrap();
+    for c in 0..nrhs {
+        let (mut res, mut scale) = (0.0f64, 0.0f64);
+        for i in 0..n {
+            let (mut s, mut t) = (-b[i + c * n], b[i + c * n].abs());
+            for j in 0..n {
+                s += a[i + j * n] * x[j + c * n];
+                t += (a[i + j * n] * x[j + c * n]).abs();
+            }
+            res = res.max(s.abs());
+            scale = scale.max(t);
+        }
+        assert!(res <= 1e-12 * scale, "column {c}: residual {res:e}");
+    }
+    let mut z = dev.upload(&[0.0; 9]).unwrap();
+    let mut rhs = dev.upload(&[1.0, 2.0, 3.0]).unwrap();
+    let r = lapack::gpu::dgesv(
+        &dev,
+        DeviceMatMut::col_major(&mut z, 3, 3, 3).unwrap(),
+        DeviceMatMut::col_major(&mut rhs, 3, 1, 3).unwrap(),
+    );
+    assert!(matches!(r, Err(Error::Singular { column: 0 })), "{r:?}");
+}
