@@ -9,8 +9,8 @@
 //! The factors are cuSOLVER's, not the CPU's `getrf`'s, so the iterates are not the CPU's bits;
 //! the accuracy is the same (the tests check it against a quad-double solve).
 
-use super::refine::{relative_correction, step_outcome, worse};
-use super::{RefineParams, RefinePath, RefineReport, gesv};
+use super::refine::{gesv_of_copies, relative_correction, step_outcome, worse};
+use super::{RefineParams, RefinePath, RefineReport};
 use crate::cuda::{
     Arg, Device, DeviceMatMut, DeviceMatRef, DeviceVec, ModuleSource, ScratchBuffer, args,
     col_major_ld, download_raw, memset,
@@ -19,7 +19,7 @@ use crate::dd::Dd;
 use crate::error::{Error, Result};
 use crate::ozaki::{gpu::ozaki2_gemm_dd, ozaki2_dd_params};
 use crate::scalar::Scalar;
-use crate::view::{MatLayout, MatMut, MatRef};
+use crate::view::{MatLayout, MatRef};
 use std::sync::Mutex;
 
 /// The entry points of `lapack_gpu.cu` (`tests/kernel_names.rs` checks them).
@@ -42,37 +42,43 @@ struct Workspace {
     colmax: ScratchBuffer,
 }
 
-/// cuSOLVER's `f64` LU of the `n × n` column-major matrix at `lu` (`ld = n`), in place, its
-/// pivots in `ws`; `Some(column)` of the first exactly zero pivot (0-based), like [`getrf`](
-/// super::getrf).
-fn factor(dev: &Device, ws: &mut Workspace, lu: u64, n: usize) -> Result<Option<usize>> {
+/// cuSOLVER's `f64` LU of the `n × n` column-major matrix at `lu` (leading dimension `ld`), in
+/// place, its pivots in `ws`; `Some(column)` of the first exactly zero pivot (0-based), like
+/// [`getrf`](super::getrf).
+fn factor(
+    dev: &Device,
+    ws: &mut Workspace,
+    (lu, ld): (u64, usize),
+    n: usize,
+) -> Result<Option<usize>> {
     let solver = dev.solver()?;
-    // SAFETY: lu holds n·n doubles of this device (the caller's buffer).
-    let lwork = unsafe { solver.dgetrf_work(n, (lu, n))? };
+    // SAFETY: lu holds ld·(n−1)+n doubles of this device (the caller's checked buffer).
+    let lwork = unsafe { solver.dgetrf_work(n, (lu, ld))? };
     let work = ws.work.get(dev, 8 * lwork.max(1))?;
     let ipiv = ws.ipiv.get(dev, 4 * n)?;
     let info = ws.info.get(dev, 4)?;
-    // SAFETY: work holds lwork doubles, ipiv n ints, info one int, lu n·n doubles, distinct.
-    unsafe { solver.dgetrf(n, (lu, n), work, ipiv, info)? };
+    // SAFETY: work holds lwork doubles, ipiv n ints, info one int, lu as above, distinct.
+    unsafe { solver.dgetrf(n, (lu, ld), work, ipiv, info)? };
     let mut got = [0i32; 1];
     // SAFETY: info holds one int written by dgetrf on this stream (the download waits).
     unsafe { download_raw(dev, info, &mut got)? };
     Ok((got[0] > 0).then(|| got[0] as usize - 1))
 }
 
-/// `B ← A⁻¹·B` for [`factor`]'s factors at `lu` and the `n × nrhs` column-major `b` (`ld = n`).
+/// `B ← A⁻¹·B` for [`factor`]'s factors at `lu` and the `n × nrhs` column-major `b`.
 fn solve(
     dev: &Device,
     ws: &mut Workspace,
-    lu: u64,
-    b: u64,
+    (lu, ld): (u64, usize),
+    (b, ldb): (u64, usize),
     (n, nrhs): (usize, usize),
 ) -> Result<()> {
     let solver = dev.solver()?;
     let ipiv = ws.ipiv.get(dev, 4 * n)?;
     let info = ws.info.get(dev, 4)?;
-    // SAFETY: lu and ipiv as left by factor for order n, b holds n·nrhs doubles, info one int.
-    unsafe { solver.dgetrs((n, nrhs), (lu, n), ipiv, (b, n), info) }
+    // SAFETY: lu and ipiv as left by factor for order n, b holds ldb·(nrhs−1)+n doubles,
+    // info one int.
+    unsafe { solver.dgetrs((n, nrhs), (lu, ld), ipiv, (b, ldb), info) }
 }
 
 fn with_workspace<R>(dev: &Device, f: impl FnOnce(&mut Workspace) -> Result<R>) -> Result<R> {
@@ -118,26 +124,12 @@ pub fn dgesv(dev: &Device, a: DeviceMatMut<'_, f64>, b: DeviceMatMut<'_, f64>) -
     if n == 0 || b.cols() == 0 {
         return Ok(());
     }
-    let solver = dev.solver()?;
     with_workspace(dev, |ws| {
-        let pa = a.word_addr(0);
-        // SAFETY: a holds lda·(n−1)+n doubles (its view was checked against its vector).
-        let lwork = unsafe { solver.dgetrf_work(n, (pa, lda))? };
-        let work = ws.work.get(dev, 8 * lwork.max(1))?;
-        let ipiv = ws.ipiv.get(dev, 4 * n)?;
-        let info = ws.info.get(dev, 4)?;
-        // SAFETY: as in factor, with lda.
-        unsafe { solver.dgetrf(n, (pa, lda), work, ipiv, info)? };
-        let mut got = [0i32; 1];
-        // SAFETY: info holds one int written by dgetrf on this stream.
-        unsafe { download_raw(dev, info, &mut got)? };
-        if got[0] > 0 {
-            return Err(Error::Singular {
-                column: got[0] as usize - 1,
-            });
+        let pa = (a.word_addr(0), lda);
+        if let Some(column) = factor(dev, ws, pa, n)? {
+            return Err(Error::Singular { column });
         }
-        // SAFETY: the factors and pivots just made, b holds ldb·(nrhs−1)+n doubles.
-        unsafe { solver.dgetrs((n, b.cols()), (pa, lda), ipiv, (b.word_addr(0), ldb), info) }
+        solve(dev, ws, pa, (b.word_addr(0), ldb), (n, b.cols()))
     })
 }
 
@@ -227,7 +219,7 @@ pub fn gesv_refined(
                 args![a.word_addr(0), ars, acs, n, n, lu.word_addr(0)],
             )?
         };
-        factor(dev, ws, lu.word_addr(0), n)
+        factor(dev, ws, (lu.word_addr(0), n), n)
     })?;
     if let Some(column) = singular {
         report.f64_singular = true;
@@ -287,7 +279,13 @@ pub fn gesv_refined(
             };
         }
         let maxima = with_workspace(dev, |ws| {
-            solve(dev, ws, lu.word_addr(0), rhs.word_addr(0), (n, nrhs))?;
+            solve(
+                dev,
+                ws,
+                (lu.word_addr(0), n),
+                (rhs.word_addr(0), n),
+                (n, nrhs),
+            )?;
             let colmax = ws.colmax.get(dev, 16 * nrhs)?;
             // SAFETY: colmax holds 2·nrhs u64 of the workspace, written only on this stream.
             unsafe { memset(dev, colmax, 0, 16 * nrhs)? };
@@ -350,6 +348,17 @@ fn host_copy(v: &DeviceMatRef<'_, Dd>) -> Result<(Vec<Dd>, MatLayout)> {
     Ok((v.vec().download()?, v.layout()))
 }
 
+/// A CPU view of [`host_copy`]'s copy.
+fn host_view((data, l): &(Vec<Dd>, MatLayout)) -> Result<MatRef<'_, Dd>> {
+    MatRef::with_strides(
+        &data[l.offset..],
+        l.rows,
+        l.cols,
+        l.row_stride,
+        l.col_stride,
+    )
+}
+
 /// The fallback: double-double LU on the CPU ([`gesv`]) of the downloaded `A` and `B`, the
 /// solution written into `X`.
 fn fallback_on_cpu(
@@ -359,24 +368,8 @@ fn fallback_on_cpu(
     mut report: RefineReport,
 ) -> Result<RefineReport> {
     let (n, nrhs) = (a.rows(), b.cols());
-    let view = |(data, l): &(Vec<Dd>, MatLayout)| -> Result<Vec<Dd>> {
-        let v = MatRef::with_strides(
-            &data[l.offset..],
-            l.rows,
-            l.cols,
-            l.row_stride,
-            l.col_stride,
-        )?;
-        Ok(v.to_col_major())
-    };
-    let mut lu = view(&host_copy(&a)?)?;
-    let mut sol = view(&host_copy(&b)?)?;
-    let mut ipiv = vec![0; n];
-    gesv(
-        MatMut::col_major(&mut lu, n, n, n)?,
-        &mut ipiv,
-        MatMut::col_major(&mut sol, n, nrhs, n)?,
-    )?;
+    let (ha, hb) = (host_copy(&a)?, host_copy(&b)?);
+    let sol = gesv_of_copies(host_view(&ha)?, host_view(&hb)?)?;
     let s = dev.upload(&sol)?;
     let (xrs, xcs) = strides(&x.layout());
     // SAFETY: as the copy in gesv_refined, from s (column-major) into x's strides.

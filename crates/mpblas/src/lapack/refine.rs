@@ -71,6 +71,20 @@ impl Default for RefineParams {
 /// `T`'s residuals): `2^-26`, far below what `f64` factors alone give.
 const STAGNATION_FLOOR: f64 = 1.4901161193847656e-8;
 
+/// `A⁻¹·B` by [`gesv`] on column-major copies (`A` and `B` unchanged), column-major.
+pub(crate) fn gesv_of_copies<T: Scalar>(a: MatRef<'_, T>, b: MatRef<'_, T>) -> Result<Vec<T>> {
+    let (n, nrhs) = (a.rows(), b.cols());
+    let mut lu = a.to_col_major();
+    let mut sol = b.to_col_major();
+    let mut ipiv = vec![0; n];
+    gesv(
+        MatMut::col_major(&mut lu, n, n, n)?,
+        &mut ipiv,
+        MatMut::col_major(&mut sol, n, nrhs, n)?,
+    )?;
+    Ok(sol)
+}
+
 /// `‖d‖∞ / ‖x‖∞` of one column's correction (0 for a zero correction).
 pub(crate) fn relative_correction(dn: f64, xn: f64) -> f64 {
     if dn == 0.0 { 0.0 } else { dn / xn }
@@ -137,14 +151,7 @@ pub fn gesv_refined<T: Scalar>(
     let ctx = a.at(0, 0).ctx();
     let u = T::unit_roundoff_in(&ctx);
     let fallback = |x: &mut MatMut<'_, T>, report: &mut RefineReport| -> Result<()> {
-        let mut lu = a.to_col_major();
-        let mut sol = b.to_col_major();
-        let mut ipiv = vec![0; n];
-        gesv(
-            MatMut::col_major(&mut lu, n, n, n)?,
-            &mut ipiv,
-            MatMut::col_major(&mut sol, n, nrhs, n)?,
-        )?;
+        let sol = gesv_of_copies(a, b)?;
         for c in 0..nrhs {
             for i in 0..n {
                 *x.at_mut(i, c) = sol[i + c * n].clone();
