@@ -390,6 +390,64 @@ fn rns_sum_rows(dev: &Device, n: usize) -> Result<()> {
 /// [−1, 1] with full 53-bit significands and rounded to 26 bits, no-transpose and transpose,
 /// `α = 1.5`, `β = 0.5`, at the paper's precisions. `= CPU`: the first 16 entries of y (the
 /// CPU's `gemv_blas` on those rows or columns) have the CPU's bits.
+/// The RNS GEMM (`blas::gpu::rns::gemm_fused`, each column a fused GEMV: exact sums rounded
+/// once) at 106 and 424 bits, `n × n × n` on the GPU (CUDA events, median of 3 after a warm-up)
+/// and the CPU's `blas::rns::gemm_fused` at `n = 96` (all threads, one timed call); rate
+/// `2n³ / t` RNS operations per second. Inputs uniform in [−1, 1] with 53-bit significands.
+fn rns_gemm_rows(dev: &Device) -> Result<()> {
+    use mpblas::rns::gpu::DeviceMpArray;
+    use mpblas::rns::{Basis, MpArray, MpFloat};
+    println!("\n## RNS GEMM, fused (rate = 2n³ / time)\n");
+    println!("| precision | where | n | ms | G op/s |");
+    println!("|---|---|---|---|---|");
+    let mut rng = mpblas_testdata::SplitMix64::new(0x6e4);
+    for bits in [106u32, 424] {
+        let basis = Basis::new(bits)?;
+        let (one, zero) = (MpFloat::from_f64(&basis, 1.0), MpFloat::zero(&basis, false));
+        for (n, gpu) in [(96usize, false), (256, true), (512, true)] {
+            let vals: Vec<f64> = (0..n * n).map(|_| rng.range(-1.0, 1.0)).collect();
+            let a: Vec<MpFloat> = vals.iter().map(|&v| MpFloat::from_f64(&basis, v)).collect();
+            let b = a.clone();
+            let ms = if gpu {
+                let da = DeviceMpArray::upload(dev, &MpArray::from_mpfloats(&basis, &a)?)?;
+                let db = DeviceMpArray::upload(dev, &MpArray::from_mpfloats(&basis, &b)?)?;
+                let c0 = vec![zero.clone(); n * n];
+                let mut dc = DeviceMpArray::upload(dev, &MpArray::from_mpfloats(&basis, &c0)?)?;
+                median_ms_of(dev, 1, 3, || {
+                    bg::rns::gemm_fused(
+                        dev,
+                        Trans::No,
+                        Trans::No,
+                        (n, n, n),
+                        &one,
+                        (&da, n),
+                        (&db, n),
+                        &zero,
+                        (&mut dc, n),
+                    )
+                })?
+            } else {
+                let mut c = vec![zero.clone(); n * n];
+                let t = std::time::Instant::now();
+                blas::rns::gemm_fused(
+                    &one,
+                    MatRef::col_major(&a, n, n, n)?,
+                    MatRef::col_major(&b, n, n, n)?,
+                    &zero,
+                    mpblas::view::MatMut::col_major(&mut c, n, n, n)?,
+                )?;
+                t.elapsed().as_secs_f64() * 1e3
+            };
+            println!(
+                "| {bits} bits | {} | {n} | {ms:.2} | {:.3} |",
+                if gpu { "GPU" } else { "CPU" },
+                2.0 * (n * n * n) as f64 / (ms * 1e-3) / 1e9
+            );
+        }
+    }
+    Ok(())
+}
+
 fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
     use mpblas::rns::gpu::DeviceMpArray;
     use mpblas::rns::{Basis, MpArray, MpFloat};
@@ -1015,6 +1073,7 @@ fn main() -> Result<()> {
     match std::env::var("MPBLAS_BENCH_ONLY").as_deref() {
         Ok("gemv") => return level2_rows(&dev, 16384, 8192),
         Ok("rns") => return rns_gemv_rows(&dev, 1000),
+        Ok("rnsgemm") => return rns_gemm_rows(&dev),
         // Sizes given: n × n × n each (MPBLAS_BENCH_GEMM_FORMATS=dd,qd picks the formats).
         Ok("gemm") if std::env::args().nth(1).is_some() => {
             let shapes: Vec<_> = sizes.iter().map(|&n| (n, n, n)).collect();
