@@ -168,7 +168,7 @@ fn strides(l: &MatLayout) -> (u64, u64) {
 /// GPU by `f64` factors and refinement in double-double: the GPU form of
 /// [`gesv_refined`](super::gesv_refined) for [`Dd`] (module docs). `A` and `B` are not changed.
 /// The fallback for systems too ill-conditioned for `f64` factors (and for an `fl64(A)` with
-/// a zero pivot) is double-double LU **on the CPU** for now ([`gesv`]: `A` and `B` are
+/// a zero pivot) is double-double LU **on the CPU** for now ([`gesv`](super::gesv): `A` and `B` are
 /// downloaded, `X` uploaded), reported as [`RefinePath::Fallback`].
 ///
 /// # Errors
