@@ -9,7 +9,7 @@
 //! The factors are cuSOLVER's, not the CPU's `getrf`'s, so the iterates are not the CPU's bits;
 //! the accuracy is the same (the tests check it against a quad-double solve).
 
-use super::refine::{gesv_of_copies, relative_correction, step_outcome, worse};
+use super::refine::{gesv_of_copies, refine_shapes, relative_correction, step_outcome, worse};
 use super::{RefineParams, RefinePath, RefineReport};
 use crate::cuda::{
     Arg, Device, DeviceMatMut, DeviceMatRef, DeviceVec, ModuleSource, ScratchBuffer, args,
@@ -183,21 +183,15 @@ pub fn gesv_refined(
     mut x: DeviceMatMut<'_, Dd>,
     params: &RefineParams,
 ) -> Result<RefineReport> {
-    let n = a.rows();
-    crate::cuda::check_len("a (columns)", n, a.cols())?;
-    crate::cuda::check_len("b (rows)", n, b.rows())?;
-    crate::cuda::check_len("x (rows)", n, x.rows())?;
-    crate::cuda::check_len("x (columns)", b.cols(), x.cols())?;
+    let (n, nrhs) = refine_shapes(
+        (a.rows(), a.cols()),
+        (b.rows(), b.cols()),
+        (x.rows(), x.cols()),
+    )?;
     dev.check_on("a", a.ordinal())?;
     dev.check_on("b", b.ordinal())?;
     dev.check_on("x", x.ordinal())?;
-    let nrhs = b.cols();
-    let mut report = RefineReport {
-        path: RefinePath::Refined,
-        iterations: 0,
-        last_correction: 0.0,
-        f64_singular: false,
-    };
+    let mut report = RefineReport::start();
     if n == 0 || nrhs == 0 {
         return Ok(report);
     }

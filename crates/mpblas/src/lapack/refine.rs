@@ -71,6 +71,32 @@ impl Default for RefineParams {
 /// `T`'s residuals): `2^-26`, far below what `f64` factors alone give.
 const STAGNATION_FLOOR: f64 = 1.4901161193847656e-8;
 
+/// `(n, nrhs)` of a refinement call after checking the shapes `(rows, cols)` of `A`
+/// (`n × n`), `B` and `X` (`n × nrhs`).
+pub(crate) fn refine_shapes(
+    (ar, ac): (usize, usize),
+    (br, bc): (usize, usize),
+    (xr, xc): (usize, usize),
+) -> Result<(usize, usize)> {
+    check_same_len("a (columns)", ar, ac)?;
+    check_same_len("b (rows)", ar, br)?;
+    check_same_len("x (rows)", ar, xr)?;
+    check_same_len("x (columns)", bc, xc)?;
+    Ok((ar, bc))
+}
+
+impl RefineReport {
+    /// A call's report before its first step: refined, nothing done yet.
+    pub(crate) fn start() -> RefineReport {
+        RefineReport {
+            path: RefinePath::Refined,
+            iterations: 0,
+            last_correction: 0.0,
+            f64_singular: false,
+        }
+    }
+}
+
 /// `A⁻¹·B` by [`gesv`] on column-major copies (`A` and `B` unchanged), column-major.
 pub(crate) fn gesv_of_copies<T: Scalar>(a: MatRef<'_, T>, b: MatRef<'_, T>) -> Result<Vec<T>> {
     let (n, nrhs) = (a.rows(), b.cols());
@@ -133,18 +159,12 @@ pub fn gesv_refined<T: Scalar>(
     mut x: MatMut<'_, T>,
     params: &RefineParams,
 ) -> Result<RefineReport> {
-    let n = a.rows();
-    check_same_len("a (columns)", n, a.cols())?;
-    check_same_len("b (rows)", n, b.rows())?;
-    check_same_len("x (rows)", n, x.rows())?;
-    check_same_len("x (columns)", b.cols(), x.cols())?;
-    let nrhs = b.cols();
-    let mut report = RefineReport {
-        path: RefinePath::Refined,
-        iterations: 0,
-        last_correction: 0.0,
-        f64_singular: false,
-    };
+    let (n, nrhs) = refine_shapes(
+        (a.rows(), a.cols()),
+        (b.rows(), b.cols()),
+        (x.rows(), x.cols()),
+    )?;
+    let mut report = RefineReport::start();
     if n == 0 || nrhs == 0 {
         return Ok(report);
     }

@@ -646,15 +646,17 @@ fn ozaki2_device(
     } else {
         0
     };
-    let (alpha, beta, c, ldc, mode, hi, lo) = match out {
+    // ozaki_crt_update's (alpha, beta, c, ldc, mode, out_hi, out_lo); None for the
+    // double-double update, which has its own kernel.
+    let f64_out = match out {
         Output::Update {
             alpha,
             beta,
             c,
             ldc,
-        } => (alpha, beta, c, ldc, 0i32, 0u64, 0u64),
-        Output::Product { hi, lo } => (1.0, 0.0, 0, m, 1, hi, lo),
-        Output::UpdateDd { .. } => (0.0, 0.0, 0, 0, 2, 0, 0),
+        } => Some((alpha, beta, c, ldc, 0i32, 0u64, 0u64)),
+        Output::Product { hi, lo } => Some((1.0, 0.0, 0, m, 1, hi, lo)),
+        Output::UpdateDd { .. } => None,
     };
     let counts = zeroed_counts(dev, ws)?;
     let mut j0 = 0;
@@ -773,7 +775,7 @@ fn ozaki2_device(
                     ],
                 )?
             };
-        } else {
+        } else if let Some((alpha, beta, c, ldc, mode, hi, lo)) = f64_out {
             // SAFETY: ozaki_crt_update(const int* prod, u64 ldp, u64 slab, u64 m, u64 nb, u64 j0,
             // OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
             // double alpha, double beta, double* c, u64 ldc, int mode, double* out_hi,
@@ -827,10 +829,10 @@ fn ozaki2_device(
         j0 += nbt;
     }
     prof.report(&format!("ozaki2 {m}x{n}x{k} N={nmod} {:?}", plan.mode));
-    if mode != 1 {
-        read_counts(dev, counts)
-    } else {
+    if matches!(out, Output::Product { .. }) {
         Ok([0, 0])
+    } else {
+        read_counts(dev, counts)
     }
 }
 
@@ -856,34 +858,47 @@ pub fn ozaki2_gemm(
     params: &Ozaki2Params,
 ) -> Result<Ozaki2Report> {
     let plan = Ozaki2Plan::new(a.cols(), params)?;
+    update_call(
+        dev,
+        (alpha, beta),
+        (a, b),
+        &c,
+        (plan, params, false),
+        |up| Output::Update {
+            alpha,
+            beta,
+            c: up.pc,
+            ldc: up.ldc,
+        },
+    )
+}
+
+/// The body [`ozaki2_gemm`] and [`ozaki2_gemm_dd`] share once they have their plan: the
+/// report, the checks and quick returns of `prepare_update`, the output `out` makes from the
+/// checked update, the device stages (`dd`: the double-double scheme), the recomputed counts.
+fn update_call<S: DeviceScalar, T: DeviceScalar>(
+    dev: &Device,
+    (alpha, beta): (f64, f64),
+    (a, b): (DeviceMatRef<'_, S>, DeviceMatRef<'_, S>),
+    c: &DeviceMatMut<'_, T>,
+    (plan, params, dd): (Ozaki2Plan, &Ozaki2Params, bool),
+    out: impl FnOnce(&Update) -> Output,
+) -> Result<Ozaki2Report> {
     let mut report = Ozaki2Report {
         moduli: params.moduli,
         mode: params.mode,
         guard: params.guard,
         ..Ozaki2Report::default()
     };
-    let Some(Update {
-        blas,
-        va,
-        vb,
-        dims: (m, n, _),
-        pc,
-        ldc,
-        ..
-    }) = prepare_update(dev, alpha, a, b, beta, &c)?
-    else {
+    let Some(up) = prepare_update(dev, alpha, a, b, beta, c)? else {
         return Ok(report);
     };
-    let out = Output::Update {
-        alpha,
-        beta,
-        c: pc,
-        ldc,
-    };
+    let out = out(&up);
+    let (m, n, _) = up.dims;
     let guarded = params.guard == OzakiGuard::Componentwise;
     let [by_guard, non_finite] = with_workspace(dev, |ws| {
-        let dp = DevicePlan::new(dev, ws.held(), m, n, plan, (guarded, false))?;
-        ozaki2_device(dev, ws, &blas, (va, vb), &dp, out)
+        let dp = DevicePlan::new(dev, ws.held(), m, n, plan, (guarded, dd))?;
+        ozaki2_device(dev, ws, &up.blas, (up.va, up.vb), &dp, out)
     })?;
     report.entries = m * n;
     report.guard_recomputed = by_guard as usize;
@@ -916,43 +931,19 @@ pub fn ozaki2_gemm_dd<T: DeviceScalar + DdSchemeInput>(
 ) -> Result<Ozaki2Report> {
     let plan = dd_plan::<T>(a.cols(), params)?;
     let ab_lo = (<T as DeviceScalar>::WORDS == 2).then(|| (a.word_addr(1), b.word_addr(1)));
-    let mut report = Ozaki2Report {
-        moduli: params.moduli,
-        mode: params.mode,
-        guard: params.guard,
-        ..Ozaki2Report::default()
-    };
-    let Some(Update {
-        blas,
-        va,
-        vb,
-        dims: (m, n, k),
-        pc,
-        pc_lo,
-        ldc,
-    }) = prepare_update(dev, alpha, a, b, beta, &c)?
-    else {
-        return Ok(report);
-    };
-    let out = Output::UpdateDd {
-        alpha,
-        beta,
-        hi: pc,
-        lo: pc_lo,
-        ldc,
-        g: compensated_dot_gamma(k),
-        tiny: dd_guard_tiny(k),
-        ab_lo,
-    };
-    let guarded = params.guard == OzakiGuard::Componentwise;
-    let [by_guard, non_finite] = with_workspace(dev, |ws| {
-        let dp = DevicePlan::new(dev, ws.held(), m, n, plan, (guarded, true))?;
-        ozaki2_device(dev, ws, &blas, (va, vb), &dp, out)
-    })?;
-    report.entries = m * n;
-    report.guard_recomputed = by_guard as usize;
-    report.non_finite_recomputed = non_finite as usize;
-    Ok(report)
+    update_call(dev, (alpha, beta), (a, b), &c, (plan, params, true), |up| {
+        let k = up.dims.2;
+        Output::UpdateDd {
+            alpha,
+            beta,
+            hi: up.pc,
+            lo: up.pc_lo,
+            ldc: up.ldc,
+            g: compensated_dot_gamma(k),
+            tiny: dd_guard_tiny(k),
+            ab_lo,
+        }
+    })
 }
 
 /// [`ozaki2_gemm`] with the arguments of BLAS `dgemm` on device vectors.
