@@ -1057,8 +1057,61 @@ fn solve_rows(dev: &Device, sizes: &[usize]) -> Result<()> {
         println!(
             "| f64 dgesv (cuSOLVER getrf + getrs, with a device copy of A, B) | {n} | {nrhs} | {ms64:.2} | 1.00x | | |"
         );
+        if nrhs > 1 {
+            qd_solve_row(dev, (n, nrhs), ms64)?;
+        }
         dev.release_workspaces()?;
     }
+    Ok(())
+}
+
+/// The quad-double row of [`solve_rows`]: `lapack::gpu::gesv_refined::<Qd>` on full
+/// quad-double `A`, `B`, timed as the double-double row; the error of two columns against the
+/// CPU's quad-double refined solve of the same system.
+fn qd_solve_row(dev: &Device, (n, nrhs): (usize, usize), ms64: f64) -> Result<()> {
+    use mpblas::lapack::{self, RefineParams};
+    let mut rng = mpblas_testdata::SplitMix64::new(0x501f ^ n as u64);
+    let a: Vec<Qd> = (0..n * n).map(|_| Qd::random(&mut rng)).collect();
+    let b: Vec<Qd> = (0..n * nrhs).map(|_| Qd::random(&mut rng)).collect();
+    let (da, db) = (dev.upload(&a)?, dev.upload(&b)?);
+    let mut dx = dev.zeros::<Qd>(n * nrhs)?;
+    let mut report = None;
+    let ms = median_ms_of(dev, 1, 3, || {
+        report = Some(lapack::gpu::gesv_refined(
+            dev,
+            DeviceMatRef::col_major(&da, n, n, n)?,
+            DeviceMatRef::col_major(&db, n, nrhs, n)?,
+            DeviceMatMut::col_major(&mut dx, n, nrhs, n)?,
+            &RefineParams::default(),
+        )?);
+        Ok(())
+    })?;
+    let x = dx.download()?;
+    let cols = nrhs.min(2);
+    let mut xq = b[..n * cols].to_vec();
+    lapack::gesv_refined(
+        MatRef::col_major(&a, n, n, n)?,
+        MatRef::col_major(&b[..n * cols], n, cols, n)?,
+        mpblas::view::MatMut::col_major(&mut xq, n, cols, n)?,
+        &RefineParams::default(),
+    )?;
+    let mut worst = 0.0f64;
+    for c in 0..cols {
+        let (mut e, mut s) = (0.0f64, 0.0f64);
+        for i in 0..n {
+            let w = xq[i + c * n];
+            e = e.max((x[i + c * n] - w).abs().nearest_f64());
+            s = s.max(w.abs().nearest_f64());
+        }
+        worst = worst.max(e / s);
+    }
+    let r = report.expect("timed at least once");
+    println!(
+        "| qd gesv_refined | {n} | {nrhs} | {ms:.2} | {:.2}x | {} ({:?}) | {worst:.1e} |",
+        ms / ms64,
+        r.iterations,
+        r.path
+    );
     Ok(())
 }
 

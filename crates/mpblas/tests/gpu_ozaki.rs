@@ -23,7 +23,7 @@ use mpblas::ozaki::{
     self, Accumulate, Ozaki1Params, Ozaki2Mode, Ozaki2Params, Products, SliceGemm, split,
 };
 use mpblas::view::{MatMut, MatRef};
-use mpblas::{Dd, Error};
+use mpblas::{Dd, Error, Qd};
 use mpblas_testdata::{SplitMix64, paper_matrix};
 
 fn device() -> Device {
@@ -410,6 +410,105 @@ fn ozaki2_dd_guard_and_specials_equal_cpu() {
             }
         }
     }
+}
+
+/// The quad-double scheme (`ozaki2_gemm_qd`) on `cs`: the GPU's report and all four words of
+/// every entry equal the CPU's.
+fn check_ozaki2_qd(dev: &Device, cs: &Case, alpha: f64, beta: f64, what: &str) {
+    let c0: Vec<Qd> =
+        cs.c.iter()
+            .map(|&x| {
+                if beta == 0.0 {
+                    Qd::from(f64::NAN)
+                } else {
+                    Qd::from(x)
+                        .add_f64(x * 2f64.powi(-60))
+                        .add_f64(x * 2f64.powi(-130))
+                }
+            })
+            .collect();
+    let mut cpu_c = c0.clone();
+    let a = MatRef::from_blas(("a", "lda"), cs.ta, cs.m, cs.k, &cs.a, cs.lda).unwrap();
+    let b = MatRef::from_blas(("b", "ldb"), cs.tb, cs.k, cs.n, &cs.b, cs.ldb).unwrap();
+    let cv = MatMut::from_blas(("c", "ldc"), cs.m, cs.n, &mut cpu_c, cs.ldc).unwrap();
+    let cpu_report = ozaki::ozaki2_gemm_qd(alpha, a, b, beta, cv).expect("cpu ozaki2_gemm_qd");
+    let da = dev.upload_f64(&cs.a).unwrap();
+    let db = dev.upload_f64(&cs.b).unwrap();
+    let mut dc = dev.upload(&c0).unwrap();
+    let gpu_report = {
+        let a = DeviceMatRef::from_blas(("a", "lda"), cs.ta, cs.m, cs.k, &da, cs.lda).unwrap();
+        let b = DeviceMatRef::from_blas(("b", "ldb"), cs.tb, cs.k, cs.n, &db, cs.ldb).unwrap();
+        let c = DeviceMatMut::from_blas(("c", "ldc"), cs.m, cs.n, &mut dc, cs.ldc).unwrap();
+        ozaki::gpu::ozaki2_gemm_qd(dev, alpha, a, b, beta, c).expect("gpu ozaki2_gemm_qd")
+    };
+    assert_eq!(gpu_report, cpu_report, "{what}: reports differ");
+    let gpu_c = dc.download().unwrap();
+    let differ = |g: &Qd, h: &Qd| (0..4).any(|w| !same(g.c[w], h.c[w]));
+    let bad: Vec<usize> = (0..gpu_c.len())
+        .filter(|&i| differ(&gpu_c[i], &cpu_c[i]))
+        .collect();
+    for &idx in bad.iter().take(5) {
+        eprintln!(
+            "{what}: c[{}, {}] gpu {:?} cpu {:?}",
+            idx % cs.ldc,
+            idx / cs.ldc,
+            gpu_c[idx].c,
+            cpu_c[idx].c
+        );
+    }
+    assert!(bad.is_empty(), "{what}: {} entries differ", bad.len());
+    eprintln!(
+        "{what}: {} entries identical (inexact rows/columns recomputed {}, non-finite {})",
+        gpu_c.len(),
+        cpu_report.guard_recomputed,
+        cpu_report.non_finite_recomputed
+    );
+}
+
+/// The quad-double scheme: random operands at every transpose, the α/β update (β = 1
+/// cancelling, as in refinement's residuals), the quick returns, the adversarial inputs (rows
+/// that do not convert exactly, NaN/Inf, subnormals), the column-blocked path.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn ozaki2_qd_equals_cpu_bit_for_bit() {
+    let dev = device();
+    let runs = [
+        (Trans::No, Trans::No, 37, 41, 53, 1.0),
+        (Trans::Yes, Trans::No, 70, 101, 300, 0.5),
+        (Trans::No, Trans::Yes, 64, 48, 1000, 2.0),
+        (Trans::Yes, Trans::Yes, 17, 130, 129, 4.0),
+    ];
+    for (i, &(ta, tb, m, n, k, phi)) in runs.iter().enumerate() {
+        let cs = case(ta, tb, m, n, k, phi, 700 + i as u64);
+        let what = format!("qd {ta:?}{tb:?} {m}x{n}x{k} phi {phi}");
+        for (alpha, beta) in [(1.0, 0.0), (1.5, -0.5), (-1.0, 1.0), (0.0, 2.0), (0.0, 0.0)] {
+            check_ozaki2_qd(
+                &dev,
+                &cs,
+                alpha,
+                beta,
+                &format!("{what} a {alpha} b {beta}"),
+            );
+        }
+    }
+    for kind in 0..6 {
+        let cs = adversarial_case(kind);
+        check_ozaki2_qd(&dev, &cs, 1.0, 0.0, &format!("qd adversarial {kind}"));
+        check_ozaki2_qd(
+            &dev,
+            &cs,
+            -0.5,
+            2.0,
+            &format!("qd adversarial {kind} update"),
+        );
+    }
+    // SAFETY (of set_var in edition 2024): the GPU tests run with --test-threads=1 and no
+    // other thread of this process reads the environment meanwhile.
+    unsafe { std::env::set_var("MPBLAS_OZAKI_MAX_COLS", "32") };
+    let cs = case(Trans::No, Trans::Yes, 70, 101, 90, 1.0, 12);
+    check_ozaki2_qd(&dev, &cs, 1.0, 0.5, "qd blocked");
+    unsafe { std::env::remove_var("MPBLAS_OZAKI_MAX_COLS") };
+    dev.release_workspaces().unwrap();
 }
 
 /// Inputs that need the guard: 0 exponents over 2^±600 inside rows and columns; 1 one huge

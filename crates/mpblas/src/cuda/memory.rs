@@ -311,6 +311,12 @@ impl<T: DeviceScalar> DeviceVec<T> {
         self.words[k].addr()
     }
 
+    /// The addresses of the words of element 0, 0 beyond the format's [`DeviceScalar::WORDS`]
+    /// (kernels that take four word planes for every format).
+    pub(crate) fn word_addrs(&self) -> [u64; 4] {
+        std::array::from_fn(|k| if k < T::WORDS { self.word_addr(k) } else { 0 })
+    }
+
     /// Copy `src` into this vector (enqueued; `src` may be reused as soon as this returns).
     ///
     /// # Errors

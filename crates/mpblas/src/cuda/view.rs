@@ -244,6 +244,12 @@ impl<'a, T: DeviceScalar> DeviceMatMut<'a, T> {
         self.vec.word_addr(k) + 8 * self.layout.offset as u64
     }
 
+    /// The addresses of the words of element `(0, 0)`, 0 beyond the format's
+    /// [`DeviceScalar::WORDS`].
+    pub(crate) fn word_addrs(&self) -> [u64; 4] {
+        std::array::from_fn(|k| if k < T::WORDS { self.word_addr(k) } else { 0 })
+    }
+
     /// Column `j` as a vector view (`rows` elements, increment the row stride).
     ///
     /// # Errors

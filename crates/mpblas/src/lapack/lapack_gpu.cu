@@ -1,9 +1,11 @@
 // The LAPACK family on the GPU (launcher: lapack/lapack_gpu.rs): the element-wise steps of the
-// mixed-precision refinement around cuSOLVER's f64 LU and the double-double Ozaki residual.
+// mixed-precision refinement around cuSOLVER's f64 LU and the Ozaki-scheme residuals, for
+// double-double (2 words) and quad-double (4 words) matrices stored as word planes.
 // A matrix operand is read through its strides: element (i, j) at x[i*rs + j*cs]; the
 // launcher's own buffers are column-major with leading dimension m.
 
 #include "dd.cuh"
+#include "qd.cuh"
 
 typedef unsigned long long u64;
 
@@ -12,21 +14,28 @@ typedef unsigned long long u64;
         for (u64 i = (u64)blockIdx.x * (u64)blockDim.x + (u64)threadIdx.x; i < (m);             \
              i += (u64)blockDim.x * (u64)gridDim.x)
 
-// out[i + j m] = hi[i rs + j cs]: the leading words of an m x n double-double matrix (its
-// f64 rounding, as Scalar::nearest_f64 gives it). Launch: 2-D grid (cfg_2d), block 256.
-extern "C" __global__ void lapack_dd_hi(const double *__restrict__ hi, u64 rs, u64 cs, u64 m, u64 n,
-                                        double *__restrict__ out) {
-    LAPACK_GRID_2D(i, m, j, n) { out[i + j * m] = hi[i * rs + j * cs]; }
+// out[i + j m] = lead[i rs + j cs]: the leading words of an m x n multi-word matrix (its f64
+// rounding, as Scalar::nearest_f64 gives it). Launch: 2-D grid (cfg_2d), block 256.
+extern "C" __global__ void lapack_lead(const double *__restrict__ lead, u64 rs, u64 cs, u64 m, u64 n,
+                                       double *__restrict__ out) {
+    LAPACK_GRID_2D(i, m, j, n) { out[i + j * m] = lead[i * rs + j * cs]; }
 }
 
-// (ohi, olo)[i ors + j ocs] = (hi, lo)[i rs + j cs]: an m x n double-double matrix copied
-// between two layouts. Launch: 2-D grid, block 256.
-extern "C" __global__ void lapack_dd_copy(const double *__restrict__ hi, const double *__restrict__ lo, u64 rs,
-                                          u64 cs, u64 m, u64 n, double *__restrict__ ohi,
-                                          double *__restrict__ olo, u64 ors, u64 ocs) {
+// o_w[i ors + j ocs] = x_w[i rs + j cs] for the words w < words (2 or 4; the others null): an
+// m x n matrix copied between two layouts. Launch: 2-D grid, block 256.
+extern "C" __global__ void lapack_copy(const double *__restrict__ x0, const double *__restrict__ x1,
+                                       const double *__restrict__ x2, const double *__restrict__ x3, u64 rs,
+                                       u64 cs, u64 m, u64 n, double *__restrict__ o0, double *__restrict__ o1,
+                                       double *__restrict__ o2, double *__restrict__ o3, u64 ors, u64 ocs,
+                                       int words) {
     LAPACK_GRID_2D(i, m, j, n) {
-        ohi[i * ors + j * ocs] = hi[i * rs + j * cs];
-        olo[i * ors + j * ocs] = lo[i * rs + j * cs];
+        u64 s = i * rs + j * cs, d = i * ors + j * ocs;
+        o0[d] = x0[s];
+        o1[d] = x1[s];
+        if (words == 4) {
+            o2[d] = x2[s];
+            o3[d] = x3[s];
+        }
     }
 }
 
@@ -36,20 +45,34 @@ __device__ __forceinline__ u64 lapack_abs_bits(double v) {
     return (u64)__double_as_longlong(v) & 0x7fffffffffffffffULL;
 }
 
-// x_ij <- x_ij + d_ij in double-double (refine.rs: x.add_ref(&T::from_f64(d)), the accurate
-// addition), or with `init` x_ij <- (d_ij, 0); then colmax[2j] = max_i |d_ij| and
-// colmax[2j + 1] = max_i |hi(x_ij)| as bits (atomic maxima; zeroed by the launcher). x through
-// its strides, d column-major m x n. Launch: 2-D grid, block 256.
-extern "C" __global__ void lapack_dd_add_correction(double *__restrict__ xhi, double *__restrict__ xlo, u64 rs,
-                                                    u64 cs, u64 m, u64 n, const double *__restrict__ d, int init,
-                                                    u64 *__restrict__ colmax) {
+// x_ij <- x_ij + d_ij (double-double, words = 2: refine.rs's x.add_ref(&T::from_f64(d)), the
+// accurate addition; quad-double, words = 4: Qd::add_f64), or with `init` x_ij <- d_ij; then
+// colmax[2j] = max_i |d_ij| and colmax[2j + 1] = max_i |x0_ij| as bits (atomic maxima; zeroed
+// by the launcher). x through its strides (words x2, x3 null for double-double), d
+// column-major m x n. Launch: 2-D grid, block 256.
+extern "C" __global__ void lapack_add_correction(double *__restrict__ x0, double *__restrict__ x1,
+                                                 double *__restrict__ x2, double *__restrict__ x3, u64 rs,
+                                                 u64 cs, u64 m, u64 n, const double *__restrict__ d, int init,
+                                                 int words, u64 *__restrict__ colmax) {
     LAPACK_GRID_2D(i, m, j, n) {
         u64 idx = i * rs + j * cs;
         double dij = d[i + j * m];
-        Dd x = init ? dd_make(dij, 0.0) : dd::add_accurate(dd_make(xhi[idx], xlo[idx]), dd_make(dij, 0.0));
-        xhi[idx] = x.hi;
-        xlo[idx] = x.lo;
+        double lead;
+        if (words == 4) {
+            Qd x = init ? qd_make(dij, 0.0, 0.0, 0.0)
+                        : qd::add_f64(qd_make(x0[idx], x1[idx], x2[idx], x3[idx]), dij);
+            x0[idx] = x.c[0];
+            x1[idx] = x.c[1];
+            x2[idx] = x.c[2];
+            x3[idx] = x.c[3];
+            lead = x.c[0];
+        } else {
+            Dd x = init ? dd_make(dij, 0.0) : dd::add_accurate(dd_make(x0[idx], x1[idx]), dd_make(dij, 0.0));
+            x0[idx] = x.hi;
+            x1[idx] = x.lo;
+            lead = x.hi;
+        }
         atomicMax(&colmax[2 * j], lapack_abs_bits(dij));
-        atomicMax(&colmax[2 * j + 1], lapack_abs_bits(x.hi));
+        atomicMax(&colmax[2 * j + 1], lapack_abs_bits(lead));
     }
 }

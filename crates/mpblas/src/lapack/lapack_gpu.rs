@@ -1,35 +1,50 @@
 //! The LAPACK family on the GPU: `f64` LU solves by cuSOLVER ([`dgesv`]) and the
-//! mixed-precision refinement of [`gesv_refined`](super::gesv_refined) for double-double
-//! systems ([`gesv_refined`]): cuSOLVER's `f64` factors of the leading words, residuals
-//! `B − A·X` in double-double (a GEMV per column for up to 8 right-hand sides, else the
-//! double-double Ozaki scheme II on INT8 tensor cores,
-//! [`crate::ozaki::gpu::ozaki2_gemm_dd`] with double-double operands), corrections added in
-//! double-double, the CPU's stopping rule. The kernels of `lapack_gpu.cu` do the element-wise steps.
+//! mixed-precision refinement of [`gesv_refined`](super::gesv_refined) for double-double and
+//! quad-double systems ([`gesv_refined`]): cuSOLVER's `f64` factors of the leading words,
+//! corrections `D = fl64(A)⁻¹·fl64(R)` added in the format, the CPU's stopping rule, and
+//! residuals on tensor cores:
 //!
-//! The factors are cuSOLVER's, not the CPU's `getrf`'s, so the iterates are not the CPU's bits;
-//! the accuracy is the same (the tests check it against a quad-double solve).
+//! - [`Dd`]: `R = B − A·X` recomputed at each step, a double-double GEMV per column for up to
+//!   8 right-hand sides, else the double-double Ozaki scheme II with double-double operands
+//!   ([`crate::ozaki::gpu::ozaki2_gemm_dd`]), within `compensated_dot_gamma(n)·(|A||X|)_ij`;
+//! - [`Qd`]: `R ← R − A·D` updated at each step by the quad-double Ozaki scheme
+//!   ([`crate::ozaki::gpu::ozaki2_gemm_qd`]), one product per word of `A` (`A = A₀ + A₁ + A₂ + A₃`,
+//!   each `A_w·D` exact before its rounding to quad-double), so the residual of `X = Σ D`
+//!   stays within a few `u·(|A||X|)` (`u = 2^-212`) however far `A·X` cancels `B`, at the
+//!   cost of four INT8-scheme products per step instead of a quad-double GEMM (0.11 T op/s).
+//!
+//! The kernels of `lapack_gpu.cu` do the element-wise steps. The factors are cuSOLVER's, not
+//! the CPU's `getrf`'s, so the iterates are not the CPU's bits; the accuracy is the same (the
+//! tests check it against quad-double and 848-bit RNS solves).
 
 use super::refine::{gesv_of_copies, refine_shapes, relative_correction, step_outcome, worse};
 use super::{RefineParams, RefinePath, RefineReport};
+use crate::cuda::DeviceScalar;
 use crate::cuda::{
     Arg, Device, DeviceMatMut, DeviceMatRef, DeviceVec, ModuleSource, ScratchBuffer, args,
     col_major_ld, download_raw, memset,
 };
 use crate::dd::Dd;
 use crate::error::{Error, Result};
+use crate::ozaki::ozaki2_gpu::ozaki2_gemm_qd_word;
 use crate::ozaki::{gpu::ozaki2_gemm_dd, ozaki2_dd_params};
+use crate::qd::Qd;
 use crate::scalar::Scalar;
 use crate::view::{MatLayout, MatRef};
 use std::sync::Mutex;
 
 /// The entry points of `lapack_gpu.cu` (`tests/kernel_names.rs` checks them).
-pub(crate) const KERNELS: &[&str] = &["lapack_dd_hi", "lapack_dd_copy", "lapack_dd_add_correction"];
+pub(crate) const KERNELS: &[&str] = &["lapack_lead", "lapack_copy", "lapack_add_correction"];
 
 /// The kernel module: source and entry points.
 pub(crate) static MODULE: ModuleSource = ModuleSource {
     name: "lapack_gpu",
     source: include_str!("lapack_gpu.cu"),
-    headers: &[&crate::eft::EFT_CUH, &crate::dd::dd_gpu::DD_CUH],
+    headers: &[
+        &crate::eft::EFT_CUH,
+        &crate::dd::dd_gpu::DD_CUH,
+        &crate::qd::qd_gpu::QD_CUH,
+    ],
     kernels: KERNELS,
 };
 
@@ -133,30 +148,73 @@ pub fn dgesv(dev: &Device, a: DeviceMatMut<'_, f64>, b: DeviceMatMut<'_, f64>) -
     })
 }
 
-/// Right-hand sides up to which the residual is a double-double GEMV per column (memory-bound:
-/// `A` read once per column) rather than the Ozaki scheme (whose residues of `A` cost more
-/// than a few GEMVs). Measured on an H100 at n = 8192, one right-hand side: see BENCHMARKS.md.
+/// Right-hand sides up to which the double-double residual is a GEMV per column
+/// (memory-bound: `A` read once per column) rather than the Ozaki scheme (whose residues of `A`
+/// cost more than a few GEMVs). Measured on an H100 at n = 8192, one right-hand side: see
+/// BENCHMARKS.md.
 const GEMV_RESIDUAL_MAX_RHS: usize = 8;
 
-/// `R ← R − A·X` in double-double (`R` `n × nrhs` column-major, holding `B`): a GEMV per
-/// column ([`blas::gpu::gemv`](crate::blas::gpu::gemv), each entry a recursive dd sum, within
-/// about `(n+2)·u²·(|A||x|)_i`) for few right-hand sides, otherwise the Ozaki scheme (within
-/// `compensated_dot_gamma(n)·(|A||X|)_ij`).
-fn residual(
-    dev: &Device,
-    a: DeviceMatRef<'_, Dd>,
-    x: DeviceMatRef<'_, Dd>,
-    r: &mut DeviceVec<Dd>,
-) -> Result<()> {
-    let (n, nrhs) = (a.rows(), x.cols());
-    let mut rv = DeviceMatMut::col_major(r, n, nrhs, n)?;
-    if nrhs <= GEMV_RESIDUAL_MAX_RHS {
-        for j in 0..nrhs {
-            crate::blas::gpu::gemv(dev, -Dd::ONE, a, x.col(j)?, Dd::ONE, rv.col_mut(j)?)?;
+/// The formats [`gesv_refined`] solves in on the GPU: [`Dd`] and [`Qd`] (sealed). Each brings
+/// its residual step (module docs).
+pub trait RefineOnDevice: DeviceScalar + Scalar<Ctx = ()> + sealed::Sealed {
+    /// After the correction `d` (`n × nrhs` column-major `f64`) was added to `x`: `r` (`n ×
+    /// nrhs` column-major, holding the previous residual) becomes `B − A·X`.
+    #[doc(hidden)]
+    fn next_residual(
+        dev: &Device,
+        ab: (DeviceMatRef<'_, Self>, DeviceMatRef<'_, Self>),
+        x: DeviceMatRef<'_, Self>,
+        d: DeviceMatRef<'_, f64>,
+        r: &mut DeviceVec<Self>,
+    ) -> Result<()>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for crate::dd::Dd {}
+    impl Sealed for crate::qd::Qd {}
+}
+
+impl RefineOnDevice for Dd {
+    /// `R = B − A·X` afresh: a GEMV per column (each entry a recursive dd sum, within about
+    /// `(n+2)·u²·(|A||x|)_i`) for few right-hand sides, otherwise the Ozaki scheme (within
+    /// `compensated_dot_gamma(n)·(|A||X|)_ij`).
+    fn next_residual(
+        dev: &Device,
+        (a, b): (DeviceMatRef<'_, Dd>, DeviceMatRef<'_, Dd>),
+        x: DeviceMatRef<'_, Dd>,
+        _d: DeviceMatRef<'_, f64>,
+        r: &mut DeviceVec<Dd>,
+    ) -> Result<()> {
+        let (n, nrhs) = (a.rows(), x.cols());
+        copy_words(dev, b, r.word_addrs(), (1, n as u64))?;
+        let mut rv = DeviceMatMut::col_major(r, n, nrhs, n)?;
+        if nrhs <= GEMV_RESIDUAL_MAX_RHS {
+            for j in 0..nrhs {
+                crate::blas::gpu::gemv(dev, -Dd::ONE, a, x.col(j)?, Dd::ONE, rv.col_mut(j)?)?;
+            }
+            return Ok(());
         }
-        return Ok(());
+        ozaki2_gemm_dd(dev, -1.0, a, x, 1.0, rv, &ozaki2_dd_params()).map(|_| ())
     }
-    ozaki2_gemm_dd(dev, -1.0, a, x, 1.0, rv, &ozaki2_dd_params()).map(|_| ())
+}
+
+impl RefineOnDevice for Qd {
+    /// `R ← R − Σ_w A_w·D`, each word's product exact before its rounding to quad-double.
+    fn next_residual(
+        dev: &Device,
+        (a, _b): (DeviceMatRef<'_, Qd>, DeviceMatRef<'_, Qd>),
+        _x: DeviceMatRef<'_, Qd>,
+        d: DeviceMatRef<'_, f64>,
+        r: &mut DeviceVec<Qd>,
+    ) -> Result<()> {
+        let (n, nrhs) = (a.rows(), d.cols());
+        for w in 0..4 {
+            let rv = DeviceMatMut::col_major(r, n, nrhs, n)?;
+            ozaki2_gemm_qd_word(dev, -1.0, (a, w), d, 1.0, rv)?;
+        }
+        Ok(())
+    }
 }
 
 /// The element strides of a view's layout.
@@ -164,23 +222,78 @@ fn strides(l: &MatLayout) -> (u64, u64) {
     (l.row_stride as u64, l.col_stride as u64)
 }
 
-/// Solves `A·X = B` (`A` `n × n`, `B` and `X` `n × nrhs`, double-double, any strides) on the
-/// GPU by `f64` factors and refinement in double-double: the GPU form of
-/// [`gesv_refined`](super::gesv_refined) for [`Dd`] (module docs). `A` and `B` are not changed.
-/// The fallback for systems too ill-conditioned for `f64` factors (and for an `fl64(A)` with
-/// a zero pivot) is double-double LU **on the CPU** for now ([`gesv`](super::gesv): `A` and `B` are
-/// downloaded, `X` uploaded), reported as [`RefinePath::Fallback`].
+/// `lapack_copy` of `src`'s words into the words `dst` (null beyond the format's) laid out with
+/// strides `(ors, ocs)`.
+fn copy_words<T: DeviceScalar>(
+    dev: &Device,
+    src: DeviceMatRef<'_, T>,
+    dst: [u64; 4],
+    (ors, ocs): (u64, u64),
+) -> Result<()> {
+    let (m, n) = (src.rows(), src.cols());
+    let (rs, cs) = strides(&src.layout());
+    let w: [u64; 4] = std::array::from_fn(|k| if k < T::WORDS { src.word_addr(k) } else { 0 });
+    // SAFETY: lapack_copy(const double* x0..x3, u64 rs, u64 cs, u64 m, u64 n, double* o0..o3,
+    // u64 ors, u64 ocs, int words): src's words through its checked strides, dst's through
+    // (ors, ocs), both addressing m x n elements of T::WORDS (2 or 4) words.
+    unsafe {
+        launch_2d(
+            dev,
+            "lapack_copy",
+            (m, n),
+            args![
+                w[0],
+                w[1],
+                w[2],
+                w[3],
+                rs,
+                cs,
+                m,
+                n,
+                dst[0],
+                dst[1],
+                dst[2],
+                dst[3],
+                ors,
+                ocs,
+                T::WORDS as i32
+            ],
+        )
+    }
+}
+
+/// `out` (`m × n` column-major `f64`) ← the leading words of `src`.
+fn lead_words(dev: &Device, src: (u64, u64, u64), (m, n): (usize, usize), out: u64) -> Result<()> {
+    // SAFETY: lapack_lead(const double* lead, u64 rs, u64 cs, u64 m, u64 n, double* out): the
+    // leading word plane through its checked strides, out m·n doubles.
+    unsafe {
+        launch_2d(
+            dev,
+            "lapack_lead",
+            (m, n),
+            args![src.0, src.1, src.2, m, n, out],
+        )
+    }
+}
+
+/// Solves `A·X = B` (`A` `n × n`, `B` and `X` `n × nrhs`, [`Dd`] or [`Qd`], any strides) on
+/// the GPU by `f64` factors and refinement in the format: the GPU form of
+/// [`gesv_refined`](super::gesv_refined) (module docs for the residuals). `A` and `B` are not
+/// changed. The fallback for systems too ill-conditioned for `f64` factors (and for an
+/// `fl64(A)` with a zero pivot) is the format's LU **on the CPU** for now
+/// ([`gesv`](super::gesv): `A` and `B` are downloaded, `X` uploaded), reported as
+/// [`RefinePath::Fallback`].
 ///
 /// # Errors
 /// [`Error::LengthMismatch`] for shapes that do not agree; [`Error::DeviceMismatch`];
 /// [`Error::Singular`] when the fallback meets an exactly singular `A` (or, with
 /// `fallback = false`, when `fl64(A)` is singular); [`Error::CudaLibraryMissing`] without
-/// cuSOLVER or cuBLAS; the Ozaki residual's errors.
-pub fn gesv_refined(
+/// cuSOLVER or cuBLAS; the Ozaki residuals' errors.
+pub fn gesv_refined<T: RefineOnDevice>(
     dev: &Device,
-    a: DeviceMatRef<'_, Dd>,
-    b: DeviceMatRef<'_, Dd>,
-    mut x: DeviceMatMut<'_, Dd>,
+    a: DeviceMatRef<'_, T>,
+    b: DeviceMatRef<'_, T>,
+    mut x: DeviceMatMut<'_, T>,
     params: &RefineParams,
 ) -> Result<RefineReport> {
     let (n, nrhs) = refine_shapes(
@@ -195,26 +308,14 @@ pub fn gesv_refined(
     if n == 0 || nrhs == 0 {
         return Ok(report);
     }
-    let u = Dd::unit_roundoff_in(&());
+    let u = T::unit_roundoff_in(&());
     let (ars, acs) = strides(&a.layout());
-    let (brs, bcs) = strides(&b.layout());
     let (xrs, xcs) = strides(&x.layout());
     let lu = dev.zeros::<f64>(n * n)?;
     let rhs = dev.zeros::<f64>(n * nrhs)?;
-    let mut r = dev.zeros::<Dd>(n * nrhs)?;
-    let singular = with_workspace(dev, |ws| {
-        // SAFETY: lapack_dd_hi(const double* hi, u64 rs, u64 cs, u64 m, u64 n, double* out):
-        // a's leading words through its checked strides, lu holds n·n doubles.
-        unsafe {
-            launch_2d(
-                dev,
-                "lapack_dd_hi",
-                (n, n),
-                args![a.word_addr(0), ars, acs, n, n, lu.word_addr(0)],
-            )?
-        };
-        factor(dev, ws, (lu.word_addr(0), n), n)
-    })?;
+    let mut r = dev.zeros::<T>(n * nrhs)?;
+    lead_words(dev, (a.word_addr(0), ars, acs), (n, n), lu.word_addr(0))?;
+    let singular = with_workspace(dev, |ws| factor(dev, ws, (lu.word_addr(0), n), n))?;
     if let Some(column) = singular {
         report.f64_singular = true;
         if !params.fallback {
@@ -222,56 +323,20 @@ pub fn gesv_refined(
         }
         return fallback_on_cpu(dev, (a, b), &mut x, report);
     }
+    // R = B, then: D = fl64(A)⁻¹·fl64(R), X ← X + D (X₀ = D, no iteration counted), the
+    // stopping rule, R ← B − A·X.
+    copy_words(dev, b, r.word_addrs(), (1, n as u64))?;
+    let xw = x.word_addrs();
     let mut previous = f64::INFINITY;
     let mut converged = false;
-    // X₀ from the f64 solve of B's leading words (no iteration), then the refinement steps.
     let mut first = true;
-    while first || report.iterations < params.max_iterations {
-        if first {
-            // SAFETY: as above, b's leading words into rhs (n·nrhs doubles).
-            unsafe {
-                launch_2d(
-                    dev,
-                    "lapack_dd_hi",
-                    (n, nrhs),
-                    args![b.word_addr(0), brs, bcs, n, nrhs, rhs.word_addr(0)],
-                )?
-            };
-        } else {
-            // R = B − A·X in double-double (the Ozaki scheme: within g·(|A||X|)_ij).
-            // SAFETY: lapack_dd_copy(const double* hi, const double* lo, u64 rs, u64 cs, u64 m,
-            // u64 n, double* ohi, double* olo, u64 ors, u64 ocs): b's words through its
-            // strides into r's (n·nrhs column-major).
-            unsafe {
-                launch_2d(
-                    dev,
-                    "lapack_dd_copy",
-                    (n, nrhs),
-                    args![
-                        b.word_addr(0),
-                        b.word_addr(1),
-                        brs,
-                        bcs,
-                        n,
-                        nrhs,
-                        r.word_addr(0),
-                        r.word_addr(1),
-                        1u64,
-                        n
-                    ],
-                )?
-            };
-            residual(dev, a, x.rb(), &mut r)?;
-            // SAFETY: r's leading words into rhs.
-            unsafe {
-                launch_2d(
-                    dev,
-                    "lapack_dd_hi",
-                    (n, nrhs),
-                    args![r.word_addr(0), 1u64, n, n, nrhs, rhs.word_addr(0)],
-                )?
-            };
-        }
+    loop {
+        lead_words(
+            dev,
+            (r.word_addr(0), 1, n as u64),
+            (n, nrhs),
+            rhs.word_addr(0),
+        )?;
         let maxima = with_workspace(dev, |ws| {
             solve(
                 dev,
@@ -283,23 +348,26 @@ pub fn gesv_refined(
             let colmax = ws.colmax.get(dev, 16 * nrhs)?;
             // SAFETY: colmax holds 2·nrhs u64 of the workspace, written only on this stream.
             unsafe { memset(dev, colmax, 0, 16 * nrhs)? };
-            // SAFETY: lapack_dd_add_correction(double* xhi, double* xlo, u64 rs, u64 cs, u64 m,
-            // u64 n, const double* d, int init, u64* colmax): x's words through its checked
+            // SAFETY: lapack_add_correction(double* x0..x3, u64 rs, u64 cs, u64 m, u64 n,
+            // const double* d, int init, int words, u64* colmax): x's words through its checked
             // (injective) strides, rhs n·nrhs doubles, colmax 2·nrhs u64.
             unsafe {
                 launch_2d(
                     dev,
-                    "lapack_dd_add_correction",
+                    "lapack_add_correction",
                     (n, nrhs),
                     args![
-                        x.word_addr(0),
-                        x.word_addr(1),
+                        xw[0],
+                        xw[1],
+                        xw[2],
+                        xw[3],
                         xrs,
                         xcs,
                         n,
                         nrhs,
                         rhs.word_addr(0),
                         i32::from(first),
+                        T::WORDS as i32,
                         colmax
                     ],
                 )?
@@ -309,24 +377,28 @@ pub fn gesv_refined(
             unsafe { download_raw(dev, colmax, &mut bits)? };
             Ok(bits)
         })?;
-        if first {
-            first = false;
-            continue;
+        if !first {
+            let worst = (0..nrhs).fold(0.0f64, |w, c| {
+                let (dn, xn) = (
+                    f64::from_bits(maxima[2 * c]),
+                    f64::from_bits(maxima[2 * c + 1]),
+                );
+                worse(w, relative_correction(dn, xn))
+            });
+            report.iterations += 1;
+            report.last_correction = worst;
+            if let Some(done) = step_outcome(worst, previous, u, n) {
+                converged = done;
+                break;
+            }
+            previous = worst;
         }
-        let worst = (0..nrhs).fold(0.0f64, |w, c| {
-            let (dn, xn) = (
-                f64::from_bits(maxima[2 * c]),
-                f64::from_bits(maxima[2 * c + 1]),
-            );
-            worse(w, relative_correction(dn, xn))
-        });
-        report.iterations += 1;
-        report.last_correction = worst;
-        if let Some(done) = step_outcome(worst, previous, u, n) {
-            converged = done;
+        first = false;
+        if report.iterations >= params.max_iterations {
             break;
         }
-        previous = worst;
+        let d = DeviceMatRef::col_major(&rhs, n, nrhs, n)?;
+        T::next_residual(dev, (a, b), x.rb(), d, &mut r)?;
     }
     if !converged && params.fallback {
         return fallback_on_cpu(dev, (a, b), &mut x, report);
@@ -338,12 +410,12 @@ pub fn gesv_refined(
 }
 
 /// A device view's elements as a CPU view of a downloaded copy.
-fn host_copy(v: &DeviceMatRef<'_, Dd>) -> Result<(Vec<Dd>, MatLayout)> {
+fn host_copy<T: DeviceScalar>(v: &DeviceMatRef<'_, T>) -> Result<(Vec<T>, MatLayout)> {
     Ok((v.vec().download()?, v.layout()))
 }
 
 /// A CPU view of [`host_copy`]'s copy.
-fn host_view((data, l): &(Vec<Dd>, MatLayout)) -> Result<MatRef<'_, Dd>> {
+fn host_view<T>((data, l): &(Vec<T>, MatLayout)) -> Result<MatRef<'_, T>> {
     MatRef::with_strides(
         &data[l.offset..],
         l.rows,
@@ -353,39 +425,25 @@ fn host_view((data, l): &(Vec<Dd>, MatLayout)) -> Result<MatRef<'_, Dd>> {
     )
 }
 
-/// The fallback: double-double LU on the CPU ([`gesv`]) of the downloaded `A` and `B`, the
-/// solution written into `X`.
-fn fallback_on_cpu(
+/// The fallback: the format's LU on the CPU ([`gesv`](super::gesv)) of the downloaded `A` and
+/// `B`, the solution written into `X`.
+fn fallback_on_cpu<T: RefineOnDevice>(
     dev: &Device,
-    (a, b): (DeviceMatRef<'_, Dd>, DeviceMatRef<'_, Dd>),
-    x: &mut DeviceMatMut<'_, Dd>,
+    (a, b): (DeviceMatRef<'_, T>, DeviceMatRef<'_, T>),
+    x: &mut DeviceMatMut<'_, T>,
     mut report: RefineReport,
 ) -> Result<RefineReport> {
     let (n, nrhs) = (a.rows(), b.cols());
     let (ha, hb) = (host_copy(&a)?, host_copy(&b)?);
     let sol = gesv_of_copies(host_view(&ha)?, host_view(&hb)?)?;
     let s = dev.upload(&sol)?;
-    let (xrs, xcs) = strides(&x.layout());
-    // SAFETY: as the copy in gesv_refined, from s (column-major) into x's strides.
-    unsafe {
-        launch_2d(
-            dev,
-            "lapack_dd_copy",
-            (n, nrhs),
-            args![
-                s.word_addr(0),
-                s.word_addr(1),
-                1u64,
-                n,
-                n,
-                nrhs,
-                x.word_addr(0),
-                x.word_addr(1),
-                xrs,
-                xcs
-            ],
-        )?
-    };
+    let xw = x.word_addrs();
+    copy_words(
+        dev,
+        DeviceMatRef::col_major(&s, n, nrhs, n)?,
+        xw,
+        strides(&x.layout()),
+    )?;
     report.path = RefinePath::Fallback;
     Ok(report)
 }

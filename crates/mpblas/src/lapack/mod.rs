@@ -3,8 +3,8 @@
 //! that most of the work is the level-3 [`gemm`](crate::blas::gemm), and mixed-precision
 //! iterative refinement ([`refine`]): `f64` factors, residuals and corrections in the extended
 //! format, with `T`'s own LU as the fallback. On the GPU ([`gpu`]): cuSOLVER's `f64` solve and
-//! the double-double refinement on its factors, residuals by the double-double Ozaki scheme
-//! on INT8 tensor cores (its fallback still runs on the CPU).
+//! the double-double and quad-double refinements on its factors, residuals by the Ozaki
+//! schemes on INT8 tensor cores (their fallback still runs on the CPU).
 //!
 //! ```
 //! use mpblas::lapack::gesv;
@@ -29,9 +29,10 @@ pub mod lu;
 pub mod refine;
 
 /// The LAPACK family on the GPU (`lapack_gpu.rs` and its kernels `lapack_gpu.cu`): cuSOLVER's
-/// `f64` solve and the double-double refinement on its factors with Ozaki-scheme residuals.
+/// `f64` solve and the double-double and quad-double refinements on its factors with
+/// Ozaki-scheme residuals.
 pub mod gpu {
-    pub use super::lapack_gpu::{dgesv, gesv_refined};
+    pub use super::lapack_gpu::{RefineOnDevice, dgesv, gesv_refined};
 }
 
 pub use lu::{LU_BLOCK, gesv, getrf, getrs};

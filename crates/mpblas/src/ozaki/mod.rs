@@ -45,7 +45,8 @@ pub mod bounds;
 pub mod gemm_cpu;
 mod ozaki1_gpu;
 pub mod ozaki2_dd;
-mod ozaki2_gpu;
+pub(crate) mod ozaki2_gpu;
+mod ozaki2_qd;
 pub(crate) mod ozaki_gpu;
 
 // The stages over raw slices: crate-private, public only with the `unstable-internals`
@@ -76,7 +77,9 @@ pub mod gpu {
     #[cfg(feature = "unstable-internals")]
     pub use super::ozaki1_gpu::stage::ozaki1_split;
     pub use super::ozaki1_gpu::{ozaki1_gemm, ozaki1_gemm_blas};
-    pub use super::ozaki2_gpu::{ozaki2_gemm, ozaki2_gemm_blas, ozaki2_gemm_dd, ozaki2_product};
+    pub use super::ozaki2_gpu::{
+        ozaki2_gemm, ozaki2_gemm_blas, ozaki2_gemm_dd, ozaki2_gemm_qd, ozaki2_product,
+    };
 }
 
 pub use ozaki1::{check_params as ozaki1_check_params, ozaki1_gemm, ozaki1_gemm_blas};
@@ -84,6 +87,7 @@ pub use ozaki2::{check_params as ozaki2_check_params, ozaki2_gemm, ozaki2_gemm_b
 pub use ozaki2_dd::{
     DdSchemeInput, OZAKI2_DD_DEFAULT_MODULI, OZAKI2_DD_MODULI, ozaki2_dd_params, ozaki2_gemm_dd,
 };
+pub use ozaki2_qd::{OZAKI2_QD_MODULI, ozaki2_gemm_qd};
 
 /// Which slice products scheme I forms (with `s` slices of A and of B, the last being the
 /// remainder).

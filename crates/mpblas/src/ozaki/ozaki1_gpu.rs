@@ -323,7 +323,7 @@ pub fn ozaki1_gemm(
                     n,
                     alpha,
                     beta,
-                    pc,
+                    pc[0],
                     ldc,
                     mua,
                     mub,

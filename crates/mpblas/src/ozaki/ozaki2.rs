@@ -780,27 +780,34 @@ pub fn products_mod(
 /// (relative error ≤ 2u² each).
 pub fn reconstruct(crt: &Crt, res: &[Vec<u8>]) -> Vec<Dd> {
     let count = res.first().map_or(0, |r| r.len());
-    let words = crt.w_words.len();
-    let mut out = vec![Dd::ZERO; count];
-    let mut y = vec![0.0f64; words];
-    for (idx, o) in out.iter_mut().enumerate() {
-        for (c, yc) in y.iter_mut().enumerate() {
-            let mut s = 0.0;
-            for (l, r) in res.iter().enumerate() {
-                s += r[idx] as f64 * crt.w_words[c][l];
+    let mut d = vec![0.0f64; crt.w_words.len()];
+    (0..count)
+        .map(|idx| {
+            crt_exact_words(crt, res, idx, &mut d);
+            let (h, l) = two_sum(d[0], d[1]);
+            let mut s = Dd { hi: h, lo: l };
+            for &dc in &d[2..] {
+                s = s.add_f64(dc);
             }
-            *yc = s;
+            s
+        })
+        .collect()
+}
+
+/// The exact words `D_c = Y_c − t·P^(c)` of entry `idx` of [`reconstruct`] (`d` holds one per
+/// CRT word): `C' = Σ_c D_c` exactly.
+pub(crate) fn crt_exact_words(crt: &Crt, res: &[Vec<u8>], idx: usize, d: &mut [f64]) {
+    for (c, dc) in d.iter_mut().enumerate() {
+        let mut s = 0.0;
+        for (l, r) in res.iter().enumerate() {
+            s += r[idx] as f64 * crt.w_words[c][l];
         }
-        let t = (y[0] * crt.p_inv + y[1] * crt.p_inv).round();
-        let d: Vec<f64> = (0..words).map(|c| y[c] - t * crt.p_words[c]).collect();
-        let (h, l) = two_sum(d[0], d[1]);
-        let mut s = Dd { hi: h, lo: l };
-        for &dc in &d[2..] {
-            s = s.add_f64(dc);
-        }
-        *o = s;
+        *dc = s;
     }
-    out
+    let t = (d[0] * crt.p_inv + d[1] * crt.p_inv).round();
+    for (dc, pc) in d.iter_mut().zip(&crt.p_words) {
+        *dc -= t * pc;
+    }
 }
 
 /// Stages 2–6 on packed operands: the `m × n` column-major double-doubles `2^-(e_i+f_j)·C'`,
@@ -825,6 +832,26 @@ pub(crate) fn product_scaled(
     (bp, blo): (&[f64], Option<&[f64]>),
     plan: &Ozaki2Plan,
 ) -> Result<(Vec<Dd>, Scaling)> {
+    let (res, sc) = residue_products(m, n, (ap, alo), (bp, blo), plan)?;
+    let mut c = reconstruct(&plan.crt, &res);
+    for j in 0..n {
+        for i in 0..m {
+            let x = &mut c[i + j * m];
+            *x = x.ldexp(-(sc.ea[i] + sc.eb[j]));
+        }
+    }
+    Ok((c, sc))
+}
+
+/// Stages 2–5 of [`product_scaled`]: the scaling and, per modulus, the products' residues
+/// (`m × n` column-major), ready for the reconstruction.
+pub(crate) fn residue_products(
+    m: usize,
+    n: usize,
+    (ap, alo): (&[f64], Option<&[f64]>),
+    (bp, blo): (&[f64], Option<&[f64]>),
+    plan: &Ozaki2Plan,
+) -> Result<(Vec<Vec<u8>>, Scaling)> {
     let (crt, k) = (&plan.crt, plan.k);
     let sc = scaling(plan, m, n, ap, bp)?;
     let ai = to_integers(ap, k, m, &sc.ea);
@@ -847,14 +874,7 @@ pub(crate) fn product_scaled(
         let br = res_of(&bi, &bi_lo, ml);
         res.push(products_mod(m, n, k, &ar, &br, ml)?);
     }
-    let mut c = reconstruct(crt, &res);
-    for j in 0..n {
-        for i in 0..m {
-            let x = &mut c[i + j * m];
-            *x = x.ldexp(-(sc.ea[i] + sc.eb[j]));
-        }
-    }
-    Ok((c, sc))
+    Ok((res, sc))
 }
 
 /// The guard's statistics of `count` packed vectors of length `len` with scaling exponents

@@ -246,7 +246,9 @@ fn fallback_entry<T: DdSchemeInput>(
 
 /// The leading and (for double-double operands) second words of `op(A)`'s rows, packed as
 /// `pack_rows`; the vectors holding a non-finite word zeroed in both, and their marks.
-fn pack_words<T: DdSchemeInput>(a: MatRef<'_, T>) -> (Vec<f64>, Option<Vec<f64>>, Vec<bool>) {
+pub(crate) fn pack_words<T: DdSchemeInput>(
+    a: MatRef<'_, T>,
+) -> (Vec<f64>, Option<Vec<f64>>, Vec<bool>) {
     let (count, len) = (a.rows(), a.cols());
     let word = |w: fn(T) -> f64| -> Vec<f64> {
         let mut out = Vec::with_capacity(count * len);

@@ -13,7 +13,9 @@ use crate::dd::dd_gpu::DeviceDdVec;
 use crate::error::{Error, Result};
 use crate::ozaki::ozaki2::{Crt, Ozaki2Plan, norm_chunks};
 use crate::ozaki::ozaki2_dd::{DdSchemeInput, GUARD_LOWER_MAX_K, dd_guard_tiny, dd_plan};
+use crate::ozaki::ozaki2_qd::{qd_params, qd_plan};
 use crate::ozaki::{OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard};
+use crate::qd::Qd;
 use crate::view::Trans;
 
 /// The moduli the kernels hard-code (`OZ_MODULI_LIST` in `ozaki_gpu.cu`), which must be
@@ -287,6 +289,32 @@ enum Output {
         tiny: f64,
         ab_lo: Option<(u64, u64)>,
     },
+    /// `C ← α·AB + β·C` with `C` in quad-double (words at `c`), the product exact before its
+    /// rounding where rows and columns convert exactly (`ozaki2_qd`).
+    UpdateQd {
+        alpha: f64,
+        beta: f64,
+        c: [u64; 4],
+        ldc: usize,
+    },
+}
+
+/// `ozaki_exact_vecs`: `out[v]` = 1 when every element of vector `v` of `x` times
+/// `2^exps[v]` is an integer (`ozaki2_qd::exact_vectors`).
+fn exact_vecs(dev: &Device, x: Vecs, len: usize, exps: u64, out: u64) -> Result<()> {
+    let threads = if x.st == 1 { 32 * x.count } else { x.count };
+    let c = cfg((blocks(threads, 256, 65_535), 1), 256);
+    // SAFETY: ozaki_exact_vecs(const double* x, u64 sv, u64 st, u64 count, u64 len,
+    // const int* exps, int* flags), block 256, any grid: x addresses count vectors of len
+    // elements (strides sv, st), exps and flags hold count ints.
+    unsafe {
+        launch(
+            dev,
+            "ozaki_exact_vecs",
+            c,
+            args![x.ptr, x.sv, x.st, x.count, len, exps, out],
+        )
+    }
 }
 
 fn crt_arg(crt: &Crt) -> Result<CrtArg> {
@@ -656,7 +684,17 @@ fn ozaki2_device(
             ldc,
         } => Some((alpha, beta, c, ldc, 0i32, 0u64, 0u64)),
         Output::Product { hi, lo } => Some((1.0, 0.0, 0, m, 1, hi, lo)),
-        Output::UpdateDd { .. } => None,
+        Output::UpdateDd { .. } | Output::UpdateQd { .. } => None,
+    };
+    // The quad-double scheme's flags of exactly converted rows and columns.
+    let exact = if let Output::UpdateQd { .. } = out {
+        let fa = ws.exact_a.get(dev, 4 * m)?;
+        let fb = ws.exact_b.get(dev, 4 * n)?;
+        exact_vecs(dev, va, k, ea, fa)?;
+        exact_vecs(dev, vb, k, eb, fb)?;
+        (fa, fb)
+    } else {
+        (0, 0)
     };
     let counts = zeroed_counts(dev, ws)?;
     let mut j0 = 0;
@@ -712,7 +750,58 @@ fn ozaki2_device(
         }
         prof.mark(dev, "int8 gemms");
         let c2 = dev.grid_2d(m, nbt);
-        if let Output::UpdateDd {
+        if let Output::UpdateQd {
+            alpha,
+            beta,
+            c,
+            ldc,
+        } = out
+        {
+            // SAFETY: ozaki_crt_update_qd(const int* prod, u64 ldp, u64 slab, u64 m, u64 nb,
+            // u64 j0, OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
+            // const int* exact_a, const int* exact_b, double alpha, double beta, double* c0,
+            // double* c1, double* c2, double* c3, u64 ldc, const double* a, u64 asv, u64 ast,
+            // const double* b, u64 bsv, u64 bst, u64 k, unsigned long long* counts), 2-D
+            // launch: as ozaki_crt_update's mode 0 below, with each of C's four words holding
+            // ldc·(n−1)+m doubles and the flags m and n ints.
+            unsafe {
+                launch(
+                    dev,
+                    "ozaki_crt_update_qd",
+                    c2,
+                    args![
+                        prod,
+                        mp,
+                        slab_p,
+                        m,
+                        nbt,
+                        j0,
+                        crt_a.clone(),
+                        ea,
+                        eb,
+                        mua,
+                        mub,
+                        exact.0,
+                        exact.1,
+                        alpha,
+                        beta,
+                        c[0],
+                        c[1],
+                        c[2],
+                        c[3],
+                        ldc,
+                        va.ptr,
+                        va.sv,
+                        va.st,
+                        vb.ptr,
+                        vb.sv,
+                        vb.st,
+                        k,
+                        counts
+                    ],
+                )?
+            };
+        } else if let Output::UpdateDd {
             alpha,
             beta,
             hi,
@@ -867,7 +956,7 @@ pub fn ozaki2_gemm(
         |up| Output::Update {
             alpha,
             beta,
-            c: up.pc,
+            c: up.pc[0],
             ldc: up.ldc,
         },
     )
@@ -936,14 +1025,82 @@ pub fn ozaki2_gemm_dd<T: DeviceScalar + DdSchemeInput>(
         Output::UpdateDd {
             alpha,
             beta,
-            hi: up.pc,
-            lo: up.pc_lo,
+            hi: up.pc[0],
+            lo: up.pc[1],
             ldc: up.ldc,
             g: compensated_dot_gamma(k),
             tiny: dd_guard_tiny(k),
             ab_lo,
         }
     })
+}
+
+/// `C ← α·A·B + β·C` with `A`, `B` in `f64` and `C` in quad-double by Ozaki scheme II with 31
+/// moduli on INT8 tensor cores, the product exact before its rounding wherever the rows and
+/// columns convert exactly: the GPU twin of [`crate::ozaki::ozaki2_gemm_qd`], bit for bit (same
+/// guarantee; the other entries, and those of NaN/Inf rows and columns, recomputed on the
+/// device as quad-double sums of exact products; the report counts them). Views and BLAS
+/// conventions as [`ozaki2_gemm`]. The work is that of [`ozaki2_gemm_dd`] with 31 moduli.
+///
+/// # Errors
+/// As [`ozaki2_gemm`].
+pub fn ozaki2_gemm_qd(
+    dev: &Device,
+    alpha: f64,
+    a: DeviceMatRef<'_, f64>,
+    b: DeviceMatRef<'_, f64>,
+    beta: f64,
+    c: DeviceMatMut<'_, Qd>,
+) -> Result<Ozaki2Report> {
+    ozaki2_gemm_qd_word(dev, alpha, (a, 0), b, beta, c)
+}
+
+/// [`ozaki2_gemm_qd`] with `A` word `word` of a multi-word matrix (the words of a quad-double
+/// `A` one at a time, for `lapack::gpu::gesv_refined_qd`'s residuals).
+pub(crate) fn ozaki2_gemm_qd_word<S: DeviceScalar>(
+    dev: &Device,
+    alpha: f64,
+    (a, word): (DeviceMatRef<'_, S>, usize),
+    b: DeviceMatRef<'_, f64>,
+    beta: f64,
+    c: DeviceMatMut<'_, Qd>,
+) -> Result<Ozaki2Report> {
+    if word >= S::WORDS {
+        return Err(Error::OutOfRange {
+            what: "word of a",
+            got: word,
+            min: 0,
+            max: S::WORDS - 1,
+        });
+    }
+    let a_word = a.word_addr(word);
+    let params = qd_params();
+    let plan = qd_plan(a.cols())?;
+    let mut report = Ozaki2Report {
+        moduli: params.moduli,
+        mode: params.mode,
+        guard: params.guard,
+        ..Ozaki2Report::default()
+    };
+    let Some(mut up) = prepare_update(dev, alpha, a, b, beta, &c)? else {
+        return Ok(report);
+    };
+    up.va.ptr = a_word;
+    let (m, n, _) = up.dims;
+    let out = Output::UpdateQd {
+        alpha,
+        beta,
+        c: up.pc,
+        ldc: up.ldc,
+    };
+    let [inexact, non_finite] = with_workspace(dev, |ws| {
+        let dp = DevicePlan::new(dev, ws.held(), m, n, plan, (false, true))?;
+        ozaki2_device(dev, ws, &up.blas, (up.va, up.vb), &dp, out)
+    })?;
+    report.entries = m * n;
+    report.guard_recomputed = inexact as usize;
+    report.non_finite_recomputed = non_finite as usize;
+    Ok(report)
 }
 
 /// [`ozaki2_gemm`] with the arguments of BLAS `dgemm` on device vectors.

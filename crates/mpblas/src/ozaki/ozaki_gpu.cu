@@ -14,6 +14,7 @@
 // Kernel names: ozaki_<stage>_<variant>.
 
 #include "dd.cuh"
+#include "qd.cuh"
 #include "blas_compensated.cuh"
 
 typedef unsigned long long u64;
@@ -746,13 +747,11 @@ struct OzCrt {
     int nmod;
 };
 
-// ozaki2::reconstruct of one entry with W CRT words (known at compile time, so no FMA is
+// ozaki2::crt_exact_words of one entry with W CRT words (known at compile time, so no FMA is
 // spent on absent words) from its nmod <= NMAX products p[l]: r_l = p_l mod m_l in [0, m_l),
-// the CRT sum y = sum_l r_l w_l in W exact words, t = round(y / P), s = y - t P as a
-// double-double.
+// the CRT sum y = sum_l r_l w_l in W exact words, t = round(y / P), y_w - t P_w in place.
 template <int NMAX, int W>
-MP_DEV Dd oz_crt_entry(const int *p, const OzCrt &crt) {
-    double y[W];
+MP_DEV void oz_crt_words(const int *p, const OzCrt &crt, double (&y)[W]) {
 #pragma unroll
     for (int w = 0; w < W; ++w) y[w] = 0.0;
     const int nmod = crt.nmod;
@@ -767,13 +766,20 @@ MP_DEV Dd oz_crt_entry(const int *p, const OzCrt &crt) {
     OZ_MODULI_LIST(OZ_CRT_STEP)
 #undef OZ_CRT_STEP
     double t = round(y[0] * crt.p_inv + y[1] * crt.p_inv);
-    double d0 = y[0] - t * crt.p[0];
-    double d1 = y[1] - t * crt.p[1];
+#pragma unroll
+    for (int w = 0; w < W; ++w) y[w] = y[w] - t * crt.p[w];
+}
+
+// ozaki2::reconstruct of one entry: the exact words summed as a double-double.
+template <int NMAX, int W>
+MP_DEV Dd oz_crt_entry(const int *p, const OzCrt &crt) {
+    double d[W];
+    oz_crt_words<NMAX, W>(p, crt, d);
     double h, lo;
-    two_sum(d0, d1, h, lo);
+    two_sum(d[0], d[1], h, lo);
     Dd s = dd_make(h, lo);
 #pragma unroll
-    for (int w = 2; w < W; ++w) s = oz_dd_add_f64(s, y[w] - t * crt.p[w]);
+    for (int w = 2; w < W; ++w) s = oz_dd_add_f64(s, d[w]);
     return s;
 }
 
@@ -1085,6 +1091,165 @@ extern "C" __global__ void ozaki_scale_c_dd(double *__restrict__ c_hi, double *_
         Dd t = beta == 0.0 ? dd_make(0.0, 0.0) : oz_dd_mul_f64(dd_make(c_hi[idx], c_lo[idx]), beta);
         c_hi[idx] = t.hi;
         c_lo[idx] = t.lo;
+    }
+}
+
+// ---- the quad-double scheme (ozaki2_qd.rs) ----------------------------------------------------
+
+// ozaki2_qd::lowest_bit_exponent: the exponent of the lowest set bit of a nonzero finite x.
+MP_DEV int oz_lowest_bit_exponent(double x) {
+    u64 bits = (u64)__double_as_longlong(x) & OZ_ABS_MASK;
+    int field = (int)(bits >> 52);
+    u64 mantissa = bits & ((1ULL << 52) - 1);
+    u64 sig = field == 0 ? mantissa : (mantissa | (1ULL << 52));
+    int e0 = field == 0 ? -1074 : field - 1075;
+    return e0 + __ffsll((long long)sig) - 1;
+}
+
+// ozaki2_qd::exact_vectors: flags[v] = 1 when every x_vt 2^exps[v] is an integer (x_vt = 0 or
+// its lowest set bit at or above 2^-exps[v]), else 0. Vectors of contiguous elements (st = 1)
+// take a warp each, others a thread each (then neighbouring threads read neighbouring
+// vectors). Launch: block 256, any grid.
+extern "C" __global__ void ozaki_exact_vecs(const double *__restrict__ x, u64 sv, u64 st, u64 count, u64 len,
+                                            const int *__restrict__ exps, int *__restrict__ flags) {
+    u64 tid = (u64)blockIdx.x * blockDim.x + threadIdx.x, threads = (u64)gridDim.x * blockDim.x;
+    if (st == 1) {
+        unsigned lane = threadIdx.x % 32;
+        for (u64 v0 = tid / 32 * 32; v0 < count * 32; v0 += threads) {
+            u64 v = v0 / 32;
+            bool ok = true;
+            if (v < count) {
+                int e = exps[v];
+                for (u64 t = lane; t < len; t += 32) {
+                    double y = x[v * sv + t];
+                    if (y != 0.0 && oz_lowest_bit_exponent(y) + e < 0) ok = false;
+                }
+            }
+            ok = __all_sync(0xffffffffu, ok);
+            if (lane == 0 && v < count) flags[v] = ok ? 1 : 0;
+        }
+        return;
+    }
+    for (u64 v = tid; v < count; v += threads) {
+        int e = exps[v];
+        bool ok = true;
+        for (u64 t = 0; t < len; ++t) {
+            double y = x[v * sv + t * st];
+            if (y != 0.0 && oz_lowest_bit_exponent(y) + e < 0) ok = false;
+        }
+        flags[v] = ok ? 1 : 0;
+    }
+}
+
+// ozaki2_qd::exact_sum: the quad-double sum of the exact products (TwoProd; a non-finite
+// product alone) of row i of A and column j of B, the terms scaled by 2^-sa and 2^-sb.
+MP_DEV Qd oz_exact_sum(const double *__restrict__ a, u64 asv, u64 ast, const double *__restrict__ b, u64 bsv,
+                       u64 bst, u64 i, u64 j, u64 k, int sa, int sb) {
+    Qd acc = qd_make(0.0, 0.0, 0.0, 0.0);
+    for (u64 l = 0; l < k; ++l) {
+        double p, e;
+        two_prod(oz_ldexp(a[i * asv + l * ast], -sa), oz_ldexp(b[j * bsv + l * bst], -sb), p, e);
+        acc = mp_is_finite(p) ? qd::add_f64(qd::add_f64(acc, p), e) : qd::add_f64(acc, p);
+    }
+    return acc;
+}
+
+// ozaki2_qd::exact_sum_entry: oz_exact_sum; if it is not finite although every term is
+// (finite_terms), the same with the row scaled by 2^-ceil_log2(mu_i) and the column by
+// 2^-ceil_log2(mu_j), scaled back.
+MP_DEV Qd oz_qd_fallback(const double *__restrict__ a, u64 asv, u64 ast, const double *__restrict__ b, u64 bsv,
+                         u64 bst, u64 i, u64 j, u64 k, bool finite_terms, double mu_i, double mu_j) {
+    Qd s = oz_exact_sum(a, asv, ast, b, bsv, bst, i, j, k, 0, 0);
+    if (mp_is_finite(s.c[0]) || !finite_terms) return s;
+    int sa = oz_ceil_log2(fmax(mu_i, 0x1p-1022)), sb = oz_ceil_log2(fmax(mu_j, 0x1p-1022));
+    return qd::ldexp(oz_exact_sum(a, asv, ast, b, bsv, bst, i, j, k, sa, sb), sa + sb);
+}
+
+// ozaki2_qd::qd_of_exact_words after oz_crt_words: TwoSum of the two leading words, then
+// qd::add_f64 of the others.
+template <int W>
+MP_DEV Qd oz_crt_entry_qd_w(const int *p, const OzCrt &crt) {
+    double d[W];
+    oz_crt_words<OZ_MAX_MODULI, W>(p, crt, d);
+    double h, lo;
+    two_sum(d[0], d[1], h, lo);
+    Qd s = qd_make(h, lo, 0.0, 0.0);
+#pragma unroll
+    for (int w = 2; w < W; ++w) s = qd::add_f64(s, d[w]);
+    return s;
+}
+
+MP_DEV Qd oz_crt_entry_qd(const int *p, const OzCrt &crt) {
+    switch (crt.words) {
+    case 2: return oz_crt_entry_qd_w<2>(p, crt);
+    case 3: return oz_crt_entry_qd_w<3>(p, crt);
+    case 4: return oz_crt_entry_qd_w<4>(p, crt);
+    case 5: return oz_crt_entry_qd_w<5>(p, crt);
+    default: return oz_crt_entry_qd_w<6>(p, crt);
+    }
+}
+
+// ozaki2_qd::update_qd: alpha s + beta c in quad-double (c not read for beta = 0).
+MP_DEV void oz_update_qd(Qd s, double alpha, double beta, double *c0, double *c1, double *c2, double *c3,
+                         u64 idx) {
+    Qd t = qd::mul_f64(s, alpha);
+    if (beta != 0.0) t = qd::add_ieee(t, qd::mul_f64(qd_make(c0[idx], c1[idx], c2[idx], c3[idx]), beta));
+    c0[idx] = t.c[0];
+    c1[idx] = t.c[1];
+    c2[idx] = t.c[2];
+    c3[idx] = t.c[3];
+}
+
+// ozaki2_gemm_qd's stages 6-7 for the entries (i, j0 + jj), i < m, jj < nb: the products
+// (as ozaki_crt_update), the exact CRT words summed into a quad-double, Qd::ldexp by
+// -(ea_i + eb_j); entries of bad rows or columns (counts[1]) and of rows or columns that did
+// not convert exactly (exact_a/exact_b 0, counts[0]) become oz_qd_fallback's; then
+// c_ij = alpha s + beta c_ij (oz_update_qd; C's four words at c0..c3, leading dimension ldc).
+// Launch: block (256), 2-D grid (OZ_GRID_2D).
+extern "C" __global__ void __launch_bounds__(256, 2)
+ozaki_crt_update_qd(const int *__restrict__ prod, u64 ldp, u64 slab, u64 m, u64 nb, u64 j0, OzCrt crt,
+                    const int *__restrict__ ea, const int *__restrict__ eb, const u64 *__restrict__ mua,
+                    const u64 *__restrict__ mub, const int *__restrict__ exact_a, const int *__restrict__ exact_b,
+                    double alpha, double beta, double *__restrict__ c0, double *__restrict__ c1,
+                    double *__restrict__ c2, double *__restrict__ c3, u64 ldc, const double *__restrict__ a,
+                    u64 asv, u64 ast, const double *__restrict__ b, u64 bsv, u64 bst, u64 k,
+                    unsigned long long *__restrict__ counts) {
+    const int nmod = crt.nmod;
+    for (u64 jj = blockIdx.y; jj < nb; jj += gridDim.y) {
+        u64 j = j0 + jj;
+        bool bad_j = oz_bad(mub[j]);
+        bool exact_j = exact_b[j] != 0;
+        int eb_j = eb[j];
+        double mu_j = oz_mu(mub[j]);
+        for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (u64)blockDim.x * gridDim.x) {
+            Qd s;
+            if (bad_j || oz_bad(mua[i])) {
+                s = oz_qd_fallback(a, asv, ast, b, bsv, bst, i, j, k, false, 0.0, 0.0);
+                atomicAdd(&counts[1], 1ULL);
+            } else if (!(exact_j && exact_a[i] != 0)) {
+                s = oz_qd_fallback(a, asv, ast, b, bsv, bst, i, j, k, true, oz_mu(mua[i]), mu_j);
+                atomicAdd(&counts[0], 1ULL);
+            } else {
+                int p[OZ_MAX_MODULI];
+                oz_load_products<OZ_MAX_MODULI>(p, prod, slab, i + jj * ldp, nmod);
+                s = qd::ldexp(oz_crt_entry_qd(p, crt), -(ea[i] + eb_j));
+            }
+            oz_update_qd(s, alpha, beta, c0, c1, c2, c3, i + j * ldc);
+        }
+    }
+}
+
+// BLAS quick return of the quad-double scheme: c = beta == 0 ? 0 : c.mul_f64(beta).
+extern "C" __global__ void ozaki_scale_c_qd(double *__restrict__ c0, double *__restrict__ c1, double *__restrict__ c2,
+                                            double *__restrict__ c3, u64 m, u64 n, u64 ldc, double beta) {
+    OZ_GRID_2D(i, m, j, n) {
+        u64 idx = i + j * ldc;
+        Qd t = beta == 0.0 ? qd_make(0.0, 0.0, 0.0, 0.0)
+                           : qd::mul_f64(qd_make(c0[idx], c1[idx], c2[idx], c3[idx]), beta);
+        c0[idx] = t.c[0];
+        c1[idx] = t.c[1];
+        c2[idx] = t.c[2];
+        c3[idx] = t.c[3];
     }
 }
 

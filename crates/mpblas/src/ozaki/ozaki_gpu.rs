@@ -65,6 +65,9 @@ pub(crate) const KERNELS: &[&str] = &[
     "ozaki_crt_update",
     "ozaki_crt_update_dd",
     "ozaki_scale_c_dd",
+    "ozaki_exact_vecs",
+    "ozaki_crt_update_qd",
+    "ozaki_scale_c_qd",
     "ozaki_bad_merge",
     "ozaki_fold_mod",
     "ozaki_scale_c",
@@ -82,6 +85,7 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
     headers: &[
         &crate::eft::EFT_CUH,
         &DD_CUH,
+        &crate::qd::qd_gpu::QD_CUH,
         &crate::blas::blas_level3_gpu::BLAS_COMPENSATED_CUH,
     ],
     kernels: KERNELS,
@@ -164,6 +168,8 @@ pub(super) struct Workspace {
     pub(super) floor_a: ScratchBuffer,
     pub(super) floor_b: ScratchBuffer,
     pub(super) zlow: ScratchBuffer,
+    pub(super) exact_a: ScratchBuffer,
+    pub(super) exact_b: ScratchBuffer,
     // scheme I
     pub(super) pack_a: ScratchBuffer,
     pub(super) pack_b: ScratchBuffer,
@@ -348,7 +354,7 @@ pub(super) fn quick_return(
     (m, n, k): (usize, usize, usize),
     alpha: f64,
     beta: f64,
-    c: (u64, u64),
+    (c, words): ([u64; 4], usize),
     ldc: usize,
 ) -> Result<bool> {
     if m == 0 || n == 0 {
@@ -357,14 +363,31 @@ pub(super) fn quick_return(
     if alpha == 0.0 || k == 0 {
         if beta != 1.0 {
             let g = dev.grid_2d(m, n);
-            if c.1 == 0 {
+            match words {
                 // SAFETY: ozaki_scale_c(double* c, u64 m, u64 n, u64 ldc, double beta), 2-D
                 // launch: c holds ldc·(n−1)+m doubles (check_product_shapes, col_major_ld).
-                unsafe { launch(dev, "ozaki_scale_c", g, args![c.0, m, n, ldc, beta])? };
-            } else {
+                1 => unsafe { launch(dev, "ozaki_scale_c", g, args![c[0], m, n, ldc, beta])? },
                 // SAFETY: ozaki_scale_c_dd(double* c_hi, double* c_lo, u64 m, u64 n, u64 ldc,
                 // double beta), 2-D launch: both words hold ldc·(n−1)+m doubles.
-                unsafe { launch(dev, "ozaki_scale_c_dd", g, args![c.0, c.1, m, n, ldc, beta])? };
+                2 => unsafe {
+                    launch(
+                        dev,
+                        "ozaki_scale_c_dd",
+                        g,
+                        args![c[0], c[1], m, n, ldc, beta],
+                    )?
+                },
+                // SAFETY: ozaki_scale_c_qd(double* c0, double* c1, double* c2, double* c3,
+                // u64 m, u64 n, u64 ldc, double beta), 2-D launch: each word holds
+                // ldc·(n−1)+m doubles.
+                _ => unsafe {
+                    launch(
+                        dev,
+                        "ozaki_scale_c_qd",
+                        g,
+                        args![c[0], c[1], c[2], c[3], m, n, ldc, beta],
+                    )?
+                },
             }
         }
         return Ok(true);
@@ -373,38 +396,36 @@ pub(super) fn quick_return(
 }
 
 /// An update call `C ← α·A·B + β·C` that passed its checks and has work to do: the cuBLAS
-/// handle, the rows of `A` and columns of `B`, `(m, n, k)`, and C's address (`pc_lo`: its
-/// second word's for a double-double `C`, else 0) and leading dimension.
+/// handle, the rows of `A` and columns of `B`, `(m, n, k)`, and the addresses of C's words
+/// (`pc[w]` for `w` below its format's word count, else 0) and its leading dimension.
 pub(super) struct Update {
     pub(super) blas: std::sync::Arc<Blas>,
     pub(super) va: Vecs,
     pub(super) vb: Vecs,
     pub(super) dims: (usize, usize, usize),
-    pub(super) pc: u64,
-    pub(super) pc_lo: u64,
+    pub(super) pc: [u64; 4],
     pub(super) ldc: usize,
 }
 
 /// The prologue the Ozaki GEMMs share after checking their own parameters: device and shape
 /// checks, C column-major (`f64` or double-double), the quick returns (`None`: C is already
 /// final), the cuBLAS handle and the operand vectors.
-pub(super) fn prepare_update<S: DeviceScalar, T: DeviceScalar>(
+pub(super) fn prepare_update<SA: DeviceScalar, SB: DeviceScalar, T: DeviceScalar>(
     dev: &Device,
     alpha: f64,
-    a: DeviceMatRef<'_, S>,
-    b: DeviceMatRef<'_, S>,
+    a: DeviceMatRef<'_, SA>,
+    b: DeviceMatRef<'_, SB>,
     beta: f64,
     c: &DeviceMatMut<'_, T>,
 ) -> Result<Option<Update>> {
-    debug_assert!(T::WORDS <= 2);
+    debug_assert!(matches!(T::WORDS, 1 | 2 | 4));
     dev.check_on("a", a.ordinal())?;
     dev.check_on("b", b.ordinal())?;
     dev.check_on("c", c.ordinal())?;
     let dims = check_product_shapes(&a.layout(), &b.layout(), &c.layout())?;
     let ldc = col_major_ld("c", &c.layout())?;
-    let pc = c.word_addr(0);
-    let pc_lo = if T::WORDS == 2 { c.word_addr(1) } else { 0 };
-    if quick_return(dev, dims, alpha, beta, (pc, pc_lo), ldc)? {
+    let pc: [u64; 4] = std::array::from_fn(|w| if w < T::WORDS { c.word_addr(w) } else { 0 });
+    if quick_return(dev, dims, alpha, beta, (pc, T::WORDS), ldc)? {
         return Ok(None);
     }
     Ok(Some(Update {
@@ -413,7 +434,6 @@ pub(super) fn prepare_update<S: DeviceScalar, T: DeviceScalar>(
         vb: cols_of(&b),
         dims,
         pc,
-        pc_lo,
         ldc,
     }))
 }

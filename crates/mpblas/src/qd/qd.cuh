@@ -375,6 +375,12 @@ MP_DEV Qd add_f64(const Qd &a, double b) {
     MPBLAS_QD_FINISH_OR_RESCALE(c, a.c[0] + b, add_f64_raw(half(a), 0.5 * b));
 }
 
+// a * b for an f64 b (the Rust `mul_f64`).
+MP_DEV Qd mul_f64(const Qd &a, double b) {
+    Qd c = mul_f64_raw(a, b);
+    MPBLAS_QD_FINISH_OR_RESCALE(c, a.c[0] * b, mul_f64_raw(half(a), b));
+}
+
 // a * b, HLB accurate product: what `*` uses.
 MP_DEV Qd mul_accurate(const Qd &a, const Qd &b) {
     Qd c = mul_raw(a, b);
