@@ -32,18 +32,6 @@ MP_DEV Qd from_sum(double c0, double c1, double c2, double c3) {
     return special(c0 + c1 + c2 + c3, c.c[0]);
 }
 
-// `Qd::mul_f64`, with the half-scale recomputation of `finish_or_rescale`.
-MP_DEV Qd mul_f64(const Qd &a, double b) {
-    Qd c = mul_f64_raw(a, b);
-    if (generic_ok(c)) return c;
-    double lead = a.c[0] * b;
-    if (rescale_applies(lead, c.c[0])) {
-        Qd q = ldexp(mul_f64_raw(half(a), b), 1);
-        if (generic_ok(q)) return q;
-    }
-    return special(lead, c.c[0]);
-}
-
 // A table row of four words as a Qd.
 MP_DEV Qd tab_qd(const unsigned long long *row) {
     return qd_make(mp_tab(row[0]), mp_tab(row[1]), mp_tab(row[2]), mp_tab(row[3]));
