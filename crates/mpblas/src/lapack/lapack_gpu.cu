@@ -16,14 +16,14 @@ typedef unsigned long long u64;
 
 // out[i + j m] = lead[i rs + j cs]: the leading words of an m x n multi-word matrix (its f64
 // rounding, as Scalar::nearest_f64 gives it). Launch: 2-D grid (cfg_2d), block 256.
-extern "C" __global__ void lapack_lead(const double *__restrict__ lead, u64 rs, u64 cs, u64 m, u64 n,
+extern "C" __global__ void lapack_lead_words(const double *__restrict__ lead, u64 rs, u64 cs, u64 m, u64 n,
                                        double *__restrict__ out) {
     LAPACK_GRID_2D(i, m, j, n) { out[i + j * m] = lead[i * rs + j * cs]; }
 }
 
 // o_w[i ors + j ocs] = x_w[i rs + j cs] for the words w < words (2 or 4; the others null): an
 // m x n matrix copied between two layouts. Launch: 2-D grid, block 256.
-extern "C" __global__ void lapack_copy(const double *__restrict__ x0, const double *__restrict__ x1,
+extern "C" __global__ void lapack_copy_words(const double *__restrict__ x0, const double *__restrict__ x1,
                                        const double *__restrict__ x2, const double *__restrict__ x3, u64 rs,
                                        u64 cs, u64 m, u64 n, double *__restrict__ o0, double *__restrict__ o1,
                                        double *__restrict__ o2, double *__restrict__ o3, u64 ors, u64 ocs,

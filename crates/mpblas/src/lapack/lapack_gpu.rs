@@ -34,7 +34,11 @@ use crate::view::{MatLayout, MatRef};
 use std::sync::Mutex;
 
 /// The entry points of `lapack_gpu.cu` (`tests/kernel_names.rs` checks them).
-pub(crate) const KERNELS: &[&str] = &["lapack_lead", "lapack_copy", "lapack_add_correction"];
+pub(crate) const KERNELS: &[&str] = &[
+    "lapack_lead_words",
+    "lapack_copy_words",
+    "lapack_add_correction",
+];
 
 /// The kernel module: source and entry points.
 pub(crate) static MODULE: ModuleSource = ModuleSource {
@@ -222,7 +226,7 @@ fn strides(l: &MatLayout) -> (u64, u64) {
     (l.row_stride as u64, l.col_stride as u64)
 }
 
-/// `lapack_copy` of `src`'s words into the words `dst` (null beyond the format's) laid out with
+/// `lapack_copy_words` of `src`'s words into the words `dst` (null beyond the format's) laid out with
 /// strides `(ors, ocs)`.
 fn copy_words<T: DeviceScalar>(
     dev: &Device,
@@ -233,13 +237,13 @@ fn copy_words<T: DeviceScalar>(
     let (m, n) = (src.rows(), src.cols());
     let (rs, cs) = strides(&src.layout());
     let w: [u64; 4] = std::array::from_fn(|k| if k < T::WORDS { src.word_addr(k) } else { 0 });
-    // SAFETY: lapack_copy(const double* x0..x3, u64 rs, u64 cs, u64 m, u64 n, double* o0..o3,
+    // SAFETY: lapack_copy_words(const double* x0..x3, u64 rs, u64 cs, u64 m, u64 n, double* o0..o3,
     // u64 ors, u64 ocs, int words): src's words through its checked strides, dst's through
     // (ors, ocs), both addressing m x n elements of T::WORDS (2 or 4) words.
     unsafe {
         launch_2d(
             dev,
-            "lapack_copy",
+            "lapack_copy_words",
             (m, n),
             args![
                 w[0],
@@ -264,12 +268,12 @@ fn copy_words<T: DeviceScalar>(
 
 /// `out` (`m × n` column-major `f64`) ← the leading words of `src`.
 fn lead_words(dev: &Device, src: (u64, u64, u64), (m, n): (usize, usize), out: u64) -> Result<()> {
-    // SAFETY: lapack_lead(const double* lead, u64 rs, u64 cs, u64 m, u64 n, double* out): the
+    // SAFETY: lapack_lead_words(const double* lead, u64 rs, u64 cs, u64 m, u64 n, double* out): the
     // leading word plane through its checked strides, out m·n doubles.
     unsafe {
         launch_2d(
             dev,
-            "lapack_lead",
+            "lapack_lead_words",
             (m, n),
             args![src.0, src.1, src.2, m, n, out],
         )
