@@ -14,14 +14,21 @@
 //! Conditioning table: `A = U·diag(σ)·Vᵀ` of order 40 built in quad-double (`U`, `V` products
 //! of three random Householder reflectors, `σ` geometric from 1 to `1/κ`), `b = A·1`; each
 //! format solves its own rounding of `(A, b)`, and the error is against the 848-bit RNS
-//! solution of the quad-double system. Every entry is measured; nothing is asserted here.
+//! solution of the quad-double system. Beside each error, the forward error bound the library
+//! returns with the solution ([`lapack::solve_bounds`] for the LU rows, the refinement's
+//! report), and two rows of condition estimates `1/rcond` ([`lapack::gecon`], 1-norm) from the
+//! `f64` and the quad-double factors. Every entry is measured; nothing is asserted here.
+//!
+//! The seed problem's refined solves run without the report's error bounds
+//! (`RefineParams::error_bounds: false`): the paper times the solve alone, and the bounds
+//! cost 2 to 11 solves with the factors per right-hand side.
 
 use crate::papers::solve::{
     MACHINES, PAPER_N, PAPER_NRHS, PAPER_OPERATIONS, TABLE632, lu_operations,
 };
 use crate::reproduce::progress_of;
 use crate::reproduce_sum::table;
-use mpblas::lapack::{self, RefineParams, RefinePath, RefineReport};
+use mpblas::lapack::{self, Norm, RefineParams, RefinePath, RefineReport};
 use mpblas::rns::{Basis, MpFloat};
 use mpblas::view::{MatMut, MatRef};
 use mpblas::{Dd, Qd, Scalar};
@@ -82,6 +89,12 @@ pub struct CondRow {
     pub errors: Vec<f64>,
     /// The refinement's path per condition number (refined rows).
     pub paths: Vec<Option<RefinePath>>,
+    /// The forward error bound returned with the solution, per condition number (`+∞` for a
+    /// singular rounding).
+    pub bounds: Vec<f64>,
+    /// `rcond` of the factors the solution came from (1-norm, [`lapack::gecon`]), per
+    /// condition number (0 for a singular rounding).
+    pub rconds: Vec<f64>,
 }
 
 fn err(e: mpblas::Error) -> String {
@@ -141,7 +154,7 @@ fn rns_solution<T: Words>(a: &[T], b: &[T], n: usize, nrhs: usize) -> Result<Vec
         MatRef::col_major(&am, n, n, n).map_err(err)?,
         MatRef::col_major(&bm, n, nrhs, n).map_err(err)?,
         MatMut::col_major(&mut x, n, nrhs, n).map_err(err)?,
-        &RefineParams::default(),
+        &SOLVE_ONLY,
     )
     .map_err(err)?;
     Ok(x)
@@ -175,8 +188,15 @@ fn median(reps: usize, mut once: impl FnMut() -> Result<f64, String>) -> Result<
     Ok(crate::measure::median(&t))
 }
 
-/// Solves `A·X = B` in `T` by LU (`refine = false`) or refinement: the solution, the report,
-/// and the seconds.
+/// Refinement without the report's error bounds: the timed solves and the references.
+const SOLVE_ONLY: RefineParams = RefineParams {
+    max_iterations: 30,
+    fallback: true,
+    error_bounds: false,
+};
+
+/// Solves `A·X = B` in `T` by LU (`refine = false`) or refinement (without error bounds): the
+/// solution, the report, and the seconds.
 fn solve<T: Words>(
     a: &[T],
     b: &[T],
@@ -191,7 +211,7 @@ fn solve<T: Words>(
             MatRef::col_major(a, n, n, n).map_err(err)?,
             MatRef::col_major(b, n, nrhs, n).map_err(err)?,
             MatMut::col_major(&mut x, n, nrhs, n).map_err(err)?,
-            &RefineParams::default(),
+            &SOLVE_ONLY,
         )
         .map_err(err)?;
         Ok((x, Some(r), t.elapsed().as_secs_f64()))
@@ -346,6 +366,8 @@ pub fn measure_conditioning(seed: u64) -> Result<Vec<CondRow>, String> {
             method: m.0,
             errors: Vec::new(),
             paths: Vec::new(),
+            bounds: Vec::new(),
+            rconds: Vec::new(),
         })
         .collect();
     let mut g = SplitMix64::new(seed ^ 0xc0d);
@@ -356,13 +378,15 @@ pub fn measure_conditioning(seed: u64) -> Result<Vec<CondRow>, String> {
             .collect();
         let want = rns_solution(&a, &b, n, 1)?;
         for (row, &(_, words, refine)) in rows.iter_mut().zip(&methods) {
-            let (e, path) = match words {
+            let e = match words {
                 1 => cond_entry::<f64>(&a, &b, n, refine, &want),
                 2 => cond_entry::<Dd>(&a, &b, n, refine, &want),
                 _ => cond_entry::<Qd>(&a, &b, n, refine, &want),
             }?;
-            row.errors.push(e);
-            row.paths.push(path);
+            row.errors.push(e.error);
+            row.paths.push(e.path);
+            row.bounds.push(e.forward_bound);
+            row.rconds.push(e.rcond);
         }
         bar.inc(1);
     }
@@ -370,22 +394,81 @@ pub fn measure_conditioning(seed: u64) -> Result<Vec<CondRow>, String> {
     Ok(rows)
 }
 
-/// One format's solve of its rounding of `(A, b)`: the error against `want`, and the path
-/// (infinite error for a singular rounding).
+/// One entry of the conditioning table.
+struct CondEntry {
+    /// `‖x − x*‖∞ / ‖x*‖∞` (`+∞` for a singular rounding).
+    error: f64,
+    /// The refinement's path (refined rows).
+    path: Option<RefinePath>,
+    /// The forward error bound returned with the solution.
+    forward_bound: f64,
+    /// `rcond` of the solution's factors (1-norm).
+    rcond: f64,
+}
+
+/// One format's solve of its rounding of `(A, b)` (LU or refinement) with its bounds, the
+/// error against `want`.
 fn cond_entry<T: Words>(
     a: &[Qd],
     b: &[Qd],
     n: usize,
     refine: bool,
     want: &[MpFloat],
-) -> Result<(f64, Option<RefinePath>), String> {
+) -> Result<CondEntry, String> {
     let at: Vec<T> = a.iter().map(|&q| T::from_qd(q)).collect();
     let bt: Vec<T> = b.iter().map(|&q| T::from_qd(q)).collect();
-    match solve(&at, &bt, n, 1, refine) {
-        Ok((x, r, _)) => Ok((rel_error_mp(&x, want, n, 1), r.map(|r| r.path))),
-        Err(e) if e.contains("singular") => Ok((f64::INFINITY, None)),
-        Err(e) => Err(e),
+    let singular = CondEntry {
+        error: f64::INFINITY,
+        path: None,
+        forward_bound: f64::INFINITY,
+        rcond: 0.0,
+    };
+    let av = MatRef::col_major(&at, n, n, n).map_err(err)?;
+    let bv = MatRef::col_major(&bt, n, 1, n).map_err(err)?;
+    let mut x = bt.clone();
+    if refine {
+        let r = lapack::gesv_refined(
+            av,
+            bv,
+            MatMut::col_major(&mut x, n, 1, n).map_err(err)?,
+            &RefineParams::default(),
+        );
+        return match r {
+            Ok(r) => Ok(CondEntry {
+                error: rel_error_mp(&x, want, n, 1),
+                path: Some(r.path),
+                forward_bound: r.forward_error,
+                rcond: r.rcond,
+            }),
+            Err(mpblas::Error::Singular { .. }) => Ok(singular),
+            Err(e) => Err(err(e)),
+        };
     }
+    let mut lu = at.clone();
+    let mut ipiv = vec![0; n];
+    if lapack::getrf(MatMut::col_major(&mut lu, n, n, n).map_err(err)?, &mut ipiv)
+        .map_err(err)?
+        .is_some()
+    {
+        return Ok(singular);
+    }
+    let luv = MatRef::col_major(&lu, n, n, n).map_err(err)?;
+    lapack::getrs(
+        mpblas::view::Trans::No,
+        luv,
+        &ipiv,
+        MatMut::col_major(&mut x, n, 1, n).map_err(err)?,
+    )
+    .map_err(err)?;
+    let xv = MatRef::col_major(&x, n, 1, n).map_err(err)?;
+    let bounds = lapack::solve_bounds(av, luv, &ipiv, bv, xv).map_err(err)?;
+    let rcond = lapack::gecon(Norm::One, luv, &ipiv, lapack::lange(Norm::One, av)).map_err(err)?;
+    Ok(CondEntry {
+        error: rel_error_mp(&x, want, n, 1),
+        path: None,
+        forward_bound: bounds.first().map_or(f64::NAN, |s| s.forward_error),
+        rcond,
+    })
 }
 
 /// Runs the reproduction and prints the tables, or with `as_json` returns the JSON document.
@@ -467,25 +550,39 @@ pub fn text(rows: &[Row], cond: &[CondRow], plan: &Plan, cpu: &str) -> String {
     s.push_str(&format!(
         "\nForward error against condition number: A = U diag(sigma) V^T of order {COND_N} in \
          quad-double, b = A 1, each format solving its rounding of (A, b); \
-         |x - x*|_inf / |x*|_inf against the 848-bit RNS solution (f: refinement fell back \
-         to the format's LU).\n\n"
+         |x - x*|_inf / |x*|_inf against the 848-bit RNS solution, and in brackets the \
+         forward error bound returned with the solution (an estimate-based bound, as LAPACK's \
+         FERR; f: refinement fell back to the format's LU). 1/rcond rows: the 1-norm \
+         condition estimate (lapack::gecon) from the f64 and the quad-double LU factors \
+         (k_1 is within a factor n of the k_2 of the header).\n\n"
     ));
     let mut header: Vec<String> = vec!["method".into()];
     header.extend(CONDITIONS.iter().map(|k| format!("k = {k:.0e}")));
-    let body: Vec<Vec<String>> = cond
-        .iter()
-        .map(|r| {
+    let estimates = ["f64 LU", "qd LU"].into_iter().filter_map(|m| {
+        let r = cond.iter().find(|r| r.method == m)?;
+        let mut cells = vec![format!("1/rcond ({m})")];
+        cells.extend(r.rconds.iter().map(|rc| format!("{:.1e}", 1.0 / rc)));
+        Some(cells)
+    });
+    let body: Vec<Vec<String>> = estimates
+        .chain(cond.iter().map(|r| {
             let mut cells = vec![r.method.to_string()];
-            cells.extend(r.errors.iter().zip(&r.paths).map(|(e, p)| {
-                let mark = if *p == Some(RefinePath::Fallback) {
-                    " f"
-                } else {
-                    ""
-                };
-                format!("{e:.1e}{mark}")
-            }));
+            cells.extend(
+                r.errors
+                    .iter()
+                    .zip(&r.paths)
+                    .zip(&r.bounds)
+                    .map(|((e, p), b)| {
+                        let mark = if *p == Some(RefinePath::Fallback) {
+                            " f"
+                        } else {
+                            ""
+                        };
+                        format!("{e:.1e} [{b:.0e}]{mark}")
+                    }),
+            );
             cells
-        })
+        }))
         .collect();
     let header_ref: Vec<&str> = header.iter().map(String::as_str).collect();
     s.push_str(&table(&header_ref, &body));
@@ -522,6 +619,8 @@ fn json_doc(rows: &[Row], cond: &[CondRow], plan: &Plan, cpu: &str) -> Value {
                 "method": r.method,
                 "errors": r.errors.iter().map(|&e| num(e)).collect::<Vec<_>>(),
                 "paths": r.paths.iter().map(|p| p.map(path_name)).collect::<Vec<_>>(),
+                "forward_error_bounds": r.bounds.iter().map(|&e| num(e)).collect::<Vec<_>>(),
+                "rcond": r.rconds.iter().map(|&e| num(e)).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         },
     })
@@ -557,8 +656,23 @@ mod tests {
         assert!(cond[0].errors[4] > 1e-3, "{cond:?}");
         assert_eq!(cond[1].paths[4], Some(RefinePath::Fallback));
         assert!(cond[1].errors[4] < 1e-12, "{cond:?}");
+        // Up to κ = 1e10 every format's factors are accurate: each returned bound holds, and
+        // the quad-double factors' 1/rcond is within a factor n of κ₂ (and above κ₂/10).
+        for r in &cond {
+            for k in 0..3 {
+                assert!(r.errors[k] <= r.bounds[k], "{} k={k}: {cond:?}", r.method);
+            }
+        }
+        let qd_lu = &cond[4];
+        for (k, rc) in CONDITIONS.iter().zip(&qd_lu.rconds) {
+            let est = 1.0 / rc;
+            assert!(
+                est >= k / 10.0 && est <= k * COND_N as f64,
+                "{k:e}: {est:e}"
+            );
+        }
         let t = text(&rows, &cond, &plan, "cpu");
-        assert!(t.contains("C2050") && t.contains("qd refined"));
+        assert!(t.contains("C2050") && t.contains("qd refined") && t.contains("1/rcond (qd LU)"));
         let j = json_doc(&rows, &cond, &plan, "cpu");
         assert_eq!(j["rows"].as_array().unwrap().len(), 5);
     }

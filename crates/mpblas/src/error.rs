@@ -238,6 +238,16 @@ pub enum Error {
         /// The first zero diagonal entry of `U`, 0-based.
         column: usize,
     },
+    /// A floating-point argument holds a value the routine cannot work with: NaN or an
+    /// infinity where only a finite number means something (a matrix norm, the entries of LU
+    /// factors whose condition is estimated), or a negative norm.
+    #[error("{arg} {reason}")]
+    InvalidNumber {
+        /// The argument (`"anorm"`, `"lu"`).
+        arg: &'static str,
+        /// What is wrong with it (`"is NaN"`, `"holds NaN or an infinity"`, ...).
+        reason: &'static str,
+    },
 }
 
 /// `Result` with mpblas's [`Error`].

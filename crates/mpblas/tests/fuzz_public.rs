@@ -453,7 +453,9 @@ fn rns_fused_routines_take_any_values() {
 /// either solves or reports `Singular`, and `getrf`'s pivots are always valid for `getrs`.
 #[test]
 fn lapack_routines_take_any_values() {
-    use mpblas::lapack::{RefineParams, gesv, gesv_refined, getrf, getrs};
+    use mpblas::lapack::{
+        Norm, RefineParams, gecon, gesv, gesv_refined, getrf, getrs, lange, solve_bounds,
+    };
     use mpblas::view::{MatMut, MatRef};
     let vals = prop::collection::vec(any_f64(), 0..20);
     runner()
@@ -480,6 +482,27 @@ fn lapack_routines_take_any_values() {
                 MatRef::col_major(&lu, n, n, n.max(1)).unwrap(),
                 &ipiv,
                 MatMut::col_major(&mut x, n, 1, n.max(1)).unwrap(),
+            );
+            prop_assert!(r.is_ok(), "{:?}", r);
+            // The condition estimate refuses non-finite factors or norms (an error, never a
+            // panic); the error bounds take anything.
+            let luv = MatRef::col_major(&lu, n, n, n.max(1)).unwrap();
+            let av = MatRef::col_major(&a[..need], n, n, n.max(1)).unwrap();
+            for norm in [Norm::One, Norm::Inf] {
+                let r = gecon(norm, luv, &ipiv, lange(norm, av));
+                prop_assert!(
+                    matches!(r, Ok(v) if (0.0..=1.0).contains(&v) || n == 0)
+                        || matches!(r, Err(mpblas::Error::InvalidNumber { .. })),
+                    "{:?}",
+                    r
+                );
+            }
+            let r = solve_bounds(
+                av,
+                luv,
+                &ipiv,
+                MatRef::col_major(&b[..n], n, 1, n.max(1)).unwrap(),
+                MatRef::col_major(&x, n, 1, n.max(1)).unwrap(),
             );
             prop_assert!(r.is_ok(), "{:?}", r);
             let ad: Vec<Dd> = a[..need].iter().map(|&v| Dd::from(v)).collect();

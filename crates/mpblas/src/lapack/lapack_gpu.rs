@@ -286,7 +286,9 @@ fn lead_words(dev: &Device, src: (u64, u64, u64), (m, n): (usize, usize), out: u
 /// changed. The fallback for systems too ill-conditioned for `f64` factors (and for an
 /// `fl64(A)` with a zero pivot) is the format's LU **on the CPU** for now
 /// ([`gesv`](super::gesv): `A` and `B` are downloaded, `X` uploaded), reported as
-/// [`RefinePath::Fallback`].
+/// [`RefinePath::Fallback`]. The report's `rcond`, `backward_error` and `forward_error` are not
+/// computed on the GPU yet: they are NaN whatever [`RefineParams::error_bounds`] says
+/// ([`gecon`](super::gecon) and [`solve_bounds`](super::solve_bounds) on the CPU give them).
 ///
 /// # Errors
 /// [`Error::LengthMismatch`] for shapes that do not agree; [`Error::DeviceMismatch`];

@@ -155,26 +155,8 @@ pub fn getrs<T: Scalar>(
     ipiv: &[usize],
     mut b: MatMut<'_, T>,
 ) -> Result<()> {
-    let n = lu.rows();
-    check_same_len("lu (columns)", n, lu.cols())?;
+    let n = check_factors(lu, ipiv)?;
     check_same_len("b (rows)", n, b.rows())?;
-    if ipiv.len() < n {
-        return Err(Error::LengthMismatch {
-            arg: "ipiv",
-            expected: n,
-            got: ipiv.len(),
-        });
-    }
-    for (j, &p) in ipiv[..n].iter().enumerate() {
-        if p < j || p >= n {
-            return Err(Error::OutOfRange {
-                what: "pivot index ipiv[j] (must be in j..n)",
-                got: p,
-                min: j,
-                max: n.saturating_sub(1),
-            });
-        }
-    }
     let nrhs = b.cols();
     if n == 0 || nrhs == 0 {
         return Ok(());
@@ -199,6 +181,35 @@ pub fn getrs<T: Scalar>(
         }
     }
     Ok(())
+}
+
+/// The order `n` of [`getrf`]'s factors of a square matrix, after checking what every solve
+/// with them needs: `lu` square, `ipiv` at least `n` long, each pivot `ipiv[j]` in `j..n`.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] (`lu` not square, `ipiv` too short), [`Error::OutOfRange`] (a
+/// pivot).
+pub(crate) fn check_factors<T>(lu: MatRef<'_, T>, ipiv: &[usize]) -> Result<usize> {
+    let n = lu.rows();
+    check_same_len("lu (columns)", n, lu.cols())?;
+    if ipiv.len() < n {
+        return Err(Error::LengthMismatch {
+            arg: "ipiv",
+            expected: n,
+            got: ipiv.len(),
+        });
+    }
+    for (j, &p) in ipiv[..n].iter().enumerate() {
+        if p < j || p >= n {
+            return Err(Error::OutOfRange {
+                what: "pivot index ipiv[j] (must be in j..n)",
+                got: p,
+                min: j,
+                max: n.saturating_sub(1),
+            });
+        }
+    }
+    Ok(n)
 }
 
 /// One right-hand side of [`getrs`].

@@ -2,8 +2,11 @@
 //! pivoting and its solves ([`lu`]), for every [`Scalar`](crate::Scalar) format, blocked so
 //! that most of the work is the level-3 [`gemm`](crate::blas::gemm), and mixed-precision
 //! iterative refinement ([`refine`]): `f64` factors, residuals and corrections in the extended
-//! format, with `T`'s own LU as the fallback. On the GPU ([`gpu`]): cuSOLVER's `f64` solve and
-//! the double-double and quad-double refinements on its factors, residuals by the Ozaki
+//! format, with `T`'s own LU as the fallback. How good a solve is ([`cond`]): matrix norms, the
+//! condition estimate from the factors (LAPACK's `gecon`, Hager–Higham's 1-norm estimator) and
+//! per solution the componentwise backward error and a forward error bound (LAPACK's `gerfs`
+//! bounds), which the refinement's report carries. On the GPU ([`gpu`]): cuSOLVER's `f64` solve
+//! and the double-double and quad-double refinements on its factors, residuals by the Ozaki
 //! schemes on INT8 tensor cores (their fallback still runs on the CPU).
 //!
 //! ```
@@ -24,6 +27,7 @@
 //! assert!((b[1] - Dd::from(7.0) / Dd::from(5.0)).abs().hi < 1e-31);
 //! ```
 
+pub mod cond;
 pub(crate) mod lapack_gpu;
 pub mod lu;
 pub mod refine;
@@ -35,5 +39,6 @@ pub mod gpu {
     pub use super::lapack_gpu::{RefineOnDevice, dgesv, gesv_refined};
 }
 
+pub use cond::{Norm, SolveBounds, gecon, lange, solve_bounds};
 pub use lu::{LU_BLOCK, gesv, getrf, getrs};
 pub use refine::{RefineParams, RefinePath, RefineReport, gesv_refined};

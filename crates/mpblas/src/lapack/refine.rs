@@ -11,12 +11,19 @@
 //!    otherwise (the `f64` factors are too inaccurate: `κ(A)·2^-53` is not well below 1); or
 //!    after `max_iterations`.
 //!
-//! Without convergence the solve falls back to the LU factorisation in `T` itself ([`gesv`]),
-//! and the [`RefineReport`] says so (as cuSOLVER's `IRS` solvers and LAPACK's `dsgesv` do).
-//! Each step converges linearly with rate about `κ(A)·2^-53`, so a `Dd` solve with
-//! `κ = 10^8` takes about 4 steps, a `Qd` solve about 9.
+//! Without convergence the solve falls back to the LU factorisation in `T` itself
+//! ([`gesv`](super::gesv)), and the [`RefineReport`] says so (as cuSOLVER's `IRS` solvers and
+//! LAPACK's `dsgesv` do). Each step converges linearly with rate about `κ(A)·2^-53`, so a `Dd`
+//! solve with `κ = 10^8` takes about 4 steps, a `Qd` solve about 9.
+//!
+//! The report also carries, unless [`RefineParams::error_bounds`] is off, the reciprocal
+//! condition estimate of the factors the solution came from ([`gecon`]) and the largest
+//! backward error and forward error bound over the columns ([`solve_bounds`]): the `f64`
+//! factors already made (not factored again) when refinement converged, `T`'s own when it fell
+//! back.
 
-use super::lu::{gesv, getrf, getrs};
+use super::cond::{Norm, gecon, lange, solve_bounds};
+use super::lu::{getrf, getrs};
 use crate::blas::level1::check_same_len;
 use crate::blas::level3::gemm;
 use crate::error::{Error, Result};
@@ -29,7 +36,7 @@ pub enum RefinePath {
     /// `f64` factors and refinement in `T` converged.
     Refined,
     /// Refinement did not converge (or `fl64(A)` was singular): the solution is `T`'s own LU
-    /// solve ([`gesv`]).
+    /// solve ([`gesv`](super::gesv)).
     Fallback,
     /// Refinement did not converge and the fallback was switched off: `X` is the last iterate.
     NotConverged,
@@ -46,6 +53,20 @@ pub struct RefineReport {
     pub last_correction: f64,
     /// Whether `fl64(A)` had an exactly zero pivot.
     pub f64_singular: bool,
+    /// The estimate of the reciprocal 1-norm condition number `1/κ₁(A)` ([`gecon`]) from the
+    /// factors the solution came from: the `f64` factors of `fl64(A)` when refined (or not
+    /// converged), `T`'s own after the fallback. NaN when not computed
+    /// ([`RefineParams::error_bounds`] off, no right-hand side or `n = 0`, NaN or `±∞` in `A`,
+    /// the GPU solver).
+    pub rcond: f64,
+    /// The largest componentwise backward error over the columns
+    /// ([`SolveBounds::backward_error`](super::SolveBounds::backward_error)); NaN when not
+    /// computed (as `rcond`).
+    pub backward_error: f64,
+    /// The largest forward error bound `‖x − x_true‖∞ / ‖x‖∞` over the columns, an
+    /// estimate-based bound ([`SolveBounds::forward_error`](super::SolveBounds::forward_error));
+    /// NaN when not computed (as `rcond`).
+    pub forward_error: f64,
 }
 
 /// Parameters of [`gesv_refined`].
@@ -56,6 +77,10 @@ pub struct RefineParams {
     /// Fall back to `T`'s LU when refinement does not converge (otherwise `X` is the last
     /// iterate and the report says [`RefinePath::NotConverged`]).
     pub fallback: bool,
+    /// Compute the report's `rcond`, `backward_error` and `forward_error` ([`gecon`] and
+    /// [`solve_bounds`] with the factors already made: per right-hand side one residual in `T`
+    /// and 2 to 11 solves with the factors, and 2 to 11 solves for `rcond`). Off: they are NaN.
+    pub error_bounds: bool,
 }
 
 impl Default for RefineParams {
@@ -63,6 +88,7 @@ impl Default for RefineParams {
         RefineParams {
             max_iterations: 30,
             fallback: true,
+            error_bounds: true,
         }
     }
 }
@@ -86,29 +112,72 @@ pub(crate) fn refine_shapes(
 }
 
 impl RefineReport {
-    /// A call's report before its first step: refined, nothing done yet.
+    /// A call's report before its first step: refined, nothing done yet, no condition
+    /// estimate or error bounds (NaN).
     pub(crate) fn start() -> RefineReport {
         RefineReport {
             path: RefinePath::Refined,
             iterations: 0,
             last_correction: 0.0,
             f64_singular: false,
+            rcond: f64::NAN,
+            backward_error: f64::NAN,
+            forward_error: f64::NAN,
         }
+    }
+
+    /// Fills `rcond`, `backward_error` and `forward_error` for the solution `X` of `A·X = B`
+    /// from the factors `lu`, `ipiv` (of `A` in `F`) it came from. `rcond` stays NaN for NaN
+    /// or `±∞` in `A` or the factors ([`gecon`] refuses them; the solve itself does not).
+    fn add_error_bounds<T: Scalar, F: Scalar>(
+        &mut self,
+        (a, b, x): (MatRef<'_, T>, MatRef<'_, T>, MatRef<'_, T>),
+        lu: MatRef<'_, F>,
+        ipiv: &[usize],
+    ) -> Result<()> {
+        self.rcond = match gecon(Norm::One, lu, ipiv, lange(Norm::One, a)) {
+            Err(Error::InvalidNumber { .. }) => f64::NAN,
+            r => r?,
+        };
+        let bounds = solve_bounds(a, lu, ipiv, b, x)?;
+        self.backward_error = bounds.iter().map(|s| s.backward_error).fold(0.0, worse);
+        self.forward_error = bounds.iter().map(|s| s.forward_error).fold(0.0, worse);
+        Ok(())
     }
 }
 
-/// `A⁻¹·B` by [`gesv`] on column-major copies (`A` and `B` unchanged), column-major.
-pub(crate) fn gesv_of_copies<T: Scalar>(a: MatRef<'_, T>, b: MatRef<'_, T>) -> Result<Vec<T>> {
-    let (n, nrhs) = (a.rows(), b.cols());
+/// `T`'s LU factors of `A` (`n × n`, `n ≥ 1`; unchanged), column-major, and the pivots, as
+/// [`gesv`](super::gesv) makes them.
+///
+/// # Errors
+/// [`Error::Singular`] for an exactly zero pivot, then [`getrf`]'s.
+fn lu_of_copy<T: Scalar>(a: MatRef<'_, T>) -> Result<(Vec<T>, Vec<usize>)> {
+    let n = a.rows();
     let mut lu = a.to_col_major();
-    let mut sol = b.to_col_major();
     let mut ipiv = vec![0; n];
-    gesv(
-        MatMut::col_major(&mut lu, n, n, n)?,
-        &mut ipiv,
+    if let Some(column) = getrf(MatMut::col_major(&mut lu, n, n, n)?, &mut ipiv)? {
+        return Err(Error::Singular { column });
+    }
+    Ok((lu, ipiv))
+}
+
+/// `A⁻¹·B` (column-major) with the factors of [`lu_of_copy`].
+fn solve_with<T: Scalar>((lu, ipiv): &(Vec<T>, Vec<usize>), b: MatRef<'_, T>) -> Result<Vec<T>> {
+    let (n, nrhs) = (b.rows(), b.cols());
+    let mut sol = b.to_col_major();
+    getrs(
+        Trans::No,
+        MatRef::col_major(lu, n, n, n)?,
+        ipiv,
         MatMut::col_major(&mut sol, n, nrhs, n)?,
     )?;
     Ok(sol)
+}
+
+/// `A⁻¹·B` by [`gesv`](super::gesv) on column-major copies (`A` and `B` unchanged, `n ≥ 1`),
+/// column-major.
+pub(crate) fn gesv_of_copies<T: Scalar>(a: MatRef<'_, T>, b: MatRef<'_, T>) -> Result<Vec<T>> {
+    solve_with(&lu_of_copy(a)?, b)
 }
 
 /// `‖d‖∞ / ‖x‖∞` of one column's correction (0 for a zero correction).
@@ -147,7 +216,8 @@ fn norm_inf<T: Scalar>(v: impl Iterator<Item = T>) -> f64 {
 /// Solves `A·X = B` (`A` `n × n`, `B` and `X` `n × nrhs`) in `T` by `f64` factors and
 /// refinement in `T` (see the [module docs](self)); `A` and `B` are not changed. With the
 /// default parameters the result is `T`'s own accuracy for the conditioning (the fallback to
-/// [`gesv`] in `T` covers matrices too ill-conditioned for `f64` factors).
+/// [`gesv`](super::gesv) in `T` covers matrices too ill-conditioned for `f64` factors), and the
+/// report carries the condition estimate and error bounds of the solution.
 ///
 /// # Errors
 /// [`Error::LengthMismatch`] for shapes that do not agree, [`Error::Singular`] when the
@@ -170,14 +240,20 @@ pub fn gesv_refined<T: Scalar>(
     }
     let ctx = a.at(0, 0).ctx();
     let u = T::unit_roundoff_in(&ctx);
+    // T's own LU solve, written into X, with its bounds.
     let fallback = |x: &mut MatMut<'_, T>, report: &mut RefineReport| -> Result<()> {
-        let sol = gesv_of_copies(a, b)?;
+        let factors = lu_of_copy(a)?;
+        let sol = solve_with(&factors, b)?;
         for c in 0..nrhs {
             for i in 0..n {
                 *x.at_mut(i, c) = sol[i + c * n].clone();
             }
         }
         report.path = RefinePath::Fallback;
+        if params.error_bounds {
+            let lu = MatRef::col_major(&factors.0, n, n, n)?;
+            report.add_error_bounds((a, b, x.rb()), lu, &factors.1)?;
+        }
         Ok(())
     };
     // The f64 factors.
@@ -244,8 +320,14 @@ pub fn gesv_refined<T: Scalar>(
     }
     if !converged && params.fallback {
         fallback(&mut x, &mut report)?;
-    } else if !converged {
+        return Ok(report);
+    }
+    if !converged {
         report.path = RefinePath::NotConverged;
+    }
+    if params.error_bounds {
+        // The f64 factors already made: no second factorisation.
+        report.add_error_bounds((a, b, x.rb()), lu64, &ipiv)?;
     }
     Ok(report)
 }
