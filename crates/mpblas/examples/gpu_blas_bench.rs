@@ -1115,6 +1115,69 @@ fn qd_solve_row(dev: &Device, (n, nrhs): (usize, usize), ms64: f64) -> Result<()
     Ok(())
 }
 
+/// `lapack::gpu::getrf` (our LU with partial pivoting, the CPU's bits) in double-double and
+/// quad-double at each `n` (default 2400, 8192 for dd; qd up to 4096), `A` uniform in [−1, 1]
+/// with full words: CUDA events around the call (one warm-up, median of 3), the rate in
+/// `2n³/3` format operations per second, beside cuSOLVER's f64 `dgesv` (one right-hand side)
+/// of the leading words in the same run.
+fn lu_rows(dev: &Device, sizes: &[usize]) -> Result<()> {
+    use mpblas::lapack;
+    println!("\n## LU with partial pivoting on the GPU (CUDA events, median of 3)\n");
+    println!("| format | n | ms | G op/s (2n³/3) | cuSOLVER f64 dgesv ms |");
+    println!("|---|---|---|---|---|");
+    let ns: Vec<usize> = if sizes.iter().all(|&s| s >= 1 << 20) {
+        vec![2400, 8192]
+    } else {
+        sizes.to_vec()
+    };
+    for &n in &ns {
+        let mut rng = mpblas_testdata::SplitMix64::new(0x1f ^ n as u64);
+        let a: Vec<Dd> = (0..n * n).map(|_| Dd::random(&mut rng)).collect();
+        let hi: Vec<f64> = a.iter().map(|v| v.hi).collect();
+        let (a0, h0) = (dev.upload(&a)?, dev.upload(&hi)?);
+        let (mut w, mut f, mut b) = (
+            dev.zeros::<Dd>(n * n)?,
+            dev.zeros::<f64>(n * n)?,
+            dev.zeros::<f64>(n)?,
+        );
+        let mut ipiv = vec![0; n];
+        let ms = median_ms_of(dev, 1, 3, || {
+            w.copy_from(&a0)?;
+            lapack::gpu::getrf(dev, DeviceMatMut::col_major(&mut w, n, n, n)?, &mut ipiv).map(drop)
+        })?;
+        let ms64 = median_ms_of(dev, 1, 3, || {
+            f.copy_from(&h0)?;
+            lapack::gpu::dgesv(
+                dev,
+                DeviceMatMut::col_major(&mut f, n, n, n)?,
+                DeviceMatMut::col_major(&mut b, n, 1, n)?,
+            )
+        })?;
+        let ops = 2.0 * (n as f64).powi(3) / 3.0;
+        println!(
+            "| dd | {n} | {ms:.1} | {:.1} | {ms64:.2} |",
+            ops / (ms * 1e-3) / 1e9
+        );
+        drop((a0, w));
+        if n <= 4096 {
+            let q: Vec<Qd> = (0..n * n).map(|_| Qd::random(&mut rng)).collect();
+            let q0 = dev.upload(&q)?;
+            let mut wq = dev.zeros::<Qd>(n * n)?;
+            let msq = median_ms_of(dev, 1, 3, || {
+                wq.copy_from(&q0)?;
+                lapack::gpu::getrf(dev, DeviceMatMut::col_major(&mut wq, n, n, n)?, &mut ipiv)
+                    .map(drop)
+            })?;
+            println!(
+                "| qd | {n} | {msq:.1} | {:.2} | |",
+                ops / (msq * 1e-3) / 1e9
+            );
+        }
+        dev.release_workspaces()?;
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let sizes: Vec<usize> = match std::env::args().nth(1) {
         Some(s) => s.split(',').filter_map(|t| t.trim().parse().ok()).collect(),
@@ -1127,6 +1190,7 @@ fn main() -> Result<()> {
         Ok("gemv") => return level2_rows(&dev, 16384, 8192),
         Ok("rns") => return rns_gemv_rows(&dev, 1000),
         Ok("rnsgemm") => return rns_gemm_rows(&dev),
+        Ok("lu") => return lu_rows(&dev, &sizes),
         // Sizes given: n × n × n each (MPBLAS_BENCH_GEMM_FORMATS=dd,qd picks the formats).
         Ok("gemm") if std::env::args().nth(1).is_some() => {
             let shapes: Vec<_> = sizes.iter().map(|&n| (n, n, n)).collect();

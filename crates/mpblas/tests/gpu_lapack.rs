@@ -9,12 +9,16 @@
 //!   word of `A`) reaches quad-double accuracy: random systems against the CPU's quad-double
 //!   refinement, a Hilbert matrix of order 8 against an 848-bit RNS solve, a transposed `A`;
 //!   Hilbert 14 falls back to the CPU's quad-double LU (its bits).
+//! - `lapack::gpu::{getrf, getrs, gesv}` (our LU on the GPU) give the CPU's factors, pivots and
+//!   solutions bit for bit in `f64`, `Dd` and `Qd`: square and rectangular, several panels,
+//!   transposed storage, both transposes of the solve, a singular matrix's `info`, NaN entries.
 //! - `lapack::gpu::dgesv` (cuSOLVER `getrf` + `getrs`) solves in `f64`, reports singularity.
 //!
 //! Every test needs a GPU and is `#[ignore]`d; run them with `scripts/gpu-check.sh`.
 #![cfg(feature = "cuda")]
 
-use mpblas::cuda::{Device, DeviceMatMut, DeviceMatRef};
+use mpblas::Trans;
+use mpblas::cuda::{Device, DeviceMatMut, DeviceMatRef, DeviceScalar};
 use mpblas::lapack::{self, RefineParams, RefinePath};
 use mpblas::rns::{Basis, MpFloat};
 use mpblas::view::{MatLayout, MatMut, MatRef};
@@ -289,6 +293,181 @@ fn qd_ill_conditioned_falls_back_to_the_cpu_lu() {
     )
     .unwrap();
     assert_eq!(x, want, "the fallback is the CPU's gesv");
+}
+
+/// Same bits, NaN payloads aside.
+fn same_bits<T: DeviceScalar>(x: &[T], y: &[T]) -> bool {
+    x.len() == y.len()
+        && x.iter().zip(y).all(|(a, b)| {
+            let (a, b) = (a.to_words(), b.to_words());
+            (0..4).all(|k| a[k].to_bits() == b[k].to_bits() || (a[k].is_nan() && b[k].is_nan()))
+        })
+}
+
+/// GPU getrf/getrs of `a` (`m × n`, stored with leading dimension `ld`, transposed when
+/// `trans_store`) against the CPU's, bit for bit; then both solves with 3 right-hand sides.
+fn check_lu<T: mpblas::blas::gpu::GpuFormat + Copy>(
+    dev: &Device,
+    random: impl Fn(&mut SplitMix64) -> T,
+    (m, n): (usize, usize),
+    seed: u64,
+    edit: impl Fn(&mut [T], usize),
+    what: &str,
+) {
+    let mut g = SplitMix64::new(seed);
+    let ld = m + 3;
+    let mut a: Vec<T> = (0..ld * n).map(|_| random(&mut g)).collect();
+    edit(&mut a, ld);
+    let steps = m.min(n);
+    let mut cpu = a.clone();
+    let mut cpu_piv = vec![0; steps];
+    let cpu_info =
+        lapack::getrf(MatMut::col_major(&mut cpu, m, n, ld).unwrap(), &mut cpu_piv).unwrap();
+    let mut da = dev.upload(&a).unwrap();
+    let mut gpu_piv = vec![0; steps];
+    let gpu_info = lapack::gpu::getrf(
+        dev,
+        DeviceMatMut::col_major(&mut da, m, n, ld).unwrap(),
+        &mut gpu_piv,
+    )
+    .unwrap();
+    assert_eq!(gpu_info, cpu_info, "{what}: info");
+    assert_eq!(gpu_piv, cpu_piv, "{what}: pivots");
+    let gpu = da.download().unwrap();
+    let bad = (0..ld * n)
+        .filter(|&e| e % ld < m && !same_bits(&gpu[e..e + 1], &cpu[e..e + 1]))
+        .count();
+    assert_eq!(bad, 0, "{what}: {bad} entries of the factors differ");
+    if m != n || cpu_info.is_some() {
+        eprintln!("{what}: factors identical (info {cpu_info:?})");
+        return;
+    }
+    for trans in [Trans::No, Trans::Yes] {
+        let b: Vec<T> = (0..n * 3).map(|_| random(&mut g)).collect();
+        let mut xc = b.clone();
+        lapack::getrs(
+            trans,
+            MatRef::col_major(&cpu, n, n, ld).unwrap(),
+            &cpu_piv,
+            MatMut::col_major(&mut xc, n, 3, n).unwrap(),
+        )
+        .unwrap();
+        let mut db = dev.upload(&b).unwrap();
+        lapack::gpu::getrs(
+            dev,
+            trans,
+            DeviceMatRef::col_major(&da, n, n, ld).unwrap(),
+            &gpu_piv,
+            DeviceMatMut::col_major(&mut db, n, 3, n).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            same_bits(&db.download().unwrap(), &xc),
+            "{what}: getrs {trans:?} differs"
+        );
+    }
+    eprintln!("{what}: factors and both solves identical");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn lu_equals_cpu_bit_for_bit() {
+    let dev = device();
+    let f = |g: &mut SplitMix64| g.range(-1.0, 1.0);
+    let d = |g: &mut SplitMix64| dd_random(g, 1)[0];
+    let q = |g: &mut SplitMix64| qd_random(g, 1)[0];
+    let none = |_: &mut [f64], _: usize| {};
+    for (m, n) in [(1, 1), (5, 5), (70, 70), (100, 37), (37, 100), (129, 129)] {
+        check_lu(&dev, f, (m, n), 1 + m as u64, none, &format!("f64 {m}x{n}"));
+        check_lu(
+            &dev,
+            d,
+            (m, n),
+            2 + m as u64,
+            |_: &mut [Dd], _| {},
+            &format!("dd {m}x{n}"),
+        );
+        check_lu(
+            &dev,
+            q,
+            (m, n),
+            3 + m as u64,
+            |_: &mut [Qd], _| {},
+            &format!("qd {m}x{n}"),
+        );
+    }
+    // A zero column (info = its index, the factorisation finished), a NaN entry, ties.
+    let zero_col = |a: &mut [Dd], ld: usize| {
+        for i in 0..40 {
+            a[i + 7 * ld] = Dd::ZERO;
+        }
+    };
+    check_lu(&dev, d, (40, 40), 9, zero_col, "dd zero column");
+    check_lu(
+        &dev,
+        d,
+        (40, 40),
+        10,
+        |a: &mut [Dd], ld| a[3 + 5 * ld] = Dd::from(f64::NAN),
+        "dd NaN",
+    );
+    check_lu(
+        &dev,
+        f,
+        (40, 40),
+        11,
+        |a: &mut [f64], ld| {
+            for i in 0..40 {
+                a[i + 2 * ld] = if i % 3 == 0 { -0.5 } else { 0.5 };
+            }
+        },
+        "f64 ties",
+    );
+    // Transposed storage and gesv's errors.
+    let n = 50;
+    let mut g = SplitMix64::new(12);
+    let a = qd_random(&mut g, n * n);
+    let layout = MatLayout {
+        rows: n,
+        cols: n,
+        row_stride: n,
+        col_stride: 1,
+        offset: 0,
+    };
+    let mut at = a.clone();
+    let mut piv = vec![0; n];
+    let mut cpu = a.clone();
+    lapack::getrf(
+        MatMut::with_strides(&mut cpu, n, n, n, 1).unwrap(),
+        &mut piv,
+    )
+    .unwrap();
+    let mut dat = dev.upload(&at).unwrap();
+    let mut gpiv = vec![0; n];
+    lapack::gpu::getrf(
+        &dev,
+        DeviceMatMut::new("a", &mut dat, layout).unwrap(),
+        &mut gpiv,
+    )
+    .unwrap();
+    assert_eq!(gpiv, piv);
+    at = dat.download().unwrap();
+    assert!(same_bits(&at, &cpu), "transposed storage");
+    let mut z = dev.zeros::<Dd>(16).unwrap();
+    let mut zb = dev.zeros::<Dd>(4).unwrap();
+    let r = lapack::gpu::gesv(
+        &dev,
+        DeviceMatMut::col_major(&mut z, 4, 4, 4).unwrap(),
+        &mut [0; 4],
+        DeviceMatMut::col_major(&mut zb, 4, 1, 4).unwrap(),
+    );
+    assert!(matches!(r, Err(Error::Singular { column: 0 })), "{r:?}");
+    let r = lapack::gpu::getrf(
+        &dev,
+        DeviceMatMut::col_major(&mut z, 4, 4, 4).unwrap(),
+        &mut [0; 3],
+    );
+    assert!(matches!(r, Err(Error::LengthMismatch { .. })), "{r:?}");
 }
 
 fn hilbert(n: usize) -> Vec<Dd> {

@@ -114,7 +114,7 @@ unsafe fn launch(
 }
 
 /// A matrix as the kernels' `MatArg`: word addresses of element (0, 0), row and column strides.
-pub(super) fn mat_arg(words: impl Fn(usize) -> u64, w: usize, rs: usize, cs: usize) -> Arg {
+pub(crate) fn mat_arg(words: impl Fn(usize) -> u64, w: usize, rs: usize, cs: usize) -> Arg {
     let mut a = [0u64; 6];
     for (k, slot) in a.iter_mut().enumerate().take(w) {
         *slot = words(k);

@@ -244,6 +244,14 @@ impl<'a, T: DeviceScalar> DeviceMatMut<'a, T> {
         self.vec.word_addr(k) + 8 * self.layout.offset as u64
     }
 
+    /// A shorter-lived mutable view of the same elements (to make sub-views in a loop).
+    pub fn rb_mut(&mut self) -> DeviceMatMut<'_, T> {
+        DeviceMatMut {
+            vec: &mut *self.vec,
+            layout: self.layout,
+        }
+    }
+
     /// The addresses of the words of element `(0, 0)`, 0 beyond the format's
     /// [`DeviceScalar::WORDS`].
     pub(crate) fn word_addrs(&self) -> [u64; 4] {

@@ -17,7 +17,7 @@
 //! the CPU's `getrf`'s, so the iterates are not the CPU's bits; the accuracy is the same (the
 //! tests check it against quad-double and 848-bit RNS solves).
 
-use super::refine::{gesv_of_copies, refine_shapes, relative_correction, step_outcome, worse};
+use super::refine::{refine_shapes, relative_correction, step_outcome, worse};
 use super::{RefineParams, RefinePath, RefineReport};
 use crate::cuda::DeviceScalar;
 use crate::cuda::{
@@ -30,7 +30,7 @@ use crate::ozaki::ozaki2_gpu::ozaki2_gemm_qd_word;
 use crate::ozaki::{gpu::ozaki2_gemm_dd, ozaki2_dd_params};
 use crate::qd::Qd;
 use crate::scalar::Scalar;
-use crate::view::{MatLayout, MatRef};
+use crate::view::MatLayout;
 use std::sync::Mutex;
 
 /// The entry points of `lapack_gpu.cu` (`tests/kernel_names.rs` checks them).
@@ -228,7 +228,7 @@ fn strides(l: &MatLayout) -> (u64, u64) {
 
 /// `lapack_copy_words` of `src`'s words into the words `dst` (null beyond the format's) laid out with
 /// strides `(ors, ocs)`.
-fn copy_words<T: DeviceScalar>(
+pub(super) fn copy_words<T: DeviceScalar>(
     dev: &Device,
     src: DeviceMatRef<'_, T>,
     dst: [u64; 4],
@@ -239,7 +239,7 @@ fn copy_words<T: DeviceScalar>(
     let w: [u64; 4] = std::array::from_fn(|k| if k < T::WORDS { src.word_addr(k) } else { 0 });
     // SAFETY: lapack_copy_words(const double* x0..x3, u64 rs, u64 cs, u64 m, u64 n, double* o0..o3,
     // u64 ors, u64 ocs, int words): src's words through its checked strides, dst's through
-    // (ors, ocs), both addressing m x n elements of T::WORDS (2 or 4) words.
+    // (ors, ocs), both addressing m x n elements of T::WORDS (1, 2 or 4) words.
     unsafe {
         launch_2d(
             dev,
@@ -284,8 +284,8 @@ fn lead_words(dev: &Device, src: (u64, u64, u64), (m, n): (usize, usize), out: u
 /// the GPU by `f64` factors and refinement in the format: the GPU form of
 /// [`gesv_refined`](super::gesv_refined) (module docs for the residuals). `A` and `B` are not
 /// changed. The fallback for systems too ill-conditioned for `f64` factors (and for an
-/// `fl64(A)` with a zero pivot) is the format's LU **on the CPU** for now
-/// ([`gesv`](super::gesv): `A` and `B` are downloaded, `X` uploaded), reported as
+/// `fl64(A)` with a zero pivot) is the format's LU on the GPU
+/// ([`gesv`](super::lu_gpu::gesv): the CPU's [`gesv`](super::gesv) bit for bit), reported as
 /// [`RefinePath::Fallback`]. The report's `rcond`, `backward_error` and `forward_error` are not
 /// computed on the GPU yet: they are NaN whatever [`RefineParams::error_bounds`] says
 /// ([`gecon`](super::gecon) and [`solve_bounds`](super::solve_bounds) on the CPU give them).
@@ -327,7 +327,7 @@ pub fn gesv_refined<T: RefineOnDevice>(
         if !params.fallback {
             return Err(Error::Singular { column });
         }
-        return fallback_on_cpu(dev, (a, b), &mut x, report);
+        return fallback_lu(dev, (a, b), &mut x, report);
     }
     // R = B, then: D = fl64(A)⁻¹·fl64(R), X ← X + D (X₀ = D, no iteration counted), the
     // stopping rule, R ← B − A·X.
@@ -407,7 +407,7 @@ pub fn gesv_refined<T: RefineOnDevice>(
         T::next_residual(dev, (a, b), x.rb(), d, &mut r)?;
     }
     if !converged && params.fallback {
-        return fallback_on_cpu(dev, (a, b), &mut x, report);
+        return fallback_lu(dev, (a, b), &mut x, report);
     }
     if !converged {
         report.path = RefinePath::NotConverged;
@@ -415,38 +415,31 @@ pub fn gesv_refined<T: RefineOnDevice>(
     Ok(report)
 }
 
-/// A device view's elements as a CPU view of a downloaded copy.
-fn host_copy<T: DeviceScalar>(v: &DeviceMatRef<'_, T>) -> Result<(Vec<T>, MatLayout)> {
-    Ok((v.vec().download()?, v.layout()))
-}
-
-/// A CPU view of [`host_copy`]'s copy.
-fn host_view<T>((data, l): &(Vec<T>, MatLayout)) -> Result<MatRef<'_, T>> {
-    MatRef::with_strides(
-        &data[l.offset..],
-        l.rows,
-        l.cols,
-        l.row_stride,
-        l.col_stride,
-    )
-}
-
-/// The fallback: the format's LU on the CPU ([`gesv`](super::gesv)) of the downloaded `A` and
-/// `B`, the solution written into `X`.
-fn fallback_on_cpu<T: RefineOnDevice>(
+/// The fallback: the format's LU on the GPU ([`gesv`](super::lu_gpu::gesv), the CPU's
+/// [`gesv`](super::gesv) bit for bit) of column-major copies of `A` and `B`, the solution written
+/// into `X`.
+fn fallback_lu<T: RefineOnDevice>(
     dev: &Device,
     (a, b): (DeviceMatRef<'_, T>, DeviceMatRef<'_, T>),
     x: &mut DeviceMatMut<'_, T>,
     mut report: RefineReport,
 ) -> Result<RefineReport> {
     let (n, nrhs) = (a.rows(), b.cols());
-    let (ha, hb) = (host_copy(&a)?, host_copy(&b)?);
-    let sol = gesv_of_copies(host_view(&ha)?, host_view(&hb)?)?;
-    let s = dev.upload(&sol)?;
+    let mut lu = dev.zeros::<T>(n * n)?;
+    let mut sol = dev.zeros::<T>(n * nrhs)?;
+    copy_words(dev, a, lu.word_addrs(), (1, n as u64))?;
+    copy_words(dev, b, sol.word_addrs(), (1, n as u64))?;
+    let mut ipiv = vec![0; n];
+    super::lu_gpu::gesv(
+        dev,
+        DeviceMatMut::col_major(&mut lu, n, n, n)?,
+        &mut ipiv,
+        DeviceMatMut::col_major(&mut sol, n, nrhs, n)?,
+    )?;
     let xw = x.word_addrs();
     copy_words(
         dev,
-        DeviceMatRef::col_major(&s, n, nrhs, n)?,
+        DeviceMatRef::col_major(&sol, n, nrhs, n)?,
         xw,
         strides(&x.layout()),
     )?;

@@ -190,8 +190,13 @@ pub fn getrs<T: Scalar>(
 /// [`Error::LengthMismatch`] (`lu` not square, `ipiv` too short), [`Error::OutOfRange`] (a
 /// pivot).
 pub(crate) fn check_factors<T>(lu: MatRef<'_, T>, ipiv: &[usize]) -> Result<usize> {
-    let n = lu.rows();
-    check_same_len("lu (columns)", n, lu.cols())?;
+    check_factor_shape((lu.rows(), lu.cols()), ipiv)
+}
+
+/// [`check_factors`] on the shape `(rows, cols)` of the factors (device views too).
+pub(crate) fn check_factor_shape((rows, cols): (usize, usize), ipiv: &[usize]) -> Result<usize> {
+    let n = rows;
+    check_same_len("lu (columns)", n, cols)?;
     if ipiv.len() < n {
         return Err(Error::LengthMismatch {
             arg: "ipiv",
@@ -226,8 +231,10 @@ fn solve_column<T: Scalar>(trans: Trans, lu: MatRef<'_, T>, ipiv: &[usize], x: &
                     x[i] = x[i].sub_ref(&lu.at(i, q).mul_ref(&x[q]));
                 }
             }
+            // Each row's terms in descending q: the column-oriented order in which the GPU's
+            // blocked substitution (lu_gpu.rs) subtracts them, so that both give these bits.
             for i in (0..n).rev() {
-                for q in i + 1..n {
+                for q in (i + 1..n).rev() {
                     x[i] = x[i].sub_ref(&lu.at(i, q).mul_ref(&x[q]));
                 }
                 x[i] = x[i].div_ref(lu.at(i, i));
@@ -242,7 +249,7 @@ fn solve_column<T: Scalar>(trans: Trans, lu: MatRef<'_, T>, ipiv: &[usize], x: &
                 x[i] = x[i].div_ref(lu.at(i, i));
             }
             for i in (0..n).rev() {
-                for q in i + 1..n {
+                for q in (i + 1..n).rev() {
                     x[i] = x[i].sub_ref(&lu.at(q, i).mul_ref(&x[q]));
                 }
             }

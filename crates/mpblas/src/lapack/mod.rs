@@ -7,7 +7,8 @@
 //! per solution the componentwise backward error and a forward error bound (LAPACK's `gerfs`
 //! bounds), which the refinement's report carries. On the GPU ([`gpu`]): cuSOLVER's `f64` solve
 //! and the double-double and quad-double refinements on its factors, residuals by the Ozaki
-//! schemes on INT8 tensor cores (their fallback still runs on the CPU).
+//! schemes on INT8 tensor cores, and LU with partial pivoting in `f64`, `Dd` and `Qd` (the
+//! CPU's bits; the refinements' fallback).
 //!
 //! ```
 //! use mpblas::lapack::gesv;
@@ -30,6 +31,7 @@
 pub mod cond;
 pub(crate) mod lapack_gpu;
 pub mod lu;
+pub(crate) mod lu_gpu;
 pub mod refine;
 
 /// The LAPACK family on the GPU (`lapack_gpu.rs` and its kernels `lapack_gpu.cu`): cuSOLVER's
@@ -37,6 +39,7 @@ pub mod refine;
 /// Ozaki-scheme residuals.
 pub mod gpu {
     pub use super::lapack_gpu::{RefineOnDevice, dgesv, gesv_refined};
+    pub use super::lu_gpu::{gesv, getrf, getrs};
 }
 
 pub use cond::{Norm, SolveBounds, gecon, lange, solve_bounds};

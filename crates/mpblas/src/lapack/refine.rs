@@ -174,12 +174,6 @@ fn solve_with<T: Scalar>((lu, ipiv): &(Vec<T>, Vec<usize>), b: MatRef<'_, T>) ->
     Ok(sol)
 }
 
-/// `A⁻¹·B` by [`gesv`](super::gesv) on column-major copies (`A` and `B` unchanged, `n ≥ 1`),
-/// column-major.
-pub(crate) fn gesv_of_copies<T: Scalar>(a: MatRef<'_, T>, b: MatRef<'_, T>) -> Result<Vec<T>> {
-    solve_with(&lu_of_copy(a)?, b)
-}
-
 /// `‖d‖∞ / ‖x‖∞` of one column's correction (0 for a zero correction).
 pub(crate) fn relative_correction(dn: f64, xn: f64) -> f64 {
     if dn == 0.0 { 0.0 } else { dn / xn }
