@@ -15,6 +15,9 @@
 //! - `mpblas reproduce gemm`: the QD paper's matrix product (1600 × 3200 times 3200 × 1600 in
 //!   f64, dd, qd): times beside the paper's four machines, exact errors of a sampled block and
 //!   error-to-bound ratios (`--gpu` adds the GPU's times and bits).
+//! - `mpblas reproduce solve`: the QD paper's linear solve (2400 × 2400, 1600 right-hand sides in
+//!   f64, dd, qd; LU and refinement) beside the paper's four machines, errors against wider
+//!   formats, and forward error against condition number (`--gpu` adds the GPU's rows).
 //! - `mpblas bench`: one format and operation, one line.
 //!
 //! Errors print a message on stderr and exit with status 1 (usage errors: 2, from clap).
@@ -159,7 +162,7 @@ enum Paper {
     /// refinement in the format, and the format's own LU; dd LU at most n = 800, qd at most
     /// n = 200) beside the paper's C1060 / GTX 480 / C2050 / CPU, the error of sampled
     /// solutions against a wider format; then forward error against condition number (1e2 to
-    /// 1e30, order 40) for every method.
+    /// 1e30, order 40) for every method; `--gpu` adds every row on GPU 0 at the full order.
     Solve,
 }
 
@@ -509,10 +512,6 @@ fn run(cli: Cli) -> Result<(), String> {
                 !sizes.is_empty() || seeds.is_some(),
                 opts.max_seconds.is_some(),
             )?;
-            refuse(
-                gpu,
-                "`reproduce solve` runs on the CPU only so far (the GPU solver is not built yet)",
-            )?;
             let n = opts.n.unwrap_or(papers::solve::PAPER_N);
             check_solve_memory(n)?;
             let plan = reproduce_solve::Plan {
@@ -520,6 +519,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 reps: opts.reps.unwrap_or(1),
                 seed: opts.seed,
                 threads: threads_or_all(threads)?,
+                gpu,
             };
             print_json(reproduce_solve::run(&plan, opts.json)?)
         }
@@ -793,6 +793,7 @@ fn reproduce_all(
         reps: 1,
         seed: setup.seed,
         threads,
+        gpu: false,
     };
     if let Some(d) = reproduce_solve::run(&plan, as_json)? {
         docs.insert("solve".into(), d);

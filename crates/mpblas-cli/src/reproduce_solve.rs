@@ -19,6 +19,12 @@
 //! report), and two rows of condition estimates `1/rcond` ([`lapack::gecon`], 1-norm) from the
 //! `f64` and the quad-double factors. Every entry is measured; nothing is asserted here.
 //!
+//! With `--gpu` every row also runs on GPU 0 at the full order (`lapack::gpu`: cuSOLVER's `f64`
+//! LU; the double-double and quad-double refinements with Ozaki-scheme residuals; our LU in
+//! each format, the CPU's bits), timed with CUDA events around the call (the device copies of
+//! `A` and `B` an LU overwrites included), its sampled columns against a quad-double refined
+//! solve (`f64`, `dd`) or an 848-bit RNS refined solve (`qd`) at that order.
+//!
 //! The seed problem's refined solves run without the report's error bounds
 //! (`RefineParams::error_bounds: false`): the paper times the solve alone, and the bounds
 //! cost 2 to 11 solves with the factors per right-hand side.
@@ -28,6 +34,7 @@ use crate::papers::solve::{
 };
 use crate::reproduce::progress_of;
 use crate::reproduce_sum::table;
+use mpblas::cuda::{Device, DeviceMatMut, DeviceMatRef};
 use mpblas::lapack::{self, Norm, RefineParams, RefinePath, RefineReport};
 use mpblas::rns::{Basis, MpFloat};
 use mpblas::view::{MatMut, MatRef};
@@ -61,6 +68,21 @@ pub struct Plan {
     pub seed: u64,
     /// Threads of the CPU runs.
     pub threads: usize,
+    /// Also run every row on GPU 0 at the full order.
+    pub gpu: bool,
+}
+
+/// A row's GPU run (order `n`, `⌈2n/3⌉` right-hand sides).
+#[derive(Clone, Debug)]
+pub struct GpuCell {
+    /// The order.
+    pub n: usize,
+    /// Median seconds (CUDA events).
+    pub seconds: f64,
+    /// The refinement's report.
+    pub refine: Option<RefineReport>,
+    /// Largest relative error of the sampled right-hand sides.
+    pub max_rel_error: f64,
 }
 
 /// One row of the seed problem.
@@ -78,6 +100,8 @@ pub struct Row {
     pub refine: Option<RefineReport>,
     /// Largest relative error of the sampled right-hand sides.
     pub max_rel_error: f64,
+    /// The same solve on the GPU (`--gpu`).
+    pub gpu: Option<GpuCell>,
 }
 
 /// One line of the conditioning table: errors per condition number.
@@ -269,6 +293,7 @@ fn seed_row<T: Words>(
         seconds,
         refine,
         max_rel_error: rel_error_mp(&x, &want, n, cols),
+        gpu: None,
     })
 }
 
@@ -309,6 +334,137 @@ pub fn measure_seed(plan: &Plan) -> Result<Vec<Row>, String> {
     rows.push(seed_row::<Qd>(("qd", "LU"), qn, plan, &rns_ref)?);
     bar.finish_and_clear();
     Ok(rows)
+}
+
+/// The GPU solve of `A·X = B` in `T` by refinement (`refine`) or LU (cuSOLVER's for `f64`, ours
+/// otherwise), `reps` times: the solution, the last report and the median seconds (CUDA events
+/// around the call; an LU's device copies of `A` and `B` inside).
+fn gpu_solve<T: Words + mpblas::blas::gpu::GpuFormat + lapack::gpu::RefineOnDevice>(
+    dev: &Device,
+    (a, b): (&[T], &[T]),
+    (n, nrhs): (usize, usize),
+    (refine, reps): (bool, usize),
+) -> Result<(Vec<T>, Option<RefineReport>, f64), String> {
+    let (da, db) = (dev.upload(a).map_err(err)?, dev.upload(b).map_err(err)?);
+    let (mut wa, mut wx) = (
+        dev.zeros::<T>(n * n).map_err(err)?,
+        dev.zeros::<T>(n * nrhs).map_err(err)?,
+    );
+    let mut report = None;
+    let mut ipiv = vec![0; n];
+    let seconds = median(reps, || {
+        let ms = dev
+            .time_ms(|| {
+                if refine {
+                    report = Some(lapack::gpu::gesv_refined(
+                        dev,
+                        DeviceMatRef::col_major(&da, n, n, n)?,
+                        DeviceMatRef::col_major(&db, n, nrhs, n)?,
+                        DeviceMatMut::col_major(&mut wx, n, nrhs, n)?,
+                        &RefineParams::default(),
+                    )?);
+                    return Ok(());
+                }
+                wa.copy_from(&da)?;
+                wx.copy_from(&db)?;
+                lapack::gpu::gesv(
+                    dev,
+                    DeviceMatMut::col_major(&mut wa, n, n, n)?,
+                    &mut ipiv,
+                    DeviceMatMut::col_major(&mut wx, n, nrhs, n)?,
+                )
+            })
+            .map_err(err)?;
+        Ok(f64::from(ms) * 1e-3)
+    })?;
+    Ok((wx.download().map_err(err)?, report, seconds))
+}
+
+/// cuSOLVER's `f64` solve (`lapack::gpu::dgesv`), `reps` times: the solution and the median
+/// seconds (the device copies of `A` and `B` inside).
+fn gpu_dgesv(
+    dev: &Device,
+    (a, b): (&[f64], &[f64]),
+    (n, nrhs): (usize, usize),
+    reps: usize,
+) -> Result<(Vec<f64>, f64), String> {
+    let (da, db) = (dev.upload(a).map_err(err)?, dev.upload(b).map_err(err)?);
+    let (mut wa, mut wx) = (
+        dev.zeros::<f64>(n * n).map_err(err)?,
+        dev.zeros::<f64>(n * nrhs).map_err(err)?,
+    );
+    let seconds = median(reps, || {
+        let ms = dev
+            .time_ms(|| {
+                wa.copy_from(&da)?;
+                wx.copy_from(&db)?;
+                lapack::gpu::dgesv(
+                    dev,
+                    DeviceMatMut::col_major(&mut wa, n, n, n)?,
+                    DeviceMatMut::col_major(&mut wx, n, nrhs, n)?,
+                )
+            })
+            .map_err(err)?;
+        Ok(f64::from(ms) * 1e-3)
+    })?;
+    Ok((wx.download().map_err(err)?, seconds))
+}
+
+/// Each row's GPU run at the full order `plan.n` (same inputs as the CPU's), its errors against
+/// one quad-double refined reference (`f64`, `dd`) and one 848-bit RNS refined reference (`qd`)
+/// of the sampled columns.
+fn measure_gpu(plan: &Plan, dev: &Device, rows: &mut [Row]) -> Result<(), String> {
+    let n = plan.n;
+    let nrhs = nrhs_of(n);
+    let cols = SAMPLED_RHS.min(nrhs);
+    let (a64, b64) = seed_inputs(n, plan.seed);
+    let bar = progress_of(7, "GPU solves and references");
+    let aq: Vec<Qd> = a64.iter().map(|&v| Qd::from(v)).collect();
+    let bq: Vec<Qd> = b64[..n * cols].iter().map(|&v| Qd::from(v)).collect();
+    let (xq, _, _) = solve(&aq, &bq, n, cols, true)?;
+    let basis = Basis::new(REFERENCE_BITS).map_err(err)?;
+    let qd_ref: Vec<MpFloat> = xq.iter().map(|v| to_mp(&basis, v)).collect();
+    bar.inc(1);
+    let rns_ref = rns_solution(&a64, &b64[..n * cols], n, cols)?;
+    bar.inc(1);
+    let lift = |x: &[f64]| -> Vec<Dd> { x.iter().map(|&v| Dd::from(v)).collect() };
+    let liftq = |x: &[f64]| -> Vec<Qd> { x.iter().map(|&v| Qd::from(v)).collect() };
+    for row in rows.iter_mut() {
+        let (x_err, refine, seconds) = match (row.format, row.method) {
+            ("f64", _) => {
+                let (x, s) = gpu_dgesv(dev, (&a64, &b64), (n, nrhs), plan.reps)?;
+                (rel_error_mp(&x, &qd_ref, n, cols), None, s)
+            }
+            ("dd", m) => {
+                let (x, r, s) = gpu_solve(
+                    dev,
+                    (&lift(&a64), &lift(&b64)),
+                    (n, nrhs),
+                    (m == "refined", plan.reps),
+                )?;
+                (rel_error_mp(&x, &qd_ref, n, cols), r, s)
+            }
+            (_, m) => {
+                let (x, r, s) = gpu_solve(
+                    dev,
+                    (&liftq(&a64), &liftq(&b64)),
+                    (n, nrhs),
+                    (m == "refined", plan.reps),
+                )?;
+                (rel_error_mp(&x, &rns_ref, n, cols), r, s)
+            }
+        };
+        row.gpu = Some(GpuCell {
+            n,
+            seconds,
+            refine,
+            max_rel_error: x_err,
+        });
+        bar.inc(1);
+        dev.release_workspaces().map_err(err)?;
+    }
+    bar.finish_and_clear();
+    Ok(())
 }
 
 /// `x ← H·x` for the Householder reflector `H = I − 2vvᵀ/(vᵀv)`, on each column of the
@@ -479,15 +635,25 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<Option<Value>, String> {
     if plan.n == 0 || plan.reps == 0 {
         return Err("--n and --reps must be at least 1".into());
     }
+    let dev = if plan.gpu {
+        Some(Device::open(0).map_err(|e| format!("--gpu: cannot open GPU 0: {e}"))?)
+    } else {
+        None
+    };
     let pool = crate::reproduce::pool(plan.threads)?;
     let (rows, cond) = pool.install(|| -> Result<_, String> {
-        Ok((measure_seed(plan)?, measure_conditioning(plan.seed)?))
+        let mut rows = measure_seed(plan)?;
+        if let Some(dev) = &dev {
+            measure_gpu(plan, dev, &mut rows)?;
+        }
+        Ok((rows, measure_conditioning(plan.seed)?))
     })?;
     let cpu = crate::info::cpu_model().unwrap_or_else(|| "unknown CPU".into());
+    let gpu = dev.as_ref().map(|d| d.info().to_string());
     if as_json {
-        return Ok(Some(json_doc(&rows, &cond, plan, &cpu)));
+        return Ok(Some(json_doc(&rows, &cond, plan, (&cpu, gpu.as_deref()))));
     }
-    print!("{}", text(&rows, &cond, plan, &cpu));
+    print!("{}", text(&rows, &cond, plan, (&cpu, gpu.as_deref())));
     Ok(None)
 }
 
@@ -510,17 +676,26 @@ fn path_name(p: RefinePath) -> &'static str {
 }
 
 /// The text tables.
-pub fn text(rows: &[Row], cond: &[CondRow], plan: &Plan, cpu: &str) -> String {
+pub fn text(
+    rows: &[Row],
+    cond: &[CondRow],
+    plan: &Plan,
+    (cpu, gpu): (&str, Option<&str>),
+) -> String {
     let mut s = format!(
         "QD paper, Table 6.3.2-1: A X = B, A {PAPER_N} x {PAPER_N}, {PAPER_NRHS} right-hand \
          sides ({PAPER_OPERATIONS:.2e} operations by the paper's count), seconds per solve.\n\
          Ours: A n x n and ceil(2n/3) right-hand sides, uniform in [-1, 1] with 53-bit \
-         significands; CPU: {cpu}, {} threads.\n\n",
-        plan.threads
+         significands; CPU: {cpu}, {} threads{}.\n\n",
+        plan.threads,
+        gpu.map_or(String::new(), |g| format!("; GPU: {g} at n = {}", plan.n))
     );
     let mut header: Vec<String> = vec!["format".into(), "method".into()];
     header.extend(MACHINES.iter().map(|m| format!("paper {m}")));
     header.extend(["n", "ours CPU", "G op/s (LU count)", "steps", "max rel err"].map(String::from));
+    if gpu.is_some() {
+        header.extend(["ours GPU", "GPU steps", "GPU max rel err"].map(String::from));
+    }
     let body: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -537,6 +712,13 @@ pub fn text(rows: &[Row], cond: &[CondRow], plan: &Plan, cpu: &str) -> String {
                 format!("{} ({})", rep.iterations, path_name(rep.path))
             }));
             cells.push(format!("{:.1e}", r.max_rel_error));
+            if let Some(g) = &r.gpu {
+                cells.push(secs(g.seconds));
+                cells.push(g.refine.map_or("-".into(), |rep| {
+                    format!("{} ({})", rep.iterations, path_name(rep.path))
+                }));
+                cells.push(format!("{:.1e}", g.max_rel_error));
+            }
             cells
         })
         .collect();
@@ -589,12 +771,18 @@ pub fn text(rows: &[Row], cond: &[CondRow], plan: &Plan, cpu: &str) -> String {
     s
 }
 
-fn json_doc(rows: &[Row], cond: &[CondRow], plan: &Plan, cpu: &str) -> Value {
+fn json_doc(
+    rows: &[Row],
+    cond: &[CondRow],
+    plan: &Plan,
+    (cpu, gpu): (&str, Option<&str>),
+) -> Value {
     let num = |v: f64| if v.is_finite() { json!(v) } else { Value::Null };
     json!({
         "paper": "solve",
         "title": "QD paper, Table 6.3.2-1: linear solve A X = B",
         "cpu": cpu,
+        "gpu": gpu,
         "threads": plan.threads,
         "n": plan.n,
         "paper_rows": TABLE632.iter().map(|p| json!({"format": p.format, "seconds": p.seconds}))
@@ -611,6 +799,15 @@ fn json_doc(rows: &[Row], cond: &[CondRow], plan: &Plan, cpu: &str) -> Value {
                 "last_correction": num(rep.last_correction),
             })),
             "max_rel_error": num(r.max_rel_error),
+            "gpu": r.gpu.as_ref().map(|g| json!({
+                "n": g.n,
+                "seconds": g.seconds,
+                "refine": g.refine.map(|rep| json!({
+                    "path": path_name(rep.path),
+                    "iterations": rep.iterations,
+                })),
+                "max_rel_error": num(g.max_rel_error),
+            })),
         })).collect::<Vec<_>>(),
         "conditioning": {
             "n": COND_N,
@@ -637,6 +834,7 @@ mod tests {
             reps: 1,
             seed: 3,
             threads: 2,
+            gpu: false,
         };
         let rows = measure_seed(&plan).unwrap();
         assert_eq!(rows.len(), 5);
@@ -671,9 +869,9 @@ mod tests {
                 "{k:e}: {est:e}"
             );
         }
-        let t = text(&rows, &cond, &plan, "cpu");
+        let t = text(&rows, &cond, &plan, ("cpu", None));
         assert!(t.contains("C2050") && t.contains("qd refined") && t.contains("1/rcond (qd LU)"));
-        let j = json_doc(&rows, &cond, &plan, "cpu");
+        let j = json_doc(&rows, &cond, &plan, ("cpu", None));
         assert_eq!(j["rows"].as_array().unwrap().len(), 5);
     }
 }

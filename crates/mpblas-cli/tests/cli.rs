@@ -327,13 +327,40 @@ fn reproduce_solve_reports_every_row() {
     assert_eq!(cond.len(), 5);
     for args in [
         &["reproduce", "solve", "--n", "0"][..],
-        &["reproduce", "solve", "--gpu"],
         &["reproduce", "solve", "--max-seconds", "1"],
         &["reproduce", "solve", "--sizes", "64"],
     ] {
         let (code, _, stderr) = mpblas(args);
         assert_eq!(code, 1, "{args:?}: {stderr}");
     }
+}
+
+/// `reproduce solve --gpu`: with a GPU every row has its GPU run (time, error at the CPU's
+/// accuracy); without one, an error naming CUDA, no panic.
+#[test]
+fn reproduce_solve_gpu_runs_every_row_or_is_an_error_without_cuda() {
+    if mpblas::cuda::device_count().unwrap_or(0) > 0 {
+        let v = json(&["reproduce", "solve", "--gpu", "--n", "60", "--json"]);
+        let rows = v["rows"].as_array().expect("rows");
+        assert_eq!(rows.len(), 5);
+        for r in rows {
+            let g = &r["gpu"];
+            assert!(g["seconds"].as_f64().unwrap() > 0.0, "{r}");
+            let e = g["max_rel_error"].as_f64().unwrap();
+            let tol = match r["format"].as_str().unwrap() {
+                "f64" => 1e-10,
+                "dd" => 1e-26,
+                _ => 1e-55,
+            };
+            assert!(e < tol, "{r}");
+        }
+        return;
+    }
+    let (code, _, stderr) = mpblas(&["reproduce", "solve", "--gpu", "--n", "30"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.starts_with("mpblas: error:"), "{stderr}");
+    assert!(stderr.contains("CUDA"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 /// `reproduce` with no paper runs every paper (small sizes here), one JSON document holding
