@@ -12,7 +12,8 @@
 //! (`qd` rows) of the same system.
 //!
 //! Conditioning table: `A = U·diag(σ)·Vᵀ` of order 40 built in quad-double (`U`, `V` products
-//! of three random Householder reflectors, `σ` geometric from 1 to `1/κ`), `b = A·1`; each
+//! of three random Householder reflectors, `σ` geometric from 1 to `1/κ`), then Hilbert matrices
+//! of orders 6, 10, 14 and 18 (κ₂ from 1.5e7 to 6.5e25), `b = A·1`; each
 //! format solves its own rounding of `(A, b)`, and the error is against the 848-bit RNS
 //! solution of the quad-double system. Beside each error, the forward error bound the library
 //! returns with the solution ([`lapack::solve_bounds`] for the LU rows, the refinement's
@@ -54,6 +55,9 @@ const SAMPLED_RHS: usize = 2;
 pub const COND_N: usize = 40;
 /// The conditioning table's condition numbers.
 pub const CONDITIONS: [f64; 8] = [1e2, 1e6, 1e10, 1e14, 1e18, 1e22, 1e26, 1e30];
+/// Orders of the Hilbert matrices after the prescribed ones (κ₂ ≈ 1.5e7, 1.6e13, 2.6e19 and
+/// 6.5e25; their entries rounded to each format).
+pub const HILBERT_ORDERS: [usize; 4] = [6, 10, 14, 18];
 /// Bits of the RNS reference.
 const REFERENCE_BITS: u32 = 848;
 
@@ -109,7 +113,7 @@ pub struct Row {
 pub struct CondRow {
     /// "f64 LU", "dd refined", ...
     pub method: &'static str,
-    /// `‖x − x*‖∞ / ‖x*‖∞` per entry of [`CONDITIONS`].
+    /// `‖x − x*‖∞ / ‖x*‖∞` per entry of [`CONDITIONS`], then per [`HILBERT_ORDERS`].
     pub errors: Vec<f64>,
     /// The refinement's path per condition number (refined rows).
     pub paths: Vec<Option<RefinePath>>,
@@ -508,7 +512,10 @@ fn conditioned(n: usize, kappa: f64, g: &mut SplitMix64) -> Vec<Qd> {
 /// A library error.
 pub fn measure_conditioning(seed: u64) -> Result<Vec<CondRow>, String> {
     let n = COND_N;
-    let bar = progress_of(CONDITIONS.len() as u64, "condition numbers");
+    let bar = progress_of(
+        (CONDITIONS.len() + HILBERT_ORDERS.len()) as u64,
+        "condition numbers",
+    );
     let methods: [(&'static str, usize, bool); 5] = [
         ("f64 LU", 1, false),
         ("dd refined", 2, true),
@@ -527,8 +534,16 @@ pub fn measure_conditioning(seed: u64) -> Result<Vec<CondRow>, String> {
         })
         .collect();
     let mut g = SplitMix64::new(seed ^ 0xc0d);
-    for &kappa in &CONDITIONS {
-        let a = conditioned(n, kappa, &mut g);
+    let prescribed = CONDITIONS
+        .iter()
+        .map(|&kappa| (n, conditioned(n, kappa, &mut g)));
+    let hilbert = HILBERT_ORDERS.iter().map(|&h| {
+        let a: Vec<Qd> = (0..h * h)
+            .map(|e| Qd::ONE / Qd::from((e % h + e / h + 1) as f64))
+            .collect();
+        (h, a)
+    });
+    for (n, a) in prescribed.collect::<Vec<_>>().into_iter().chain(hilbert) {
         let b: Vec<Qd> = (0..n)
             .map(|i| (0..n).fold(Qd::ZERO, |s, j| s + a[i + j * n]))
             .collect();
@@ -731,7 +746,8 @@ pub fn text(
     );
     s.push_str(&format!(
         "\nForward error against condition number: A = U diag(sigma) V^T of order {COND_N} in \
-         quad-double, b = A 1, each format solving its rounding of (A, b); \
+         quad-double, then Hilbert matrices of the orders shown (entries 1/(i+j+1) in \
+         quad-double), b = A 1, each format solving its rounding of (A, b); \
          |x - x*|_inf / |x*|_inf against the 848-bit RNS solution, and in brackets the \
          forward error bound returned with the solution (an estimate-based bound, as LAPACK's \
          FERR; f: refinement fell back to the format's LU). 1/rcond rows: the 1-norm \
@@ -740,6 +756,7 @@ pub fn text(
     ));
     let mut header: Vec<String> = vec!["method".into()];
     header.extend(CONDITIONS.iter().map(|k| format!("k = {k:.0e}")));
+    header.extend(HILBERT_ORDERS.iter().map(|h| format!("Hilbert {h}")));
     let estimates = ["f64 LU", "qd LU"].into_iter().filter_map(|m| {
         let r = cond.iter().find(|r| r.method == m)?;
         let mut cells = vec![format!("1/rcond ({m})")];
@@ -812,6 +829,7 @@ fn json_doc(
         "conditioning": {
             "n": COND_N,
             "conditions": CONDITIONS,
+            "hilbert_orders": HILBERT_ORDERS,
             "rows": cond.iter().map(|r| json!({
                 "method": r.method,
                 "errors": r.errors.iter().map(|&e| num(e)).collect::<Vec<_>>(),

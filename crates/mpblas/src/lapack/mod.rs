@@ -29,6 +29,7 @@
 //! ```
 
 pub mod cond;
+pub mod gauss_jordan;
 pub(crate) mod lapack_gpu;
 pub mod lu;
 pub(crate) mod lu_gpu;
@@ -43,5 +44,6 @@ pub mod gpu {
 }
 
 pub use cond::{Norm, SolveBounds, gecon, lange, solve_bounds};
+pub use gauss_jordan::gesv_gauss_jordan;
 pub use lu::{LU_BLOCK, gesv, getrf, getrs};
 pub use refine::{RefineParams, RefinePath, RefineReport, gesv_refined};
