@@ -120,8 +120,7 @@ pub fn time<T: Elem>(
 ) -> Timing {
     let warm = pass(kernel, arrays, pool);
     let wanted = setup.reps.max(1);
-    let affordable = (setup.max_seconds / warm.max(1e-9)).floor() as usize;
-    let reps = affordable.clamp(MIN_REPS.min(wanted), wanted);
+    let reps = reps_within(wanted, setup.max_seconds, warm);
     if let Some(len) = progress.length() {
         progress.set_length(len.saturating_sub((wanted - reps) as u64));
     }
@@ -141,6 +140,13 @@ pub fn time<T: Elem>(
         ops_per_s: n / median_s,
         reps,
     }
+}
+
+/// The timed passes a case gets: `wanted`, or fewer (but at least [`MIN_REPS`], and never more
+/// than `wanted`) when passes of `warm` seconds each would exceed `max_seconds`.
+pub fn reps_within(wanted: usize, max_seconds: f64, warm: f64) -> usize {
+    let affordable = (max_seconds / warm.max(1e-9)).floor() as usize;
+    affordable.clamp(MIN_REPS.min(wanted), wanted)
 }
 
 /// Median of a sorted, non-empty slice (NaN if empty).

@@ -5,7 +5,9 @@
 //! GEMMs, scheme II in accurate mode too), and with `--svg` a scatter plot of time against
 //! error like the paper's figures.
 
-use crate::papers::ozaki::{PAPER_METHODS, Reproduction, ozaki2_moduli_of, reproduce};
+use crate::papers::ozaki::{
+    B_SEED_OFFSET, PAPER_METHODS, Reproduction, ozaki2_moduli_of, reproduce,
+};
 use crate::svg::{self, Panel, decade_range, escape};
 use mpblas::ozaki::OZAKI2_MODULI;
 use std::fmt::Write as _;
@@ -31,6 +33,9 @@ pub struct Plan {
     pub sizes: Vec<usize>,
     /// Seeds averaged over (the paper used 10).
     pub seeds: usize,
+    /// The first of them (`--seed`): the seeds are `first_seed, first_seed + 1, ...`; seed `s`
+    /// draws A, `s + 1000` draws B.
+    pub first_seed: u64,
     /// Moduli counts of the scheme II (fast mode) methods.
     pub moduli: Vec<usize>,
     /// Run on GPU 0 instead of the CPU.
@@ -93,7 +98,18 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<Option<serde_json::Value>, Stri
             n.checked_mul(n).and_then(|e| e.checked_mul(24)),
         )?;
     }
-    let seeds: Vec<u64> = (1..=plan.seeds as u64).collect();
+    // B's seed is s + B_SEED_OFFSET: the last one must not wrap past u64::MAX.
+    let last = plan.seeds as u64 - 1;
+    if plan.first_seed.checked_add(last + B_SEED_OFFSET).is_none() {
+        return Err(format!(
+            "--seed {}: with --seeds {} the seeds (and B's, {B_SEED_OFFSET} above each) pass \
+             2^64 - 1; use at most {}",
+            plan.first_seed,
+            plan.seeds,
+            u64::MAX - last - B_SEED_OFFSET
+        ));
+    }
+    let seeds: Vec<u64> = (plan.first_seed..=plan.first_seed + last).collect();
     let phis = [0.1, 1.0, 2.0];
     let dev = if plan.gpu {
         Some(
@@ -105,8 +121,8 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<Option<serde_json::Value>, Stri
     };
     let bar = crate::reproduce::progress(1);
     bar.set_message(format!(
-        "ozaki n = {:?}, {} seeds, N = {:?}",
-        plan.sizes, plan.seeds, plan.moduli
+        "ozaki n = {:?}, {} seeds from {}, N = {:?}",
+        plan.sizes, plan.seeds, plan.first_seed, plan.moduli
     ));
     let rep = match &dev {
         Some(d) => {
@@ -156,6 +172,7 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<Option<serde_json::Value>, Stri
             "cpu": crate::info::cpu_model(),
             "gpu": dev.as_ref().map(|d| d.info().name.clone()),
             "seeds": rep.seeds,
+            "first_seed": plan.first_seed,
             "reference": if dev.is_some() { GPU_REFERENCE } else { "exact" },
             "methods": rep.methods,
             "moduli": plan.moduli,
@@ -167,7 +184,9 @@ pub fn run(plan: &Plan, as_json: bool) -> Result<Option<serde_json::Value>, Stri
         let kind = if dev.is_some() { "GPU" } else { "CPU" };
         println!(
             "Ozaki scheme (paper 002): {kind} reproduction on {where_} (the paper's numbers are \
-             GPU numbers at n = 1024..4096)\n"
+             GPU numbers at n = 1024..4096); seeds {} to {}\n",
+            plan.first_seed,
+            plan.first_seed + last
         );
         // The GPU run's reference is not the exact product: say so where the tables say c*.
         let reference = |t: String| match &dev {

@@ -22,8 +22,11 @@ const OPS: [&str; 4] = ["add", "mul", "div", "sqrt"];
 pub struct Plan {
     /// Elements per operand array (capped: RNS operations are slow).
     pub n: usize,
-    /// Timed passes per case (median reported), after one warm-up pass.
+    /// Timed passes per case at most (median reported), after one warm-up pass.
     pub reps: usize,
+    /// Time budget per case in seconds: a case whose warm-up pass shows `reps` passes would
+    /// take longer gets fewer (at least [`crate::measure::MIN_REPS`]), as every paper's rates.
+    pub max_seconds: f64,
     /// Threads of the parallel run (1: skip it).
     pub threads: usize,
     /// Seed of the operand generator.
@@ -68,12 +71,14 @@ fn apply(op: &str, x: &MpFloat, y: &MpFloat) -> mpblas::Result<MpFloat> {
     }
 }
 
-/// Median seconds of one pass of `op` over the arrays, on the current thread or the pool.
+/// Median seconds of one pass of `op` over the arrays, on the current thread or the pool, over
+/// at most `plan.reps` timed passes (fewer when they would exceed `plan.max_seconds`; the
+/// passes left out are taken off the progress bar's length).
 fn time_op(
     op: &str,
     a: &[MpFloat],
     b: &[MpFloat],
-    reps: usize,
+    plan: &Plan,
     parallel: bool,
     bar: &indicatif::ProgressBar,
 ) -> Result<f64, String> {
@@ -88,7 +93,14 @@ fn time_op(
                 .try_for_each(|(x, y)| apply(op, x, y).map(|r| drop(black_box(r))))
         }
     };
+    let t = Instant::now();
     one_pass().map_err(|e| e.to_string())?; // warm-up
+    let warm = t.elapsed().as_secs_f64();
+    let wanted = plan.reps.max(1);
+    let reps = crate::measure::reps_within(wanted, plan.max_seconds, warm);
+    if let Some(len) = bar.length() {
+        bar.set_length(len.saturating_sub((wanted - reps) as u64));
+    }
     let mut times = Vec::with_capacity(reps);
     for _ in 0..reps {
         let t = Instant::now();
@@ -118,9 +130,9 @@ fn measure(plan: &Plan) -> Result<Vec<Row>, String> {
             let b: Vec<MpFloat> = (0..plan.n)
                 .map(|_| random_operand(&basis, &mut rng, false))
                 .collect();
-            let one = time_op(op, &a, &b, plan.reps, false, &bar)?;
+            let one = time_op(op, &a, &b, plan, false, &bar)?;
             let all = if plan.threads > 1 {
-                Some(pool.install(|| time_op(op, &a, &b, plan.reps, true, &bar))?)
+                Some(pool.install(|| time_op(op, &a, &b, plan, true, &bar))?)
             } else {
                 None
             };
@@ -150,12 +162,14 @@ fn print_text(rows: &[Row], plan: &Plan) {
     println!("RNS multiple precision (MPRES-BLAS papers): basis and operation rates");
     println!(
         "Ours: mpblas {} on {} ({} threads); {} random full-precision operands per array, \
-         median of {} passes; rates in operations per second",
+         median of at most {} passes (fewer where they would take over {} s); rates in \
+         operations per second",
         env!("CARGO_PKG_VERSION"),
         crate::info::cpu_model().unwrap_or_else(|| "unknown CPU".into()),
         plan.threads,
         plan.n,
-        plan.reps
+        plan.reps,
+        plan.max_seconds
     );
     println!(
         "precision = floor(log2 sqrt(M)) - 1 (as in the papers); every result correctly rounded\n"
@@ -226,6 +240,7 @@ fn json(rows: &[Row], plan: &Plan) -> serde_json::Value {
         "threads": plan.threads,
         "n": plan.n,
         "reps": plan.reps,
+        "max_seconds": plan.max_seconds,
         "seed": plan.seed,
         "rows": rows,
     })

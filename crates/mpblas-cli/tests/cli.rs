@@ -114,6 +114,92 @@ fn reproduce_ozaki_small_run() {
     }
 }
 
+/// `--seed` is the first of the `--seeds` seeds (issue 11: it was accepted and ignored). The
+/// default is 1, so the recorded tables are unchanged; another seed draws other matrices.
+#[test]
+fn reproduce_ozaki_seed_is_the_first_seed() {
+    let run = |seed: Option<&str>| {
+        let mut args = vec![
+            "reproduce",
+            "ozaki",
+            "--sizes",
+            "16",
+            "--seeds",
+            "2",
+            "--json",
+        ];
+        if let Some(s) = seed {
+            args.extend(["--seed", s]);
+        }
+        json(&args)
+    };
+    let errors = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        let rows = v["rows"].as_array().expect("rows");
+        rows.iter()
+            .map(|r| r["mean_max_rel_error"].clone())
+            .collect()
+    };
+    let (default, one, seven) = (run(None), run(Some("1")), run(Some("7")));
+    assert_eq!(default["first_seed"], 1, "{default}");
+    assert_eq!(seven["first_seed"], 7, "{seven}");
+    assert_eq!(errors(&default), errors(&one));
+    assert_ne!(errors(&default), errors(&seven));
+    // The largest first seed whose B seeds (1000 above) still fit in a u64, and one past it.
+    let (code, _, stderr) = mpblas(&[
+        "reproduce",
+        "ozaki",
+        "--sizes",
+        "1",
+        "--seeds",
+        "2",
+        "--seed",
+        "18446744073709550614",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = mpblas(&[
+        "reproduce",
+        "ozaki",
+        "--sizes",
+        "1",
+        "--seeds",
+        "2",
+        "--seed",
+        "18446744073709550615",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("use at most 18446744073709550614"),
+        "{stderr}"
+    );
+}
+
+/// `reproduce rns` honours `--reps` (it was cut to 5 in silence) and `--max-seconds` (it was
+/// ignored), and says both in its JSON.
+#[test]
+fn reproduce_rns_honours_reps_and_max_seconds() {
+    let v = json(&[
+        "reproduce",
+        "rns",
+        "--n",
+        "4",
+        "--reps",
+        "7",
+        "--max-seconds",
+        "100",
+        "--threads",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(v["reps"], 7, "{v}");
+    assert_eq!(v["max_seconds"], 100.0, "{v}");
+    let (code, _, stderr) = mpblas(&["reproduce", "rns", "--max-seconds", "0"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("--max-seconds must be positive"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn reproduce_ozaki_moduli_flag() {
     let (code, stdout, stderr) = mpblas(&[

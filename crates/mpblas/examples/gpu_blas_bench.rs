@@ -517,11 +517,11 @@ fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
                 // the CPU's bits on the first 16 entries, from a fresh y
                 dy.copy_from_host(&my)?;
                 bg::rns::gemv(dev, trans, n, n, &alpha, &da, n, &dx, 1, &beta, &mut dy, 1)?;
-                let got = dy.download()?.to_mpfloats();
-                let a = ma.to_mpfloats();
-                let x = mx.to_mpfloats();
+                let got = dy.download()?.to_mpfloats()?;
+                let a = ma.to_mpfloats()?;
+                let x = mx.to_mpfloats()?;
                 let k16 = n.min(16);
-                let mut want = my.to_mpfloats()[..k16].to_vec();
+                let mut want = my.to_mpfloats()?[..k16].to_vec();
                 match trans {
                     // rows 0..16: the leading 16 × n block (lda = n)
                     Trans::No => blas::level2::gemv_blas(
@@ -559,11 +559,11 @@ fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
                 })?;
                 dy.copy_from_host(&my)?;
                 bg::rns::gemv_fused(dev, trans, n, n, &alpha, &da, n, &dx, 1, &beta, &mut dy, 1)?;
-                let got = dy.download()?.to_mpfloats();
-                let a = ma.to_mpfloats();
-                let x = mx.to_mpfloats();
+                let got = dy.download()?.to_mpfloats()?;
+                let a = ma.to_mpfloats()?;
+                let x = mx.to_mpfloats()?;
                 let k16 = n.min(16);
-                let mut want = my.to_mpfloats()[..k16].to_vec();
+                let mut want = my.to_mpfloats()?[..k16].to_vec();
                 let view = match trans {
                     Trans::No => mpblas::view::MatRef::col_major(&a, k16, n, n)?,
                     Trans::Yes => mpblas::view::MatRef::col_major(&a[..n * k16], n, k16, n)?.t(),

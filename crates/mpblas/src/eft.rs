@@ -178,29 +178,66 @@ pub(crate) static EFT_CUH: crate::cuda::Header = crate::cuda::Header {
     text: include_str!("eft.cuh"),
 };
 
-/// `2^e` for `e` in the normal exponent range `[-1022, 1023]`.
+/// `2^e` for every `e`, exactly when it is representable: the normal powers `[-1022, 1023]`
+/// from the bits, the subnormal ones `[-1074, -1023]` exactly too, `+0.0` below `2^-1074`
+/// (`2^-1075` is a tie and rounds to even, that is to zero, as IEEE-754's `ldexp` does) and
+/// `+Inf` above `2^1023`.
+///
+/// The in-range branch is the same bit construction as before this function was made total
+/// (issue 11), so every caller in range gets the same bits; the device twins (`oz_pow2` in
+/// `ozaki/ozaki_gpu.cu`, called only with normal exponents) therefore need no change.
+#[inline(always)]
 pub fn pow2(e: i32) -> f64 {
+    if (-1022..=1023).contains(&e) {
+        pow2_normal(e)
+    } else {
+        pow2_outside(e)
+    }
+}
+
+/// `2^e` for a normal exponent, from the bits. Crate-internal: callers have already brought
+/// `e` into `[-1022, 1023]`, so the hot loops (through [`ldexp`]) pay no range check.
+#[inline(always)]
+fn pow2_normal(e: i32) -> f64 {
     debug_assert!((-1022..=1023).contains(&e));
     f64::from_bits(((e + 1023) as u64) << 52)
 }
 
+/// [`pow2`] outside the normal range, kept out of line so the in-range path stays small.
+#[cold]
+#[inline(never)]
+fn pow2_outside(e: i32) -> f64 {
+    if e > 1023 {
+        f64::INFINITY
+    } else if e >= -1074 {
+        // A subnormal power of two is the single bit `e + 1074` of the significand field.
+        f64::from_bits(1u64 << (e + 1074))
+    } else {
+        0.0
+    }
+}
+
 /// `x · 2^e`, exact whenever the result is a normal number (done in steps that stay in range).
+///
+/// Zero, infinite and NaN `x` are returned as they are (their scaled value); they would
+/// otherwise take up to `i32::MAX / 1022` steps, since they never reach the stopping tests.
+/// Every other result is bit for bit what the step loop gives (and `oz_ldexp`, its device twin).
 pub fn ldexp(mut x: f64, mut e: i32) -> f64 {
     while e > 1023 {
-        x *= pow2(1023);
+        x *= pow2_normal(1023);
         e -= 1023;
-        if x.is_infinite() {
+        if x == 0.0 || !x.is_finite() {
             return x;
         }
     }
     while e < -1022 {
-        x *= pow2(-1022);
+        x *= pow2_normal(-1022);
         e += 1022;
-        if x == 0.0 {
+        if x == 0.0 || !x.is_finite() {
             return x;
         }
     }
-    x * pow2(e)
+    x * pow2_normal(e)
 }
 
 #[cfg(test)]

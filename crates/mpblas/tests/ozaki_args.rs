@@ -683,7 +683,11 @@ fn what_stays_public_never_panics() {
         (2, 2, usize::MAX),
         (1 << 40, 1 << 40, 1),
     ] {
-        let fits = m * n <= 4 && m.saturating_mul(k) <= 4 && n.saturating_mul(k) <= 4;
+        // checked_mul: usize::MAX · 2 overflowed here under overflow checks (the checked
+        // profile), in the test itself.
+        let fits = m.checked_mul(n).is_some_and(|mn| mn <= 4)
+            && m.saturating_mul(k) <= 4
+            && n.saturating_mul(k) <= 4;
         assert_eq!(
             gemm_cpu::gemm_f64(m, n, k, &a, &b, &mut c).is_ok(),
             fits,

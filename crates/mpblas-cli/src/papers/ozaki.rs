@@ -289,8 +289,12 @@ fn timed<F: FnOnce() -> Result<()>>(f: F) -> Result<f64> {
     Ok(t.elapsed().as_secs_f64())
 }
 
+/// How far above the seed of A each seed of B is: seed `s` draws A from `s` and B from
+/// `s + B_SEED_OFFSET` (on the GPU too; the CLI refuses a `--seed` that would wrap).
+pub const B_SEED_OFFSET: u64 = 1000;
+
 /// Runs the tables for square sizes `sizes`, spreads `phis` and seeds `seeds` (seed `s` of
-/// `(φ, n)` draws A from `s` and B from `s + 1000`), with the paper's methods and scheme II
+/// `(φ, n)` draws A from `s` and B from `s + B_SEED_OFFSET`), with the paper's methods and scheme II
 /// in fast mode for each moduli count of `moduli` (sorted, repeats dropped;
 /// [`CPU_DEFAULT_MODULI`] is the CLI's default). Errors are against the exact product.
 ///
@@ -315,7 +319,7 @@ pub fn reproduce(
             let mut time = vec![0.0; count];
             for &seed in seeds {
                 let a = paper_matrix(n, n, phi, seed);
-                let b = paper_matrix(n, n, phi, seed + 1000);
+                let b = paper_matrix(n, n, phi, seed + B_SEED_OFFSET);
                 let mut outs: Vec<Vec<f64>> = vec![vec![0.0; n * n]; count];
                 // Single: SGEMM on the inputs rounded to f32 (packed to the TN layout).
                 let a32: Vec<f32> = packed_rows(&a, n).iter().map(|&x| x as f32).collect();

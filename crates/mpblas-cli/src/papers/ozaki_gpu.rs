@@ -3,8 +3,8 @@
 //! timed with CUDA events, plus scheme II in accurate mode and cuBLAS's own FP64 emulation.
 
 use super::ozaki::{
-    PAPER_METHODS, ReproRow, Reproduction, checked_moduli, max_rel_error_dd, ozaki2_method,
-    paper_matrix,
+    B_SEED_OFFSET, PAPER_METHODS, ReproRow, Reproduction, checked_moduli, max_rel_error_dd,
+    ozaki2_method, paper_matrix,
 };
 use mpblas::cuda::emulation::{EmulationConfig, dgemm_emulated};
 use mpblas::cuda::{Device, DeviceBuffer, DeviceMatMut, DeviceMatRef, DeviceVec};
@@ -96,7 +96,7 @@ pub fn reproduce_gpu(
                 let mut e = Vec::with_capacity(methods.len());
                 let mut t = Vec::with_capacity(methods.len());
                 let a = paper_matrix(n, n, phi, seed);
-                let b = paper_matrix(n, n, phi, seed + 1000);
+                let b = paper_matrix(n, n, phi, seed + B_SEED_OFFSET);
                 let ad = dev.upload_f64(&a)?;
                 let bd = dev.upload_f64(&b)?;
                 let av = DeviceMatRef::col_major(&ad, n, n, n)?;

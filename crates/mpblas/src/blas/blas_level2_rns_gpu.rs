@@ -451,7 +451,7 @@ fn gemv_run(
         ];
         // SAFETY: elements 0..ly of both (the compact array holds exactly ly).
         unsafe { launch(dev, "blas_rns_copy", ly, &args)? };
-        Ok(Some(ws.get(COMPACT).download()?.to_mpfloats()))
+        Ok(Some(ws.get(COMPACT).download()?.to_mpfloats()?))
     })?;
     if !with_bounds {
         return Ok(Vec::new());

@@ -129,7 +129,7 @@ pub mod gpu {
     /// let mut y = DeviceMpArray::zeros(&dev, &b, m)?;
     /// let (one, zero) = (MpFloat::from_f64(&b, 1.0), MpFloat::from_f64(&b, 0.0));
     /// rns::gemv(&dev, Trans::No, m, n, &one, &a, m, &x, 1, &zero, &mut y, 1)?;
-    /// assert_eq!(y.download()?.to_f64(), [3.0, 4.5, 6.0]);
+    /// assert_eq!(y.download()?.to_f64()?, [3.0, 4.5, 6.0]);
     /// # Ok(())
     /// # }
     /// ```

@@ -44,6 +44,11 @@ impl FromStr for Dd {
     /// result is then `hi + ulp(hi)` (even) and `lo = −ulp(hi)/2`, the same value, so that
     /// `x + 0 == x` and `x × 1 == x` hold for it.
     ///
+    /// At the top of the range, as IEEE 754 rounds: a decimal below `Dd::MAX + 2^916` (half
+    /// the spacing of `Dd::MAX`'s last word) gives at most [`Dd::MAX`]; one at or above it gives
+    /// +Inf (its tie has no finite even neighbour: the words would be `{f64::MAX, 2^970}`, not
+    /// normalised). The same holds for negative decimals and [`Dd::MIN`].
+    ///
     /// # Errors
     ///
     /// A [`ParseError`] whose [`kind`](ParseError::kind) says what was wrong, with
@@ -69,7 +74,8 @@ impl FromStr for Qd {
     /// of `s` correctly rounded to `f64`, and each further component the exact rest correctly
     /// rounded (nearest-even, with subnormals; ±Inf and zeros on overflow), then normalised at
     /// ties as [`Dd`]'s `from_str` (so that `x + 0 == x`). Syntax and zero signs as for
-    /// [`Dd`].
+    /// [`Dd`]. At the top of the range: below `Qd::MAX + 2^808` (half the spacing of its last
+    /// word) at most [`Qd::MAX`], at or above it ±Inf, as for [`Dd`].
     ///
     /// # Errors
     ///

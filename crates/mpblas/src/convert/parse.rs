@@ -32,7 +32,7 @@ const MAX_DIGITS: usize = 1500;
 /// Parses `s` as the greedy correctly rounded `N`-word expansion of the decimal it denotes:
 /// `w0 = RN(v)`, `w1 = RN(v − w0)`, …, each a round-to-nearest-even to `f64` with subnormals
 /// and overflow (an overflowing `w0` gives ±Inf and zeros below it), then [`normalise`]d at
-/// ties.
+/// ties (a decimal at or beyond the midpoint above the format's `MAX` gives ±Inf too).
 ///
 /// Accepts what `f64::from_str` accepts (sign, digits with an optional point, an optional
 /// `e`/`E` exponent with sign, `inf`/`infinity`/`nan` in any case), after trimming surrounding
@@ -71,13 +71,24 @@ pub(super) fn is_tie(a: f64, b: f64) -> bool {
 /// doubles gives `w_k` odd and `w_k+1` exactly half its spacing back toward the even neighbour
 /// (issue 11: `1.000000000000000333066907387546962127089500427246093749999999` gave
 /// `lo = ulp(hi)/2` with an odd `hi`), and FastTwoSum moves the tie to the even word, exactly
-/// (the same value). Passes from the bottom until nothing moves. A tie at the overflow edge
-/// (`w0 = f64::MAX`, its even neighbour infinite) is left as it is.
+/// (the same value). Passes from the bottom until nothing moves.
+///
+/// # The overflow edge
+///
+/// A tie that reaches the top pair with `w0 = ±f64::MAX` (odd) and `w1 = ±2^970` (half its
+/// spacing) cannot move: its even neighbour is `±2^1024`. The decimal then lies at or beyond
+/// the midpoint between the format's largest value ([`Dd::MAX`](crate::Dd::MAX),
+/// [`Qd::MAX`](crate::Qd::MAX), whose last word is odd) and the next value of the same
+/// spacing, which has no finite words; so, as IEEE 754 rounds to nearest ("a result at least
+/// `MAX + ulp/2` in magnitude rounds to infinity", ties included), the result is ±Inf with
+/// zeros below, as when `w0` itself overflows. Decimals below that midpoint give the greedy
+/// words of `MAX` or less, normalised already (issue 11: `"1.797693134862315807937289714053034e308"`
+/// gave `{f64::MAX, 2^970}`, above `Dd::MAX`, so that `d + Dd::ZERO` was +Inf).
 pub(crate) fn normalise<const N: usize>(mut w: [f64; N]) -> [f64; N] {
     if !w.iter().all(|x| x.is_finite()) {
         return w;
     }
-    loop {
+    let w = loop {
         let mut moved = false;
         for k in (1..N).rev() {
             if !is_tie(w[k - 1], w[k]) {
@@ -91,9 +102,15 @@ pub(crate) fn normalise<const N: usize>(mut w: [f64; N]) -> [f64; N] {
             }
         }
         if !moved {
-            return w;
+            break w;
         }
+    };
+    // Half the spacing of f64::MAX: 2^970.
+    let edge = f64::from_bits((970 + 1023) << 52);
+    if N > 1 && w[0].abs() == f64::MAX && w[1] == edge.copysign(w[0]) {
+        return leading::<N>(f64::INFINITY.copysign(w[0]));
     }
+    w
 }
 
 /// What [`scan`] read: `±inf`, `±nan`, or a sign, the significand's digits and the exponent.

@@ -48,7 +48,8 @@ typedef long long i64;
 
 // ---- scalar helpers: twins of ozaki/split.rs and dd/arith.rs ---------------------------------
 
-// split::pow2: 2^e for e in [-1022, 1023], from the bits.
+// split::pow2: 2^e for e in [-1022, 1023], from the bits (the CPU's eft::pow2 is total since
+// issue 11, with the same bits in this range; the kernels call it only in range).
 MP_DEV double oz_pow2(int e) { return __longlong_as_double((long long)((u64)(e + 1023) << 52)); }
 
 // split::ldexp: x * 2^e in steps that stay in range (same steps, same roundings).

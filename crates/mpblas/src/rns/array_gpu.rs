@@ -241,11 +241,16 @@ impl DeviceMpArray {
     ///
     /// [`Error::BasisMismatch`] if `src` has another basis; [`Error::LengthMismatch`] if the
     /// lengths differ; [`Error::InvalidView`] if `src`'s public fields were edited to other
-    /// lengths; [`Error::CudaDriver`] if a copy fails.
+    /// lengths, or an element to a class or sign code out of range, a residue not below its
+    /// modulus or an exponent out of range (the kernels' exponent arithmetic would wrap on it
+    /// in silence); [`Error::CudaDriver`] if a copy fails. The significand's width and the
+    /// evaluation are not checked here (that costs CRT passes per element, more than the
+    /// copy); [`MpArray::get`] checks them.
     pub fn copy_from_host(&mut self, src: &MpArray) -> Result<()> {
         self.check_basis(src.basis())?;
         src.check_fields()?;
         check_len("src", self.len, src.len())?;
+        (0..src.len()).try_for_each(|i| src.check_codes(i))?;
         if self.len == 0 {
             return Ok(());
         }

@@ -47,10 +47,17 @@ impl MpFloat {
         if v == 0 {
             return MpFloat::zero(basis, neg);
         }
+        let bits = 64 - v.leading_zeros() as u64;
+        if bits > basis.log2m as u64 - 1 {
+            // v may reach M/2 (the two-moduli bases of p < 31 have M < 2^63): its residues
+            // would stand for v mod M, a wrong number in silence (issue 11 found
+            // `from_u64_exp(&Basis::new(24)?, .., u64::MAX, ..)` 2^26 too small). Round in
+            // binary first, as from_limbs does.
+            return MpFloat::from_limbs(basis, neg, &[v], exp);
+        }
         let mut r = vec![0u32; basis.len()];
         basis.residues_u64(v, &mut r);
-        let bits = 64 - v.leading_zeros() as u64;
-        // 64 ≤ ⌊log2 M⌋ − 1 for every basis (at least two 31-bit moduli), so v < M/2.
+        // v < 2^bits ≤ 2^(⌊log2 M⌋ − 1) ≤ M/2, as finish needs.
         MpFloat::finish(basis, neg, r, exp, Tail::Zero, bits)
     }
 
@@ -238,7 +245,8 @@ impl MpFloat {
             return sign * 0.0;
         }
         let p = self.basis.precision as i64;
-        let t = self.exp + p; // |x| ∈ [2^(t−1), 2^t)
+        // Saturating: MpArray::get refuses exponents out of range; a total sum costs nothing.
+        let t = self.exp.saturating_add(p); // |x| ∈ [2^(t−1), 2^t)
         if t > 1024 {
             return sign * f64::INFINITY;
         }

@@ -326,9 +326,22 @@ fn shortest(p: u64, xs: &BigUint, e: i64) -> Decimal {
     Decimal::from_int(&m, j_ok)
 }
 
-/// `⌊log10 x⌋` for `x = X·2^e` (exact: the estimate is checked against powers of ten).
+/// `⌊log10 2 · 2^64⌋`: `log10 2` in fixed point, for estimates at far exponents, where an
+/// `f64` product is off by tens (an exponent near `EMIN = −2^60` has an `f64` spacing of 256).
+const LOG10_2_FIX64: i128 = 0x4D10_4D42_7DE7_FBCC;
+
+/// `⌊t·log10 2 / 2⌋` for `|t| < 2^64`, or one more or less (the constant's truncation moves
+/// `t·log10 2` by less than `|t|/2^64`, not an integer step): in integers, exact enough at
+/// every exponent of the RNS range.
+fn floor_half_log10_2_times(t: i128) -> i64 {
+    ((t * LOG10_2_FIX64) >> 65) as i64
+}
+
+/// `⌊log10 x⌋` for `x = X·2^e` (exact: the estimate is checked against powers of ten), or
+/// without `exact` an estimate within one (`⌊(p + e − 1/2)·log10 2⌋`, in integers:
+/// [`round_significant`] corrects it by one digit position at a time).
 fn floor_log10(p: u64, xs: &BigUint, e: i64, exact: bool) -> i64 {
-    let est = (((p as i64 + e) as f64 - 0.5) * std::f64::consts::LOG10_2).floor() as i64;
+    let est = floor_half_log10_2_times(2 * (p as i128 + e as i128) - 1);
     if !exact {
         return est;
     }
@@ -351,8 +364,11 @@ fn floor_log10(p: u64, xs: &BigUint, e: i64, exact: bool) -> i64 {
 /// through bounds of `5^|j|` at increasing working precision.
 fn round_at(p: u64, xs: &BigUint, e: i64, j: i64) -> BigUint {
     // x/10^j certainly below 1/2: 0, without the exact route's shift by 2^|e| (a tiny x
-    // printed with a few decimals).
-    if log10_estimate(xs.bit_len(), e) - (j as f64) < -2.0 {
+    // printed with a few decimals). In integers: log10 x < t·log10 2 < est + 2 (issue 11: the
+    // f64 estimate was off by up to 39 at t near EMIN and made a nonzero x print as 0).
+    let t = e as i128 + xs.bit_len() as i128;
+    let est = floor_half_log10_2_times(2 * t);
+    if (est as i128) - (j as i128) < -3 {
         return BigUint::from_u64(0);
     }
     if exact_ok(p, e) || j.unsigned_abs() <= EXACT_E {
@@ -407,7 +423,9 @@ fn round_significant(p: u64, xs: &BigUint, e: i64, n: u64) -> Decimal {
         }
         if m > ten_n {
             k += 1;
-        } else if m < ten_n1 && !m.is_zero() && !exact {
+        } else if m < ten_n1 && !exact {
+            // k was estimated too large (zero included: x is nonzero, so m ≥ 10^(n−1) once
+            // k is right; accepting m = 0 printed a nonzero x as "0", issue 11).
             k -= 1;
         } else {
             return Decimal::from_int(&m, j);
@@ -444,8 +462,10 @@ fn shortest_far(x: &MpFloat, xs: &BigUint, e: i64) -> Decimal {
 /// never needs more than about 330, and an `MpFloat` of `10^(10^17)` would need `10^17`.
 const PLAIN_MAX_EXP10: f64 = 4096.0;
 
-/// `log10 x` for `x = X·2^e` with `X` of `bits` bits, within 0.31: `(e + bits)·log10 2`
-/// (`2^(e+bits−1) ≤ x < 2^(e+bits)`). Callers keep a margin of 2 around their limits.
+/// `log10 x` for `x = X·2^e` with `X` of `bits` bits, within 0.31 while `e + bits` is exact
+/// in `f64` (below `2^53`): `(e + bits)·log10 2` (`2^(e+bits−1) ≤ x < 2^(e+bits)`). Only for
+/// comparing with ±[`PLAIN_MAX_EXP10`], which far exponents miss by far; callers keep a
+/// margin of 2. Digit positions use [`floor_half_log10_2_times`].
 fn log10_estimate(bits: usize, e: i64) -> f64 {
     (e as f64 + bits as f64) * std::f64::consts::LOG10_2
 }

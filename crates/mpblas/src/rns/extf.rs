@@ -7,6 +7,12 @@
 //! default round-to-nearest mode (never from the FPU rounding mode): the exact error of a sum or
 //! product tells on which side of the exact result the rounded one lies, and a one-ulp step
 //! ([`next_up`], [`next_down`]) fixes it when it is on the wrong side.
+//!
+//! Every function is total (issue 11): exponents saturate at the ends of `i64` instead of
+//! overflowing (the crate's own values stay within about `±2^62`, far inside), and a fraction
+//! that is not a finite `x ≥ 0` gives the invalid value `f = NaN`, which every operation
+//! carries on, as an `f64` NaN is, and [`MpArray::get`](super::MpArray::get) refuses. The
+//! device twins in `rns.cuh` see only the crate's own values, where nothing changed.
 
 use crate::eft::{two_prod, two_sum};
 use std::cmp::Ordering;
@@ -20,44 +26,50 @@ pub struct ExtF {
     pub e: i64,
 }
 
-/// The next `f64` above a positive finite `x` (one ulp up).
+/// The next `f64` above `x` (one ulp up; for the non-negative finite `x` the crate passes,
+/// the next bit pattern). Any other `x` gets IEEE's `nextUp` (`f64::next_up`) rather than a
+/// wrapped bit pattern: NaN and `+∞` stay, `-0` and `+0` go to `2^-1074`.
 #[inline]
 pub fn next_up(x: f64) -> f64 {
-    debug_assert!(x >= 0.0 && x.is_finite());
-    f64::from_bits(x.to_bits() + 1)
+    x.next_up()
 }
 
-/// The next `f64` below a positive finite `x` (one ulp down; `0` stays `0`).
+/// The next `f64` below `x` (one ulp down), except that `0` stays `0` (a lower bound of a
+/// non-negative value never needs to go below it). Other `x` as IEEE's `nextDown`.
 #[inline]
 pub fn next_down(x: f64) -> f64 {
-    debug_assert!(x >= 0.0 && x.is_finite());
-    if x == 0.0 {
-        0.0
-    } else {
-        f64::from_bits(x.to_bits() - 1)
-    }
+    if x == 0.0 { 0.0 } else { x.next_down() }
 }
 
 impl ExtF {
     /// Zero.
     pub const ZERO: ExtF = ExtF { f: 0.0, e: 0 };
 
-    /// `x·2^e` for a finite `x ≥ 0`, renormalised (exact).
+    /// The invalid value: what [`ExtF::new`] gives for an `x` that is not a finite `x ≥ 0`.
+    /// Operations carry it on (their fraction is NaN); it encloses nothing.
+    pub const INVALID: ExtF = ExtF { f: f64::NAN, e: 0 };
+
+    /// `x·2^e` for a finite `x ≥ 0`, renormalised (exact, unless the exponent passes an end
+    /// of `i64`: it saturates). A negative, infinite or NaN `x` gives [`ExtF::INVALID`].
     pub fn new(x: f64, e: i64) -> ExtF {
         if x == 0.0 {
             return ExtF::ZERO;
         }
         let bits = x.to_bits();
         let be = ((bits >> 52) & 0x7ff) as i64;
+        if bits >> 63 != 0 || be == 0x7ff {
+            // Negative, ±Inf or NaN: no extended float of this kind, which holds bounds ≥ 0.
+            return ExtF::INVALID;
+        }
         if be == 0 {
             // subnormal: scale into the normal range first (exact)
-            return ExtF::new(x * 2f64.powi(64), e - 64);
+            return ExtF::new(x * 2f64.powi(64), e.saturating_sub(64));
         }
         // x = 1.m · 2^(be−1023) = (0.1m) · 2^(be−1022)
         let f = f64::from_bits((bits & !(0x7ffu64 << 52)) | (1022u64 << 52));
         ExtF {
             f,
-            e: e + be - 1022,
+            e: e.saturating_add(be - 1022),
         }
     }
 
@@ -84,7 +96,7 @@ impl ExtF {
         if up && n & ((1u128 << cut) - 1) != 0 {
             t += 1; // may reach 2^53: still exact in f64
         }
-        ExtF::new(t as f64, sh + cut as i64)
+        ExtF::new(t as f64, sh.saturating_add(cut as i64))
     }
 
     /// True for zero.
@@ -92,21 +104,25 @@ impl ExtF {
         self.f == 0.0
     }
 
-    /// `self·2^k` (exact).
+    /// `self·2^k` (exact; the exponent saturates at the ends of `i64`).
     pub fn ldexp(self, k: i64) -> ExtF {
         if self.is_zero() {
             self
         } else {
             ExtF {
                 f: self.f,
-                e: self.e + k,
+                e: self.e.saturating_add(k),
             }
         }
     }
 
     /// `⌊log2 self⌋` (`self > 0`; `i64::MIN` for zero).
     pub fn floor_log2(self) -> i64 {
-        if self.is_zero() { i64::MIN } else { self.e - 1 }
+        if self.is_zero() {
+            i64::MIN
+        } else {
+            self.e.saturating_sub(1)
+        }
     }
 
     /// `log2 self`, approximately (for reporting).
@@ -139,7 +155,10 @@ impl ExtF {
 
     fn mul(self, other: ExtF, up: bool) -> ExtF {
         if self.is_zero() || other.is_zero() {
-            return ExtF::ZERO;
+            // 0 times a valid bound is 0; times the invalid value it stays invalid (checked
+            // only here, off the path of two nonzero bounds).
+            let invalid = self.f.is_nan() || other.f.is_nan();
+            return if invalid { ExtF::INVALID } else { ExtF::ZERO };
         }
         // fractions in [1/2, 1): the product lies in [1/4, 1), far from under/overflow,
         // so TwoProd's error term is exact.
@@ -151,7 +170,7 @@ impl ExtF {
         } else {
             p
         };
-        ExtF::new(p, self.e + other.e)
+        ExtF::new(p, self.e.saturating_add(other.e))
     }
 
     /// `self + other` rounded down.
@@ -173,8 +192,12 @@ impl ExtF {
         if b.is_zero() {
             return a;
         }
-        let d = a.e - b.e;
+        // a ≥ b, so d ≥ 0 (saturating: exponents at opposite ends of i64 are just "far").
+        let d = a.e.saturating_sub(b.e);
         if d > 900 {
+            if b.f.is_nan() {
+                return ExtF::INVALID; // carried on, however far below a it claims to be
+            }
             // b < 2^-899·a: the sum rounds to a (down) or to the next float above a (up).
             return if up { ExtF::new(next_up(a.f), a.e) } else { a };
         }

@@ -171,7 +171,9 @@ static __device__ __forceinline__ ExtF extf_zero() {
     return z;
 }
 
-// ExtF::new: x * 2^e for finite x >= 0, renormalised to a fraction in [1/2, 1).
+// ExtF::new: x * 2^e for finite x >= 0, renormalised to a fraction in [1/2, 1). The CPU's
+// version is also total (issue 11: saturating exponents, ExtF::INVALID for x < 0 or non-finite);
+// kernels only see the crate's own bounds, on which the two agree bit for bit.
 static __device__ ExtF extf_new(double x, i64 e) {
     if (x == 0.0) return extf_zero();
     u64 bits = (u64)__double_as_longlong(x);
