@@ -895,8 +895,11 @@ MP_DEV bool oz_guard_slow(u64 k, double s_abs, double e, const double *__restric
 //   mode 1: (hi, lo)[i + j m] = s (ozaki2::product).
 // Launch: block (256), 2-D grid (OZ_GRID_2D).
 // (53 registers under NVRTC 13.0, so 4 blocks per SM; hoisting the column's values out of the
-// row loop took it from 70 and 3 blocks, 1.17 ms per 8192 x 4096 block, to the rate above.)
-extern "C" __global__ void ozaki_crt_update(const int *__restrict__ prod, u64 ldp, u64 slab, u64 m, u64 nb, u64 j0, OzCrt crt,
+// row loop took it from 70 and 3 blocks, 1.17 ms per 8192 x 4096 block, to the rate above. The
+// 31-moduli table of the double-double scheme took it back to 72 and 3 blocks, and the guard's
+// cost at n = 8192 from +4% to +6%: the launch bounds ask for 4 blocks again, 64 registers.)
+extern "C" __global__ void __launch_bounds__(256, 4)
+ozaki_crt_update(const int *__restrict__ prod, u64 ldp, u64 slab, u64 m, u64 nb, u64 j0, OzCrt crt,
                  const int *__restrict__ ea, const int *__restrict__ eb, const u64 *__restrict__ mua,
                  const u64 *__restrict__ mub, double alpha, double beta, double *__restrict__ c,
                  u64 ldc, int mode, double *__restrict__ out_hi, double *__restrict__ out_lo,
