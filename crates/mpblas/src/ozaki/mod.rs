@@ -46,7 +46,7 @@ pub mod gemm_cpu;
 mod ozaki1_gpu;
 pub mod ozaki2_dd;
 pub(crate) mod ozaki2_gpu;
-mod ozaki2_qd;
+pub mod ozaki2_qd;
 pub(crate) mod ozaki_gpu;
 
 // The stages over raw slices: crate-private, public only with the `unstable-internals`

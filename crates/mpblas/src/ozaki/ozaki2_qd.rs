@@ -13,12 +13,12 @@
 //! (their 53 bits fit in the 113): every row of random data.
 //!
 //! **Guarantee.** Entry `s` of `A·B`:
-//! - row `i` and column `j` converted exactly (checked per vector, [`exact_vectors`]):
+//! - row `i` and column `j` converted exactly (checked per vector, `exact_vectors`):
 //!   `|s − (AB)_ij| ≤ 10u·|(AB)_ij| + 2^-270·‖a_i‖₂‖b_j‖₂` (`u = 2^-212`: at most five
 //!   `Qd::add_f64` of exact words, whose partial sums exceed the result by less than
 //!   `2^-64·2^(e_i+f_j)`-scaled norms), plus `4·2^-1074` where the result underflows;
 //! - otherwise (and for rows or columns holding NaN or ±∞: IEEE results) recomputed as the
-//!   quad-double sum of the exact products ([`exact_sum_entry`]): `|s − (AB)_ij| ≤
+//!   quad-double sum of the exact products (`exact_sum_entry`): `|s − (AB)_ij| ≤
 //!   4k·u·(|A||B|)_ij + 8k·2^-1074`; the report's `guard_recomputed` counts these entries.
 //!
 //! The update is `α·s + β·c` in quad-double (`s.mul_f64(α)`, then `add_ieee` of
