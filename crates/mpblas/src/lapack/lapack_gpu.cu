@@ -21,24 +21,6 @@ extern "C" __global__ void lapack_lead_words(const double *__restrict__ lead, u6
     LAPACK_GRID_2D(i, m, j, n) { out[i + j * m] = lead[i * rs + j * cs]; }
 }
 
-// o_w[i ors + j ocs] = x_w[i rs + j cs] for the words w < words (1, 2 or 4; the others null):
-// an m x n matrix copied between two layouts. Launch: 2-D grid, block 256.
-extern "C" __global__ void lapack_copy_words(const double *__restrict__ x0, const double *__restrict__ x1,
-                                       const double *__restrict__ x2, const double *__restrict__ x3, u64 rs,
-                                       u64 cs, u64 m, u64 n, double *__restrict__ o0, double *__restrict__ o1,
-                                       double *__restrict__ o2, double *__restrict__ o3, u64 ors, u64 ocs,
-                                       int words) {
-    LAPACK_GRID_2D(i, m, j, n) {
-        u64 s = i * rs + j * cs, d = i * ors + j * ocs;
-        o0[d] = x0[s];
-        if (words >= 2) o1[d] = x1[s];
-        if (words == 4) {
-            o2[d] = x2[s];
-            o3[d] = x3[s];
-        }
-    }
-}
-
 // The bits of |v| (a NaN's as a positive NaN, above +Inf), so that an unsigned maximum is the
 // maximum of the magnitudes with NaN winning (refine.rs norm_inf).
 __device__ __forceinline__ u64 lapack_abs_bits(double v) {

@@ -17,6 +17,7 @@
 //! the CPU's `getrf`'s, so the iterates are not the CPU's bits; the accuracy is the same (the
 //! tests check it against quad-double and 848-bit RNS solves).
 
+use super::lu_gpu::copy_words;
 use super::refine::{refine_shapes, relative_correction, step_outcome, worse};
 use super::{RefineParams, RefinePath, RefineReport};
 use crate::cuda::DeviceScalar;
@@ -34,11 +35,7 @@ use crate::view::MatLayout;
 use std::sync::Mutex;
 
 /// The entry points of `lapack_gpu.cu` (`tests/kernel_names.rs` checks them).
-pub(crate) const KERNELS: &[&str] = &[
-    "lapack_lead_words",
-    "lapack_copy_words",
-    "lapack_add_correction",
-];
+pub(crate) const KERNELS: &[&str] = &["lapack_lead_words", "lapack_add_correction"];
 
 /// The kernel module: source and entry points.
 pub(crate) static MODULE: ModuleSource = ModuleSource {
@@ -224,46 +221,6 @@ impl RefineOnDevice for Qd {
 /// The element strides of a view's layout.
 fn strides(l: &MatLayout) -> (u64, u64) {
     (l.row_stride as u64, l.col_stride as u64)
-}
-
-/// `lapack_copy_words` of `src`'s words into the words `dst` (null beyond the format's) laid out with
-/// strides `(ors, ocs)`.
-pub(super) fn copy_words<T: DeviceScalar>(
-    dev: &Device,
-    src: DeviceMatRef<'_, T>,
-    dst: [u64; 4],
-    (ors, ocs): (u64, u64),
-) -> Result<()> {
-    let (m, n) = (src.rows(), src.cols());
-    let (rs, cs) = strides(&src.layout());
-    let w: [u64; 4] = std::array::from_fn(|k| if k < T::WORDS { src.word_addr(k) } else { 0 });
-    // SAFETY: lapack_copy_words(const double* x0..x3, u64 rs, u64 cs, u64 m, u64 n, double* o0..o3,
-    // u64 ors, u64 ocs, int words): src's words through its checked strides, dst's through
-    // (ors, ocs), both addressing m x n elements of T::WORDS (1, 2 or 4) words.
-    unsafe {
-        launch_2d(
-            dev,
-            "lapack_copy_words",
-            (m, n),
-            args![
-                w[0],
-                w[1],
-                w[2],
-                w[3],
-                rs,
-                cs,
-                m,
-                n,
-                dst[0],
-                dst[1],
-                dst[2],
-                dst[3],
-                ors,
-                ocs,
-                T::WORDS as i32
-            ],
-        )
-    }
 }
 
 /// `out` (`m × n` column-major `f64`) ← the leading words of `src`.

@@ -51,6 +51,25 @@ template <class F> MP_DEV typename F::T lu_sub_prod(typename F::T v, typename F:
     return F::sub(v, F::mul(l, u));
 }
 
+// o_w[i ors + j ocs] = x_w[i rs + j cs] for the words w < words (1, 2 or 4; the others null):
+// an m x n matrix copied between two layouts. Launch: 2-D grid, block 256.
+extern "C" __global__ void lu_copy_words(const double *__restrict__ x0, const double *__restrict__ x1,
+                                       const double *__restrict__ x2, const double *__restrict__ x3, u64 rs,
+                                       u64 cs, u64 m, u64 n, double *__restrict__ o0, double *__restrict__ o1,
+                                       double *__restrict__ o2, double *__restrict__ o3, u64 ors, u64 ocs,
+                                       int words) {
+    for (u64 j = blockIdx.y; j < n; j += gridDim.y)
+        for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (u64)blockDim.x * gridDim.x) {
+        u64 s = i * rs + j * cs, d = i * ors + j * ocs;
+        o0[d] = x0[s];
+        if (words >= 2) o1[d] = x1[s];
+        if (words == 4) {
+            o2[d] = x2[s];
+            o3[d] = x3[s];
+        }
+    }
+}
+
 #define LU_PIVOT_THREADS 256
 
 // Step j of getrf's panel (one block of LU_PIVOT_THREADS): the pivot p = the first row i >= j

@@ -14,7 +14,6 @@
 //! The work is the level-3 GEMM's (`2n³/3` of the trailing updates); the pivot kernels are
 //! `n` single-block launches, latency-bound (a few microseconds each).
 
-use super::lapack_gpu::copy_words;
 use super::lu::{LU_BLOCK, check_factor_shape};
 use crate::blas::blas_level1_gpu::GpuFormat;
 use crate::blas::blas_level2_gpu::mat_arg;
@@ -27,6 +26,7 @@ use crate::view::{MatLayout, Trans};
 
 /// The entry points of `lu_gpu.cu` (`tests/kernel_names.rs` checks them).
 pub(crate) const KERNELS: &[&str] = &[
+    "lu_copy_words",
     "lu_pivot_f64",
     "lu_panel_f64",
     "lu_trsm_f64",
@@ -102,6 +102,51 @@ fn blocks_for(count: usize) -> u32 {
 /// The `LuMat` argument of a view with word addresses `words` and layout `l`.
 fn lu_mat<T: DeviceScalar>(words: impl Fn(usize) -> u64, l: &MatLayout) -> Arg {
     mat_arg(words, T::WORDS, l.row_stride, l.col_stride)
+}
+
+/// `lu_copy_words` of `src`'s words into the words `dst` (null beyond the format's) laid out with
+/// strides `(ors, ocs)`.
+pub(crate) fn copy_words<T: DeviceScalar>(
+    dev: &Device,
+    src: DeviceMatRef<'_, T>,
+    dst: [u64; 4],
+    (ors, ocs): (u64, u64),
+) -> Result<()> {
+    let (m, n) = (src.rows(), src.cols());
+    let (rs, cs) = strides(&src.layout());
+    let w: [u64; 4] = std::array::from_fn(|k| if k < T::WORDS { src.word_addr(k) } else { 0 });
+    // SAFETY: lu_copy_words(const double* x0..x3, u64 rs, u64 cs, u64 m, u64 n, double* o0..o3,
+    // u64 ors, u64 ocs, int words): src's words through its checked strides, dst's through
+    // (ors, ocs), both addressing m x n elements of T::WORDS (1, 2 or 4) words.
+    unsafe {
+        dev.launch(
+            &MODULE,
+            "lu_copy_words",
+            dev.grid_2d(m, n),
+            args![
+                w[0],
+                w[1],
+                w[2],
+                w[3],
+                rs,
+                cs,
+                m,
+                n,
+                dst[0],
+                dst[1],
+                dst[2],
+                dst[3],
+                ors,
+                ocs,
+                T::WORDS as i32
+            ],
+        )
+    }
+}
+
+/// The element strides of a view's layout.
+fn strides(l: &MatLayout) -> (u64, u64) {
+    (l.row_stride as u64, l.col_stride as u64)
 }
 
 /// `A = P·L·U` in place on the GPU for an `m × n` view (any strides): the CPU's

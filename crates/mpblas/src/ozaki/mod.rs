@@ -233,6 +233,18 @@ pub struct Ozaki2Report {
     pub non_finite_recomputed: usize,
 }
 
+impl Ozaki2Report {
+    /// A call's report before any entry is computed: its parameters, no counts.
+    pub(crate) fn started(params: &Ozaki2Params) -> Ozaki2Report {
+        Ozaki2Report {
+            moduli: params.moduli,
+            mode: params.mode,
+            guard: params.guard,
+            ..Ozaki2Report::default()
+        }
+    }
+}
+
 /// Default number of moduli of scheme II: 16 (`P ≈ 2^125.4`).
 ///
 /// Why 16. Scheme II's error ([`bounds::ozaki2_ab_bound`]) is set by the row and column

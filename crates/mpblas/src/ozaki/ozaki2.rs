@@ -932,12 +932,7 @@ pub fn ozaki2_gemm(
     params: &Ozaki2Params,
 ) -> Result<Ozaki2Report> {
     let plan = Ozaki2Plan::new(a.cols(), params)?;
-    let mut report = Ozaki2Report {
-        moduli: params.moduli,
-        mode: params.mode,
-        guard: params.guard,
-        ..Ozaki2Report::default()
-    };
+    let mut report = Ozaki2Report::started(params);
     let Some(Prepared {
         dims: (m, n, k),
         ap,

@@ -342,12 +342,7 @@ pub fn ozaki2_gemm_dd<T: DdSchemeInput>(
 ) -> Result<Ozaki2Report> {
     let (m, n, k) = check_product_shapes(&a.layout(), &b.layout(), &c.layout())?;
     let plan = dd_plan::<T>(k, params)?;
-    let mut report = Ozaki2Report {
-        moduli: params.moduli,
-        mode: params.mode,
-        guard: params.guard,
-        ..Ozaki2Report::default()
-    };
+    let mut report = Ozaki2Report::started(params);
     if m == 0 || n == 0 {
         return Ok(report);
     }

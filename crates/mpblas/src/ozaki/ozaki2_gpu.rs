@@ -973,12 +973,7 @@ fn update_call<S: DeviceScalar, T: DeviceScalar>(
     (plan, params, dd): (Ozaki2Plan, &Ozaki2Params, bool),
     out: impl FnOnce(&Update) -> Output,
 ) -> Result<Ozaki2Report> {
-    let mut report = Ozaki2Report {
-        moduli: params.moduli,
-        mode: params.mode,
-        guard: params.guard,
-        ..Ozaki2Report::default()
-    };
+    let mut report = Ozaki2Report::started(params);
     let Some(up) = prepare_update(dev, alpha, a, b, beta, c)? else {
         return Ok(report);
     };
@@ -1076,12 +1071,7 @@ pub(crate) fn ozaki2_gemm_qd_word<S: DeviceScalar>(
     let a_word = a.word_addr(word);
     let params = qd_params();
     let plan = qd_plan(a.cols())?;
-    let mut report = Ozaki2Report {
-        moduli: params.moduli,
-        mode: params.mode,
-        guard: params.guard,
-        ..Ozaki2Report::default()
-    };
+    let mut report = Ozaki2Report::started(&params);
     let Some(mut up) = prepare_update(dev, alpha, a, b, beta, &c)? else {
         return Ok(report);
     };

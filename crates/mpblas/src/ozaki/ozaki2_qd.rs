@@ -185,12 +185,7 @@ pub fn ozaki2_gemm_qd(
     let (m, n, k) = check_product_shapes(&a.layout(), &b.layout(), &c.layout())?;
     let plan = qd_plan(k)?;
     let params = qd_params();
-    let mut report = Ozaki2Report {
-        moduli: params.moduli,
-        mode: params.mode,
-        guard: params.guard,
-        ..Ozaki2Report::default()
-    };
+    let mut report = Ozaki2Report::started(&params);
     if m == 0 || n == 0 {
         return Ok(report);
     }
