@@ -1025,27 +1025,7 @@ fn solve_rows(dev: &Device, sizes: &[usize]) -> Result<()> {
             )
         })?;
         let err = if n <= 2400 {
-            let x = dx.download()?;
-            let cols = nrhs.min(2);
-            let aq: Vec<Qd> = a.iter().map(|v| v.to_qd()).collect();
-            let bq: Vec<Qd> = b[..n * cols].iter().map(|v| v.to_qd()).collect();
-            let mut xq = bq.clone();
-            lapack::gesv_refined(
-                MatRef::col_major(&aq, n, n, n)?,
-                MatRef::col_major(&bq, n, cols, n)?,
-                mpblas::view::MatMut::col_major(&mut xq, n, cols, n)?,
-                &RefineParams::default(),
-            )?;
-            let mut worst = 0.0f64;
-            for c in 0..cols {
-                let (mut e, mut s) = (0.0f64, 0.0f64);
-                for i in 0..n {
-                    let w = xq[i + c * n];
-                    e = e.max((x[i + c * n].to_qd() - w).abs().nearest_f64());
-                    s = s.max(w.abs().nearest_f64());
-                }
-                worst = worst.max(e / s);
-            }
+            let worst = qd_reference_error(&a, &b, &dx.download()?, (n, nrhs))?;
             format!("{worst:.1e}")
         } else {
             "-".into()
@@ -1063,6 +1043,38 @@ fn solve_rows(dev: &Device, sizes: &[usize]) -> Result<()> {
         dev.release_workspaces()?;
     }
     Ok(())
+}
+
+/// The largest `‖x − x*‖∞ / ‖x*‖∞` over the first two columns of a GPU solution `x` of
+/// `A·X = B`, against the CPU's quad-double refined solve of the same system.
+fn qd_reference_error<T: Random>(
+    a: &[T],
+    b: &[T],
+    x: &[T],
+    (n, nrhs): (usize, usize),
+) -> Result<f64> {
+    use mpblas::lapack::{self, RefineParams};
+    let cols = nrhs.min(2);
+    let aq: Vec<Qd> = a.iter().map(|v| v.to_qd()).collect();
+    let bq: Vec<Qd> = b[..n * cols].iter().map(|v| v.to_qd()).collect();
+    let mut xq = bq.clone();
+    lapack::gesv_refined(
+        MatRef::col_major(&aq, n, n, n)?,
+        MatRef::col_major(&bq, n, cols, n)?,
+        mpblas::view::MatMut::col_major(&mut xq, n, cols, n)?,
+        &RefineParams::default(),
+    )?;
+    let mut worst = 0.0f64;
+    for c in 0..cols {
+        let (mut e, mut s) = (0.0f64, 0.0f64);
+        for i in 0..n {
+            let w = xq[i + c * n];
+            e = e.max((x[i + c * n].to_qd() - w).abs().nearest_f64());
+            s = s.max(w.abs().nearest_f64());
+        }
+        worst = worst.max(e / s);
+    }
+    Ok(worst)
 }
 
 /// The quad-double row of [`solve_rows`]: `lapack::gpu::gesv_refined::<Qd>` on full
@@ -1086,25 +1098,7 @@ fn qd_solve_row(dev: &Device, (n, nrhs): (usize, usize), ms64: f64) -> Result<()
         )?);
         Ok(())
     })?;
-    let x = dx.download()?;
-    let cols = nrhs.min(2);
-    let mut xq = b[..n * cols].to_vec();
-    lapack::gesv_refined(
-        MatRef::col_major(&a, n, n, n)?,
-        MatRef::col_major(&b[..n * cols], n, cols, n)?,
-        mpblas::view::MatMut::col_major(&mut xq, n, cols, n)?,
-        &RefineParams::default(),
-    )?;
-    let mut worst = 0.0f64;
-    for c in 0..cols {
-        let (mut e, mut s) = (0.0f64, 0.0f64);
-        for i in 0..n {
-            let w = xq[i + c * n];
-            e = e.max((x[i + c * n] - w).abs().nearest_f64());
-            s = s.max(w.abs().nearest_f64());
-        }
-        worst = worst.max(e / s);
-    }
+    let worst = qd_reference_error(&a, &b, &dx.download()?, (n, nrhs))?;
     let r = report.expect("timed at least once");
     println!(
         "| qd gesv_refined | {n} | {nrhs} | {ms:.2} | {:.2}x | {} ({:?}) | {worst:.1e} |",

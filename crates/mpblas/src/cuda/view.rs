@@ -143,6 +143,12 @@ impl<'a, T: DeviceScalar> DeviceMatRef<'a, T> {
         self.vec.word_addr(k) + 8 * self.layout.offset as u64
     }
 
+    /// The addresses of the words of element `(0, 0)`, 0 beyond the format's
+    /// [`DeviceScalar::WORDS`].
+    pub(crate) fn word_addrs(&self) -> [u64; 4] {
+        std::array::from_fn(|k| if k < T::WORDS { self.word_addr(k) } else { 0 })
+    }
+
     /// The vector the view looks into.
     pub(crate) fn vec(&self) -> &'a DeviceVec<T> {
         self.vec

@@ -17,7 +17,7 @@
 //! the CPU's `getrf`'s, so the iterates are not the CPU's bits; the accuracy is the same (the
 //! tests check it against quad-double and 848-bit RNS solves).
 
-use super::lu_gpu::copy_words;
+use super::lu_gpu::{copy_words, strides};
 use super::refine::{refine_shapes, relative_correction, step_outcome, worse};
 use super::{RefineParams, RefinePath, RefineReport};
 use crate::cuda::DeviceScalar;
@@ -31,7 +31,6 @@ use crate::ozaki::ozaki2_gpu::ozaki2_gemm_qd_word;
 use crate::ozaki::{gpu::ozaki2_gemm_dd, ozaki2_dd_params};
 use crate::qd::Qd;
 use crate::scalar::Scalar;
-use crate::view::MatLayout;
 use std::sync::Mutex;
 
 /// The entry points of `lapack_gpu.cu` (`tests/kernel_names.rs` checks them).
@@ -216,11 +215,6 @@ impl RefineOnDevice for Qd {
         }
         Ok(())
     }
-}
-
-/// The element strides of a view's layout.
-fn strides(l: &MatLayout) -> (u64, u64) {
-    (l.row_stride as u64, l.col_stride as u64)
 }
 
 /// `out` (`m × n` column-major `f64`) ← the leading words of `src`.

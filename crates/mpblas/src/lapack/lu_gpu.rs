@@ -19,7 +19,7 @@ use crate::blas::blas_level1_gpu::GpuFormat;
 use crate::blas::blas_level2_gpu::mat_arg;
 use crate::cuda::{
     Arg, Device, DeviceBuffer, DeviceMatMut, DeviceMatRef, DeviceScalar, LaunchConfig,
-    ModuleSource, args, download_raw, memset,
+    ModuleSource, args, blocks, download_raw, memset,
 };
 use crate::error::{Error, Result};
 use crate::view::{MatLayout, Trans};
@@ -94,11 +94,6 @@ unsafe fn launch<T: DeviceScalar>(
     unsafe { dev.launch(&MODULE, kernel::<T>(what)?, cfg, a) }
 }
 
-/// Blocks of [`THREADS`] for `count` independent items (at least one).
-fn blocks_for(count: usize) -> u32 {
-    count.div_ceil(THREADS as usize).clamp(1, 65_535) as u32
-}
-
 /// The `LuMat` argument of a view with word addresses `words` and layout `l`.
 fn lu_mat<T: DeviceScalar>(words: impl Fn(usize) -> u64, l: &MatLayout) -> Arg {
     mat_arg(words, T::WORDS, l.row_stride, l.col_stride)
@@ -114,7 +109,7 @@ pub(crate) fn copy_words<T: DeviceScalar>(
 ) -> Result<()> {
     let (m, n) = (src.rows(), src.cols());
     let (rs, cs) = strides(&src.layout());
-    let w: [u64; 4] = std::array::from_fn(|k| if k < T::WORDS { src.word_addr(k) } else { 0 });
+    let w = src.word_addrs();
     // SAFETY: lu_copy_words(const double* x0..x3, u64 rs, u64 cs, u64 m, u64 n, double* o0..o3,
     // u64 ors, u64 ocs, int words): src's words through its checked strides, dst's through
     // (ors, ocs), both addressing m x n elements of T::WORDS (1, 2 or 4) words.
@@ -145,7 +140,7 @@ pub(crate) fn copy_words<T: DeviceScalar>(
 }
 
 /// The element strides of a view's layout.
-fn strides(l: &MatLayout) -> (u64, u64) {
+pub(super) fn strides(l: &MatLayout) -> (u64, u64) {
     (l.row_stride as u64, l.col_stride as u64)
 }
 
@@ -229,7 +224,7 @@ pub fn getrf<T: GpuFormat>(
                 launch::<T>(
                     dev,
                     "trsm",
-                    LaunchConfig::new((blocks_for(rest), 1), THREADS),
+                    LaunchConfig::new((blocks(rest, THREADS as usize, 65_535), 1), THREADS),
                     args![ma.clone(), j0, jb, c0, n],
                 )?
             };
@@ -292,7 +287,7 @@ fn triangular<T: GpuFormat>(
             launch::<T>(
                 dev,
                 "trsv",
-                LaunchConfig::new((blocks_for(nrhs), 1), THREADS),
+                LaunchConfig::new((blocks(nrhs, THREADS as usize, 65_535), 1), THREADS),
                 args![
                     mat.clone(),
                     b.clone(),
@@ -365,7 +360,7 @@ pub fn getrs<T: GpuFormat>(
             launch::<T>(
                 dev,
                 "swaps",
-                LaunchConfig::new((blocks_for(nrhs), 1), THREADS),
+                LaunchConfig::new((blocks(nrhs, THREADS as usize, 65_535), 1), THREADS),
                 args![mb.clone(), n, nrhs, piv.addr(), i32::from(reverse)],
             )
         }

@@ -950,9 +950,9 @@ pub fn ozaki2_gemm(
     update_call(
         dev,
         (alpha, beta),
-        (a, b),
+        ((a, 0), b),
         &c,
-        (plan, params, false),
+        (plan, params, Scheme::F64),
         |up| Output::Update {
             alpha,
             beta,
@@ -962,24 +962,37 @@ pub fn ozaki2_gemm(
     )
 }
 
-/// The body [`ozaki2_gemm`] and [`ozaki2_gemm_dd`] share once they have their plan: the
-/// report, the checks and quick returns of `prepare_update`, the output `out` makes from the
-/// checked update, the device stages (`dd`: the double-double scheme), the recomputed counts.
-fn update_call<S: DeviceScalar, T: DeviceScalar>(
+/// The scheme of an update call: DGEMM's (`f64` result), the double-double one, or the
+/// quad-double one (whose exactness flags take the place of the componentwise guard).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scheme {
+    F64,
+    Dd,
+    Qd,
+}
+
+/// The body [`ozaki2_gemm`], [`ozaki2_gemm_dd`] and [`ozaki2_gemm_qd`] share once they have
+/// their plan: the report, the checks and quick returns of `prepare_update`, `A`'s rows read
+/// from its word `a_word`, the output `out` makes from the checked update, the device stages of
+/// `scheme`, the recomputed counts.
+fn update_call<SA: DeviceScalar, SB: DeviceScalar, T: DeviceScalar>(
     dev: &Device,
     (alpha, beta): (f64, f64),
-    (a, b): (DeviceMatRef<'_, S>, DeviceMatRef<'_, S>),
+    ((a, a_word), b): ((DeviceMatRef<'_, SA>, usize), DeviceMatRef<'_, SB>),
     c: &DeviceMatMut<'_, T>,
-    (plan, params, dd): (Ozaki2Plan, &Ozaki2Params, bool),
+    (plan, params, scheme): (Ozaki2Plan, &Ozaki2Params, Scheme),
     out: impl FnOnce(&Update) -> Output,
 ) -> Result<Ozaki2Report> {
     let mut report = Ozaki2Report::started(params);
-    let Some(up) = prepare_update(dev, alpha, a, b, beta, c)? else {
+    let a_word = a.word_addr(a_word);
+    let Some(mut up) = prepare_update(dev, alpha, a, b, beta, c)? else {
         return Ok(report);
     };
+    up.va.ptr = a_word;
     let out = out(&up);
     let (m, n, _) = up.dims;
-    let guarded = params.guard == OzakiGuard::Componentwise;
+    let guarded = params.guard == OzakiGuard::Componentwise && scheme != Scheme::Qd;
+    let dd = scheme != Scheme::F64;
     let [by_guard, non_finite] = with_workspace(dev, |ws| {
         let dp = DevicePlan::new(dev, ws.held(), m, n, plan, (guarded, dd))?;
         ozaki2_device(dev, ws, &up.blas, (up.va, up.vb), &dp, out)
@@ -1015,19 +1028,26 @@ pub fn ozaki2_gemm_dd<T: DeviceScalar + DdSchemeInput>(
 ) -> Result<Ozaki2Report> {
     let plan = dd_plan::<T>(a.cols(), params)?;
     let ab_lo = (<T as DeviceScalar>::WORDS == 2).then(|| (a.word_addr(1), b.word_addr(1)));
-    update_call(dev, (alpha, beta), (a, b), &c, (plan, params, true), |up| {
-        let k = up.dims.2;
-        Output::UpdateDd {
-            alpha,
-            beta,
-            hi: up.pc[0],
-            lo: up.pc[1],
-            ldc: up.ldc,
-            g: compensated_dot_gamma(k),
-            tiny: dd_guard_tiny(k),
-            ab_lo,
-        }
-    })
+    update_call(
+        dev,
+        (alpha, beta),
+        ((a, 0), b),
+        &c,
+        (plan, params, Scheme::Dd),
+        |up| {
+            let k = up.dims.2;
+            Output::UpdateDd {
+                alpha,
+                beta,
+                hi: up.pc[0],
+                lo: up.pc[1],
+                ldc: up.ldc,
+                g: compensated_dot_gamma(k),
+                tiny: dd_guard_tiny(k),
+                ab_lo,
+            }
+        },
+    )
 }
 
 /// `C ← α·A·B + β·C` with `A`, `B` in `f64` and `C` in quad-double by Ozaki scheme II with 31
@@ -1068,29 +1088,20 @@ pub(crate) fn ozaki2_gemm_qd_word<S: DeviceScalar>(
             max: S::WORDS - 1,
         });
     }
-    let a_word = a.word_addr(word);
-    let params = qd_params();
     let plan = qd_plan(a.cols())?;
-    let mut report = Ozaki2Report::started(&params);
-    let Some(mut up) = prepare_update(dev, alpha, a, b, beta, &c)? else {
-        return Ok(report);
-    };
-    up.va.ptr = a_word;
-    let (m, n, _) = up.dims;
-    let out = Output::UpdateQd {
-        alpha,
-        beta,
-        c: up.pc,
-        ldc: up.ldc,
-    };
-    let [inexact, non_finite] = with_workspace(dev, |ws| {
-        let dp = DevicePlan::new(dev, ws.held(), m, n, plan, (false, true))?;
-        ozaki2_device(dev, ws, &up.blas, (up.va, up.vb), &dp, out)
-    })?;
-    report.entries = m * n;
-    report.guard_recomputed = inexact as usize;
-    report.non_finite_recomputed = non_finite as usize;
-    Ok(report)
+    update_call(
+        dev,
+        (alpha, beta),
+        ((a, word), b),
+        &c,
+        (plan, &qd_params(), Scheme::Qd),
+        |up| Output::UpdateQd {
+            alpha,
+            beta,
+            c: up.pc,
+            ldc: up.ldc,
+        },
+    )
 }
 
 /// [`ozaki2_gemm`] with the arguments of BLAS `dgemm` on device vectors.

@@ -424,7 +424,7 @@ pub(super) fn prepare_update<SA: DeviceScalar, SB: DeviceScalar, T: DeviceScalar
     dev.check_on("c", c.ordinal())?;
     let dims = check_product_shapes(&a.layout(), &b.layout(), &c.layout())?;
     let ldc = col_major_ld("c", &c.layout())?;
-    let pc: [u64; 4] = std::array::from_fn(|w| if w < T::WORDS { c.word_addr(w) } else { 0 });
+    let pc = c.word_addrs();
     if quick_return(dev, dims, alpha, beta, (pc, T::WORDS), ldc)? {
         return Ok(None);
     }
