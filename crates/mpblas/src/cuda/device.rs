@@ -444,6 +444,17 @@ impl Device {
         LaunchConfig::new((gx as u32, gy as u32), 256)
     }
 
+    /// A 2-D launch over an `m × n` column-major range for kernels whose threads keep one
+    /// row's values over several columns: `blockIdx.x` over rows in chunks of 256 (one chunk
+    /// each where the grid allows), `blockIdx.y` over columns, about 32 blocks per SM in all
+    /// (each thread then takes about `n·⌈m/256⌉/(32·SMs)` columns).
+    pub(crate) fn grid_2d_rows(&self, m: usize, n: usize) -> LaunchConfig {
+        let sms = self.inner.info.multiprocessors.max(1) as usize;
+        let gx = m.div_ceil(256).clamp(1, 65_535);
+        let gy = (sms * 32).div_ceil(gx).clamp(1, n.clamp(1, 65_535));
+        LaunchConfig::new((gx as u32, gy as u32), 256)
+    }
+
     /// [`Error::DeviceMismatch`] unless `got` is this device's ordinal.
     pub(crate) fn check_on(&self, arg: &'static str, got: usize) -> Result<()> {
         if got == self.ordinal() {

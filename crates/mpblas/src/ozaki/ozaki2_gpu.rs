@@ -448,7 +448,9 @@ impl DevicePlan {
         let floor_bytes = if lower { (mp + n) * kp } else { 0 };
         let fixed =
             res_a_bytes + res_b_bytes + acc_bytes + chunk_bytes + floor_bytes + 48 * (m + n) + 16;
-        let per_col = 4 * mp * (nmod + usize::from(chunked) + usize::from(lower));
+        // The f64 scheme's flags of deferred entries (ozaki_crt_update's `pending`): one bit
+        // per entry, in 32-bit words.
+        let per_col = 4 * mp * (nmod + usize::from(chunked) + usize::from(lower)) + 4 * m.div_ceil(32);
         let nb = plan_cols(dev, held, fixed, per_col, n)?;
         let crt = crt_arg(&plan.crt)?.arg();
         Ok(DevicePlan {
@@ -686,6 +688,12 @@ fn ozaki2_device(
         Output::Product { hi, lo } => Some((1.0, 0.0, 0, m, 1, hi, lo)),
         Output::UpdateDd { .. } | Output::UpdateQd { .. } => None,
     };
+    // ozaki_crt_update's flags for ozaki_guard_settle (mode 0).
+    let ldw = m.div_ceil(32);
+    let pending = match f64_out {
+        Some((.., 0, _, _)) => ws.pending.get(dev, 4 * ldw * nb)?,
+        _ => 0,
+    };
     // The quad-double scheme's flags of exactly converted rows and columns.
     let exact = if let Output::UpdateQd { .. } = out {
         let fa = ws.exact_a.get(dev, 4 * m)?;
@@ -869,17 +877,17 @@ fn ozaki2_device(
             // OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
             // double alpha, double beta, double* c, u64 ldc, int mode, double* out_hi,
             // double* out_lo, const double* a, u64 asv, u64 ast, const double* b, u64 bsv,
-            // u64 bst, u64 k, int guard, const double* gfa, const double* gfb, unsigned long
-            // long* counts), 2-D launch (cfg_2d): prod holds nmod slabs of slab = mp·nb ints with
-            // leading dimension mp; ea, mua hold m entries, eb, mub n; gfa 2m doubles and gfb 2n
+            // u64 bst, u64 k, int guard, const double* gfa, const double* gfb, unsigned*
+            // pending, u64 ldw, unsigned long long* counts), 2-D launch (grid_2d_rows: block
+            // 256, so every warp is whole): prod holds nmod slabs of slab = mp·nb ints with leading
+            // dimension mp; ea, mua hold m entries, eb, mub n; gfa 2m doubles and gfb 2n
             // (guard_factors, read only when guarded); in mode 0 c holds ldc·(n−1)+m doubles and
-            // a, b address op(A), op(B) (read for bad vectors and guarded entries); counts holds
-            // two u64; in mode 1 out_hi, out_lo hold m·n doubles.
+            // pending ldw·nb words (ldw = ⌈m/32⌉); in mode 1 out_hi, out_lo hold m·n doubles.
             unsafe {
                 launch(
                     dev,
                     "ozaki_crt_update",
-                    c2,
+                    dev.grid_2d_rows(m, nbt),
                     args![
                         prod,
                         mp,
@@ -909,10 +917,58 @@ fn ozaki2_device(
                         i32::from(guarded),
                         gfa,
                         gfb,
+                        pending,
+                        ldw,
                         counts
                     ],
                 )?
             };
+            if pending != 0 {
+                let settle = cfg((blocks(ldw * nbt, 256, 4096), 1), 256);
+                // SAFETY: ozaki_guard_settle(const int* prod, u64 ldp, u64 slab, u64 m, u64 nb,
+                // u64 j0, OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
+                // double alpha, double beta, double* c, u64 ldc, const double* a, u64 asv, u64 ast,
+                // const double* b, u64 bsv, u64 bst, u64 k, const double* gfa, const double* gfb,
+                // const unsigned* pending, u64 ldw, unsigned long long* counts), any launch: the
+                // buffers of ozaki_crt_update's mode 0 above, pending as it wrote it (ldw·nbt
+                // words), the products of this column block still in place.
+                unsafe {
+                    launch(
+                        dev,
+                        "ozaki_guard_settle",
+                        settle,
+                        args![
+                            prod,
+                            mp,
+                            slab_p,
+                            m,
+                            nbt,
+                            j0,
+                            crt_a.clone(),
+                            ea,
+                            eb,
+                            mua,
+                            mub,
+                            alpha,
+                            beta,
+                            c,
+                            ldc,
+                            va.ptr,
+                            va.sv,
+                            va.st,
+                            vb.ptr,
+                            vb.sv,
+                            vb.st,
+                            k,
+                            gfa,
+                            gfb,
+                            pending,
+                            ldw,
+                            counts
+                        ],
+                    )?
+                };
+            }
         }
         prof.mark(dev, "crt");
         j0 += nbt;

@@ -831,10 +831,21 @@ MP_DEV bool oz_certifies_against(double g, double tiny, double e, double lower) 
     return e * (1.0 + 0x1p-50) <= g * lower * (1.0 - 0x1p-50) + tiny;
 }
 
-// The same with DGEMM's target: g = k u, tiny = k 2^-1074.
-MP_DEV bool oz_guard_certifies(u64 k, double e, double lower) {
+// DGEMM's componentwise target for k terms: g = k u, tiny = k 2^-1074, each one exact
+// multiplication (k < 2^52: k 2^-1074 is a subnormal with k in its significand), the bits of
+// the CPU's ldexp without its loops.
+struct OzTarget {
+    double g, tiny;
+};
+MP_DEV OzTarget oz_dgemm_target(u64 k) {
     double kf = (double)k;
-    return oz_certifies_against(oz_ldexp(kf, -53), oz_ldexp(kf, -1074), e, lower);
+    return OzTarget{kf * 0x1p-53, kf * 0x1p-1074};
+}
+
+// oz_certifies_against with DGEMM's target.
+MP_DEV bool oz_guard_certifies(u64 k, double e, double lower) {
+    OzTarget t = oz_dgemm_target(k);
+    return oz_certifies_against(t.g, t.tiny, e, lower);
 }
 
 // ozaki2::guard_sample: sum_{l < terms} |a_il| |b_lj| in index order.
@@ -846,14 +857,13 @@ MP_DEV double oz_guard_sample(const double *__restrict__ a, u64 asv, u64 ast, co
 }
 
 // ozaki2::guard_rejects (both schemes), split in two: this common path decides whether the
-// entry passes at once (a zero bound, or the first test); the rest (rare) is oz_guard_slow.
-// (Moving oz_guard_slow out of line with __noinline__ made the reconstruction slower on the
-// H100: BENCHMARKS.md.)
+// entry passes at once (a zero bound, or the first test); the rest (rare) is oz_guard_slow
+// (in scheme II's reconstruction a second kernel, ozaki_guard_settle, takes it).
 MP_DEV bool oz_guard_passes_fast(u64 k, double s_abs, double e) {
+    OzTarget t = oz_dgemm_target(k);
     if (!(mp_is_finite(e) && mp_is_finite(s_abs))) return false;
     if (e == 0.0) return true;
-    double g = oz_ldexp((double)k, -53);
-    return oz_guard_certifies(k, e + g * e, s_abs);
+    return oz_certifies_against(t.g, t.tiny, e + t.g * e, s_abs);
 }
 
 // ozaki/mod.rs guard_entry: the plain value (oz_patch), or, if that is not finite, the dot
@@ -886,18 +896,34 @@ MP_DEV bool oz_guard_slow(u64 k, double s_abs, double e, const double *__restric
     return true;
 }
 
+// Entry (i, jj) of ozaki2::reconstruct, unscaled: the nmod products at pidx = i + jj ldp
+// (nmod slabs of int32, slab elements apart), the CRT sum in crt.words words, Dd::ldexp by
+// -shift (shift = ea_i + eb_j).
+MP_DEV Dd oz_f64_entry(const int *__restrict__ prod, u64 slab, u64 pidx, const OzCrt &crt, int shift) {
+    int p[OZ_F64_MODULI];
+    oz_load_products<OZ_F64_MODULI>(p, prod, slab, pidx, crt.nmod);
+    Dd s = crt.words == 2 ? oz_crt_entry<OZ_F64_MODULI, 2>(p, crt)
+         : (crt.words == 3 ? oz_crt_entry<OZ_F64_MODULI, 3>(p, crt)
+                           : oz_crt_entry<OZ_F64_MODULI, 4>(p, crt));
+    return oz_dd_ldexp(s, -shift);
+}
+
 // For the entries (i, j0 + jj), i < m, jj < nb: the products prod_l (nmod slabs of int32,
 // m x nb column-major with leading dimension ldp, slab elements apart), ozaki2::reconstruct,
 // Dd::ldexp by -(ea_i + eb_j), and
-//   mode 0: c_ij = alpha s + beta c_ij (ozaki2_gemm), bad rows/columns recomputed plainly,
-//           and with `guard` the entries the guard rejects (oz_guard_passes_fast, oz_guard_slow) recomputed
-//           (counts[0] counts those, counts[1] the bad ones);
+//   mode 0: c_ij = alpha s + beta c_ij (ozaki2_gemm), except for the entries of bad rows or
+//           columns and, with `guard`, those oz_guard_passes_fast does not pass: those are
+//           left unwritten and flagged in `pending` (bit i % 32 of word i / 32 + jj ldw; every
+//           word of the block is written, zero or not) for ozaki_guard_settle;
 //   mode 1: (hi, lo)[i + j m] = s (ozaki2::product).
-// Launch: block (256), 2-D grid (OZ_GRID_2D).
-// (53 registers under NVRTC 13.0, so 4 blocks per SM; hoisting the column's values out of the
-// row loop took it from 70 and 3 blocks, 1.17 ms per 8192 x 4096 block, to the rate above. The
-// 31-moduli table of the double-double scheme took it back to 72 and 3 blocks, and the guard's
-// cost at n = 8192 from +4% to +6%: the launch bounds ask for 4 blocks again, 64 registers.)
+// Launch: block (256), 2-D grid: blockIdx.x over rows (each warp takes 32 consecutive rows from
+// a multiple of 32, so that its ballot is one word of `pending`), blockIdx.y over columns;
+// each thread keeps its row's values for the columns it takes.
+// (Why the rare entries go to a second kernel: done here, the guard's sample of 64 strided
+// products held a warp for about 6% of the warps at n = 8192 (0.2% of the entries fail the
+// first test there) and its code took the registers to 72; the guarded reconstruction took
+// 1.35-1.43 ms per 8192 x 4096 block against 0.99-1.09 without the guard. The launch bounds
+// keep 4 blocks per SM, 64 registers.)
 extern "C" __global__ void __launch_bounds__(256, 4)
 ozaki_crt_update(const int *__restrict__ prod, u64 ldp, u64 slab, u64 m, u64 nb, u64 j0, OzCrt crt,
                  const int *__restrict__ ea, const int *__restrict__ eb, const u64 *__restrict__ mua,
@@ -905,45 +931,81 @@ ozaki_crt_update(const int *__restrict__ prod, u64 ldp, u64 slab, u64 m, u64 nb,
                  u64 ldc, int mode, double *__restrict__ out_hi, double *__restrict__ out_lo,
                  const double *__restrict__ a, u64 asv, u64 ast, const double *__restrict__ b,
                  u64 bsv, u64 bst, u64 k, int guard, const double *__restrict__ gfa,
-                 const double *__restrict__ gfb, unsigned long long *__restrict__ counts) {
-    const int nmod = crt.nmod;
-    for (u64 jj = blockIdx.y; jj < nb; jj += gridDim.y) {
-        u64 j = j0 + jj;
-        bool bad_j = oz_bad(mub[j]);
-        int eb_j = eb[j];
-        double mu_j = oz_mu(mub[j]);
-        double pb_j = guard ? gfb[2 * j] : 0.0, nb_j = guard ? gfb[2 * j + 1] : 0.0;
-        for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (u64)blockDim.x * gridDim.x) {
-            u64 pidx = i + jj * ldp;
-            int p[OZ_F64_MODULI];
-            oz_load_products<OZ_F64_MODULI>(p, prod, slab, pidx, nmod);
-            if (mode == 0 && (bad_j || oz_bad(mua[i]))) {
+                 const double *__restrict__ gfb, unsigned *__restrict__ pending, u64 ldw,
+                 unsigned long long *__restrict__ counts) {
+    const unsigned lane = threadIdx.x % 32;
+    for (u64 ib = (u64)blockIdx.x * blockDim.x + threadIdx.x - lane; ib < m; ib += (u64)blockDim.x * gridDim.x) {
+        const u64 i = ib + lane;
+        const bool live = i < m;
+        const int ea_i = live ? ea[i] : 0;
+        const bool bad_i = live && oz_bad(mua[i]);
+        const double pa_i = live && guard ? gfa[2 * i] : 0.0, na_i = live && guard ? gfa[2 * i + 1] : 0.0;
+        for (u64 jj = blockIdx.y; jj < nb; jj += gridDim.y) {
+            u64 j = j0 + jj;
+            bool defer = false;
+            if (live) {
+                Dd s = oz_f64_entry(prod, slab, i + jj * ldp, crt, ea_i + eb[j]);
+                if (mode != 0) {
+                    out_hi[i + j * m] = s.hi;
+                    out_lo[i + j * m] = s.lo;
+                } else {
+                    defer = bad_i || oz_bad(mub[j]);
+                    if (guard && !defer) {
+                        double e = oz_guard_bound(k, s, pa_i, na_i, gfb[2 * j], gfb[2 * j + 1]);
+                        defer = !oz_guard_passes_fast(k, mp_abs(s.hi), e);
+                    }
+                    if (!defer) {
+                        double cij = beta == 0.0 ? 0.0 : c[i + j * ldc];
+                        c[i + j * ldc] = oz_update_dd(s, alpha, beta, cij);
+                    }
+                }
+            }
+            if (mode == 0) {
+                unsigned word = __ballot_sync(0xffffffffu, defer);
+                if (lane == 0) pending[ib / 32 + jj * ldw] = word;
+            }
+        }
+    }
+}
+
+// The entries ozaki_crt_update flagged in `pending` (same arguments; one thread per word, its
+// bits in ascending order): an entry of a bad row or column is recomputed plainly (oz_patch,
+// counted in counts[1]); any other one was flagged by the guard: s and its bound again from
+// the products (still in place: the next column block's GEMMs come after this kernel in the
+// stream), then the rest of ozaki2::guard_rejects (oz_guard_slow: the sampled lower bound, or
+// the plain dot product, counted in counts[0]), or, if the entry passes it,
+// c_ij = alpha s + beta c_ij as there.
+// Launch: block (256), any grid.
+extern "C" __global__ void ozaki_guard_settle(const int *__restrict__ prod, u64 ldp, u64 slab, u64 m, u64 nb,
+                                              u64 j0, OzCrt crt, const int *__restrict__ ea,
+                                              const int *__restrict__ eb, const u64 *__restrict__ mua,
+                                              const u64 *__restrict__ mub, double alpha, double beta,
+                                              double *__restrict__ c, u64 ldc, const double *__restrict__ a,
+                                              u64 asv, u64 ast, const double *__restrict__ b, u64 bsv,
+                                              u64 bst, u64 k, const double *__restrict__ gfa,
+                                              const double *__restrict__ gfb,
+                                              const unsigned *__restrict__ pending, u64 ldw,
+                                              unsigned long long *__restrict__ counts) {
+    OZ_GRID_STRIDE(w, ldw * nb) {
+        unsigned bits = pending[w];
+        u64 jj = w / ldw, j = j0 + jj;
+        while (bits != 0u) {
+            u64 i = (w % ldw) * 32 + (u64)(__ffs(bits) - 1);
+            bits &= bits - 1u;
+            if (oz_bad(mua[i]) || oz_bad(mub[j])) {
                 double cij = beta == 0.0 ? 0.0 : c[i + j * ldc];
                 c[i + j * ldc] = oz_patch(a, asv, ast, b, bsv, bst, i, j, k, alpha, beta, cij);
                 atomicAdd(&counts[1], 1ULL);
                 continue;
             }
-            Dd s = crt.words == 2 ? oz_crt_entry<OZ_F64_MODULI, 2>(p, crt)
-                 : (crt.words == 3 ? oz_crt_entry<OZ_F64_MODULI, 3>(p, crt)
-                                   : oz_crt_entry<OZ_F64_MODULI, 4>(p, crt));
-            s = oz_dd_ldexp(s, -(ea[i] + eb_j));
-            if (mode == 0 && guard) {
-                double mu_i = oz_mu(mua[i]);
-                double s_abs = mp_abs(s.hi);
-                double e = oz_guard_bound(k, s, gfa[2 * i], gfa[2 * i + 1], pb_j, nb_j);
-                if (!oz_guard_passes_fast(k, s_abs, e) &&
-                    oz_guard_slow(k, s_abs, e, a, asv, ast, b, bsv, bst, i, j, alpha, beta, c + i + j * ldc,
-                                  mu_i, mu_j)) {
-                    atomicAdd(&counts[0], 1ULL);
-                    continue;
-                }
-            }
-            if (mode == 0) {
+            Dd s = oz_f64_entry(prod, slab, i + jj * ldp, crt, ea[i] + eb[j]);
+            double e = oz_guard_bound(k, s, gfa[2 * i], gfa[2 * i + 1], gfb[2 * j], gfb[2 * j + 1]);
+            if (oz_guard_slow(k, mp_abs(s.hi), e, a, asv, ast, b, bsv, bst, i, j, alpha, beta, c + i + j * ldc,
+                              oz_mu(mua[i]), oz_mu(mub[j]))) {
+                atomicAdd(&counts[0], 1ULL);
+            } else {
                 double cij = beta == 0.0 ? 0.0 : c[i + j * ldc];
                 c[i + j * ldc] = oz_update_dd(s, alpha, beta, cij);
-            } else {
-                out_hi[i + j * m] = s.hi;
-                out_lo[i + j * m] = s.lo;
             }
         }
     }
