@@ -716,7 +716,9 @@ pub fn text(
     header.extend(MACHINES.iter().map(|m| format!("paper {m}")));
     header.extend(["n", "ours CPU", "G op/s (LU count)", "steps", "max rel err"].map(String::from));
     if gpu.is_some() {
-        header.extend(["ours GPU", "GPU steps", "GPU max rel err"].map(String::from));
+        header.extend(
+            ["ours GPU", "GPU steps", "GPU max rel err", "GPU error bound"].map(String::from),
+        );
     }
     let body: Vec<Vec<String>> = rows
         .iter()
@@ -740,6 +742,9 @@ pub fn text(
                     format!("{} ({})", rep.iterations, path_name(rep.path))
                 }));
                 cells.push(format!("{:.1e}", g.max_rel_error));
+                cells.push(g.refine.map_or("-".into(), |rep| {
+                    format!("{:.1e}", rep.forward_error)
+                }));
             }
             cells
         })
@@ -749,7 +754,9 @@ pub fn text(
     s.push_str(
         "\nErrors: the first two right-hand sides against a quad-double refined solve (f64, dd) \
          or an 848-bit RNS solve (qd). refined: f64 LU factors, residuals and corrections in \
-         the format (lapack::gesv_refined); LU: the format's own blocked LU (lapack::gesv).\n",
+         the format (lapack::gesv_refined); LU: the format's own blocked LU (lapack::gesv). \
+         GPU error bound: the forward error bound of the GPU refinement's report (the worst \
+         column's, lapack::gpu::gesv_refined).\n",
     );
     s.push_str(&format!(
         "\nForward error against condition number: A = U diag(sigma) V^T of order {COND_N} in \
@@ -829,6 +836,9 @@ fn json_doc(
                 "refine": g.refine.map(|rep| json!({
                     "path": path_name(rep.path),
                     "iterations": rep.iterations,
+                    "rcond": num(rep.rcond),
+                    "backward_error": num(rep.backward_error),
+                    "forward_error_bound": num(rep.forward_error),
                 })),
                 "max_rel_error": num(g.max_rel_error),
             })),

@@ -974,6 +974,15 @@ fn gemm_format_with<T: Random>(
     Ok(())
 }
 
+/// The refinement's parameters: the defaults (error bounds on), or with
+/// `MPBLAS_BENCH_NO_BOUNDS=1` no error bounds (to time what they cost).
+fn refine_params() -> mpblas::lapack::RefineParams {
+    mpblas::lapack::RefineParams {
+        error_bounds: std::env::var_os("MPBLAS_BENCH_NO_BOUNDS").is_none(),
+        ..Default::default()
+    }
+}
+
 /// `lapack::gpu::gesv_refined` (double-double: cuSOLVER's f64 LU, Ozaki residuals) beside
 /// `lapack::gpu::dgesv` (cuSOLVER `getrf` + `getrs` in f64) on the same matrices: the QD
 /// paper's `A` 2400 × 2400 with 1600 right-hand sides, then `n × n` with one right-hand side for
@@ -982,7 +991,7 @@ fn gemm_format_with<T: Random>(
 /// of 3 after a warm-up; the error of the first two columns against the CPU's quad-double
 /// refined solve at the paper's size.
 fn solve_rows(dev: &Device, sizes: &[usize]) -> Result<()> {
-    use mpblas::lapack::{self, RefineParams};
+    use mpblas::lapack;
     println!("\n## Solve A X = B (CUDA events around the call, median of 3)\n");
     println!("| routine | n | nrhs | ms | vs dgesv | steps | rel err (2 columns) |");
     println!("|---|---|---|---|---|---|---|");
@@ -1008,7 +1017,7 @@ fn solve_rows(dev: &Device, sizes: &[usize]) -> Result<()> {
                 DeviceMatRef::col_major(&da, n, n, n)?,
                 DeviceMatRef::col_major(&db, n, nrhs, n)?,
                 DeviceMatMut::col_major(&mut dx, n, nrhs, n)?,
-                &RefineParams::default(),
+                &refine_params(),
             )?;
             steps = r.iterations;
             Ok(())
@@ -1053,7 +1062,7 @@ fn qd_reference_error<T: Random>(
     x: &[T],
     (n, nrhs): (usize, usize),
 ) -> Result<f64> {
-    use mpblas::lapack::{self, RefineParams};
+    use mpblas::lapack;
     let cols = nrhs.min(2);
     let aq: Vec<Qd> = a.iter().map(|v| v.to_qd()).collect();
     let bq: Vec<Qd> = b[..n * cols].iter().map(|v| v.to_qd()).collect();
@@ -1062,7 +1071,7 @@ fn qd_reference_error<T: Random>(
         MatRef::col_major(&aq, n, n, n)?,
         MatRef::col_major(&bq, n, cols, n)?,
         mpblas::view::MatMut::col_major(&mut xq, n, cols, n)?,
-        &RefineParams::default(),
+        &refine_params(),
     )?;
     let mut worst = 0.0f64;
     for c in 0..cols {
@@ -1081,7 +1090,7 @@ fn qd_reference_error<T: Random>(
 /// quad-double `A`, `B`, timed as the double-double row; the error of two columns against the
 /// CPU's quad-double refined solve of the same system.
 fn qd_solve_row(dev: &Device, (n, nrhs): (usize, usize), ms64: f64) -> Result<()> {
-    use mpblas::lapack::{self, RefineParams};
+    use mpblas::lapack;
     let mut rng = mpblas_testdata::SplitMix64::new(0x501f ^ n as u64);
     let a: Vec<Qd> = (0..n * n).map(|_| Qd::random(&mut rng)).collect();
     let b: Vec<Qd> = (0..n * nrhs).map(|_| Qd::random(&mut rng)).collect();
@@ -1094,7 +1103,7 @@ fn qd_solve_row(dev: &Device, (n, nrhs): (usize, usize), ms64: f64) -> Result<()
             DeviceMatRef::col_major(&da, n, n, n)?,
             DeviceMatRef::col_major(&db, n, nrhs, n)?,
             DeviceMatMut::col_major(&mut dx, n, nrhs, n)?,
-            &RefineParams::default(),
+            &refine_params(),
         )?);
         Ok(())
     })?;

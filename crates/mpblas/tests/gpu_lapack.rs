@@ -580,3 +580,108 @@ fn dgesv_solves_and_reports_singularity() {
     );
     assert!(matches!(r, Err(Error::Singular { column: 0 })), "{r:?}");
 }
+
+/// The CPU's refinement of the same system (for its report's bounds).
+fn cpu_refined<T: Scalar<Ctx = ()> + Clone>(
+    a: &[T],
+    b: &[T],
+    (n, nrhs): (usize, usize),
+) -> (Vec<T>, mpblas::lapack::RefineReport) {
+    let mut x = b.to_vec();
+    let r = lapack::gesv_refined(
+        MatRef::col_major(a, n, n, n).unwrap(),
+        MatRef::col_major(b, n, nrhs, n).unwrap(),
+        MatMut::col_major(&mut x, n, nrhs, n).unwrap(),
+        &RefineParams::default(),
+    )
+    .unwrap();
+    (x, r)
+}
+
+/// The GPU report's condition estimate and error bounds against the CPU's for the same system,
+/// and the forward bound against the true error (`true_error`, or, where the reference is
+/// itself approximate, the difference from it less the CPU's own bound).
+fn check_bounds(
+    what: &str,
+    gpu: &mpblas::lapack::RefineReport,
+    cpu: &mpblas::lapack::RefineReport,
+    true_error: f64,
+) {
+    eprintln!(
+        "{what}: gpu rcond {:.3e} berr {:.2e} ferr {:.2e} | cpu rcond {:.3e} berr {:.2e} ferr {:.2e} | true {true_error:.2e}",
+        gpu.rcond, gpu.backward_error, gpu.forward_error, cpu.rcond, cpu.backward_error, cpu.forward_error
+    );
+    assert_eq!(gpu.path, cpu.path, "{what}");
+    let ratio = gpu.rcond / cpu.rcond;
+    assert!((0.5..=2.0).contains(&ratio), "{what}: rcond {} vs {}", gpu.rcond, cpu.rcond);
+    assert!(gpu.backward_error.is_finite() && gpu.backward_error >= 0.0, "{what}");
+    assert!(
+        gpu.backward_error <= 100.0 * cpu.backward_error.max(f64::MIN_POSITIVE) + 1e-300,
+        "{what}: backward error {} vs the CPU's {}",
+        gpu.backward_error,
+        cpu.backward_error
+    );
+    assert!(gpu.forward_error >= true_error, "{what}: bound {} < error {true_error}", gpu.forward_error);
+    assert!(
+        gpu.forward_error <= 1e4 * cpu.forward_error,
+        "{what}: bound {} far above the CPU's {}",
+        gpu.forward_error,
+        cpu.forward_error
+    );
+}
+
+/// `rcond`, `backward_error` and `forward_error` of the GPU refinements (refined and fallback
+/// paths, double-double and quad-double): finite, near the CPU's for the same system, and the
+/// forward bound above the true error.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn refinement_bounds_hold_and_match_the_cpu() {
+    let dev = device();
+    let mut g = SplitMix64::new(0x15_0009);
+    // Double-double: the GEMV residual (3 right-hand sides), the Ozaki residual (12), Hilbert
+    // 10 (κ ≈ 1.6e13, refined) and 14 (the fallback).
+    let mut cases: Vec<(String, Vec<Dd>, usize, usize)> = Vec::new();
+    for (n, nrhs) in [(60, 3), (200, 12)] {
+        cases.push((format!("dd random {n}x{nrhs}"), dd_random(&mut g, n * n), n, nrhs));
+    }
+    cases.push(("dd hilbert 10".into(), hilbert(10), 10, 2));
+    cases.push(("dd hilbert 14".into(), hilbert(14), 14, 1));
+    for (what, a, n, nrhs) in cases {
+        let b = dd_random(&mut g, n * nrhs);
+        let (da, db) = (dev.upload(&a).unwrap(), dev.upload(&b).unwrap());
+        let mut dx = dev.zeros::<Dd>(n * nrhs).unwrap();
+        let r = lapack::gpu::gesv_refined(
+            &dev,
+            DeviceMatRef::col_major(&da, n, n, n).unwrap(),
+            DeviceMatRef::col_major(&db, n, nrhs, n).unwrap(),
+            DeviceMatMut::col_major(&mut dx, n, nrhs, n).unwrap(),
+            &RefineParams::default(),
+        )
+        .unwrap();
+        let x = dx.download().unwrap();
+        let (_, cpu) = cpu_refined(&a, &b, (n, nrhs));
+        // The quad-double reference is exact to far below these errors.
+        let err = rel_error(&x, &qd_reference(&a, &b, n, nrhs), n, nrhs);
+        check_bounds(&what, &r, &cpu, err);
+    }
+    // Quad-double: random systems, Hilbert 8 (refined) and 14 (the fallback).
+    let mut cases: Vec<(String, Vec<Qd>, usize, usize)> = Vec::new();
+    for (n, nrhs) in [(37, 3), (150, 12)] {
+        cases.push((format!("qd random {n}x{nrhs}"), qd_random(&mut g, n * n), n, nrhs));
+    }
+    for n in [8, 14] {
+        let h = (0..n * n)
+            .map(|e| Qd::ONE / Qd::from((e % n + e / n + 1) as f64))
+            .collect();
+        cases.push((format!("qd hilbert {n}"), h, n, 1));
+    }
+    for (what, a, n, nrhs) in cases {
+        let b = qd_random(&mut g, n * nrhs);
+        let (x, r) = qd_gpu_solve(&dev, (&a, col_major_layout(n)), &b, (n, nrhs));
+        let (want, cpu) = cpu_refined(&a, &b, (n, nrhs));
+        // The CPU's solution is as approximate as the GPU's: the GPU's error is at least the
+        // difference less the CPU's own bound.
+        let diff = qd_rel_error(&x, &want, n, nrhs);
+        check_bounds(&what, &r, &cpu, diff - cpu.forward_error);
+    }
+}

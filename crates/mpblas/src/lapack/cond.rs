@@ -205,6 +205,29 @@ fn solve_f64<F: Scalar>(
     Ok(())
 }
 
+/// The estimate of `‖ |A⁻¹|·w ‖∞` (`w ≥ 0`, `n = w.len() ≥ 1`) from solves `v ← op(A)⁻¹·v`
+/// (`inverse`): `‖ |A⁻¹|·w ‖∞ = ‖diag(w)·A⁻ᵀ‖₁`, with `B·v = diag(w)·A⁻ᵀ·v` and
+/// `Bᵀ·v = A⁻¹·diag(w)·v` for the estimator.
+///
+/// # Errors
+/// Those of `inverse`.
+pub(crate) fn weighted_inverse_norm(
+    w: &[f64],
+    mut inverse: impl FnMut(Trans, &mut [f64]) -> Result<()>,
+) -> Result<f64> {
+    estimate_one_norm(w.len(), |t, v| match t {
+        Trans::No => {
+            inverse(Trans::Yes, v)?;
+            v.iter_mut().zip(w).for_each(|(e, wi)| *e *= wi);
+            Ok(())
+        }
+        Trans::Yes => {
+            v.iter_mut().zip(w).for_each(|(e, wi)| *e *= wi);
+            inverse(Trans::No, v)
+        }
+    })
+}
+
 /// The first exactly zero diagonal entry of `U` in `lu` (`n × n`).
 fn zero_pivot<F: Scalar>(lu: MatRef<'_, F>) -> Option<usize> {
     (0..lu.rows()).find(|&i| is_zero(lu.at(i, i)))
@@ -266,13 +289,19 @@ pub fn gecon<F: Scalar>(norm: Norm, lu: MatRef<'_, F>, ipiv: &[usize], anorm: f6
         (Norm::Inf, Trans::Yes) => Trans::No,
     };
     let inverse_norm = estimate_one_norm(n, |t, v| solve_f64(lu, ipiv, flip(t), v))?;
+    Ok(rcond_from(anorm, inverse_norm))
+}
+
+/// `1 / (anorm·inverse_norm)` as [`gecon`] forms it from a finite nonzero `anorm` and the
+/// estimate of `‖A⁻¹‖` (the GPU refinement's condition estimate too).
+pub(crate) fn rcond_from(anorm: f64, inverse_norm: f64) -> f64 {
     // Finite factors with nonzero pivots: a non-finite estimate is an overflow in the
     // solves, an A singular to working precision.
     if !inverse_norm.is_finite() || inverse_norm == 0.0 {
-        return Ok(0.0);
+        return 0.0;
     }
     // κ ≥ 1 in any norm: a quotient above 1 is the rounding of the last two divisions.
-    Ok(((1.0 / inverse_norm) / anorm).min(1.0))
+    ((1.0 / inverse_norm) / anorm).min(1.0)
 }
 
 /// The error bounds of one solution (one column of `X`) returned by [`solve_bounds`].
@@ -377,18 +406,7 @@ fn column_bounds<T: Scalar, F: Scalar>(
             .zip(&s)
             .map(|(ri, si)| residual_error_weight::<T>(&ctx, ri, si, n))
             .collect();
-        // ‖ |A⁻¹|·w ‖∞ = ‖diag(w)·A⁻ᵀ‖₁: B·v = diag(w)·A⁻ᵀ·v, Bᵀ·v = A⁻¹·diag(w)·v.
-        let err = estimate_one_norm(n, |t, v| match t {
-            Trans::No => {
-                solve_f64(lu, ipiv, Trans::Yes, v)?;
-                v.iter_mut().zip(&w).for_each(|(e, wi)| *e *= wi);
-                Ok(())
-            }
-            Trans::Yes => {
-                v.iter_mut().zip(&w).for_each(|(e, wi)| *e *= wi);
-                solve_f64(lu, ipiv, Trans::No, v)
-            }
-        })?;
+        let err = weighted_inverse_norm(&w, |t, v| solve_f64(lu, ipiv, t, v))?;
         relative_to(err, x_norm)
     };
     Ok(SolveBounds {

@@ -18,7 +18,11 @@
 //! tests check it against quad-double and 848-bit RNS solves).
 
 use super::lu_gpu::{copy_words, strides};
+use super::cond::{estimate_one_norm, rcond_from, weighted_inverse_norm};
 use super::refine::{refine_shapes, relative_correction, step_outcome, worse};
+use crate::blas::bounds::{compensated_dot_gamma, gamma, up};
+use crate::cuda::{DeviceBuffer, dgemm};
+use crate::view::Trans;
 use super::{RefineParams, RefinePath, RefineReport};
 use crate::cuda::DeviceScalar;
 use crate::cuda::{
@@ -34,7 +38,12 @@ use crate::scalar::Scalar;
 use std::sync::Mutex;
 
 /// The entry points of `lapack_gpu.cu` (`tests/kernel_names.rs` checks them).
-pub(crate) const KERNELS: &[&str] = &["lapack_lead_words", "lapack_add_correction"];
+pub(crate) const KERNELS: &[&str] = &[
+    "lapack_lead_words",
+    "lapack_add_correction",
+    "lapack_colmax_abs",
+    "lapack_solve_bounds",
+];
 
 /// The kernel module: source and entry points.
 pub(crate) static MODULE: ModuleSource = ModuleSource {
@@ -80,10 +89,11 @@ fn factor(
     Ok((got[0] > 0).then(|| got[0] as usize - 1))
 }
 
-/// `B ← A⁻¹·B` for [`factor`]'s factors at `lu` and the `n × nrhs` column-major `b`.
+/// `B ← op(A)⁻¹·B` for [`factor`]'s factors at `lu` and the `n × nrhs` column-major `b`.
 fn solve(
     dev: &Device,
     ws: &mut Workspace,
+    trans: Trans,
     (lu, ld): (u64, usize),
     (b, ldb): (u64, usize),
     (n, nrhs): (usize, usize),
@@ -93,7 +103,7 @@ fn solve(
     let info = ws.info.get(dev, 4)?;
     // SAFETY: lu and ipiv as left by factor for order n, b holds ldb·(nrhs−1)+n doubles,
     // info one int.
-    unsafe { solver.dgetrs((n, nrhs), (lu, ld), ipiv, (b, ldb), info) }
+    unsafe { solver.dgetrs(trans == Trans::Yes, (n, nrhs), (lu, ld), ipiv, (b, ldb), info) }
 }
 
 fn with_workspace<R>(dev: &Device, f: impl FnOnce(&mut Workspace) -> Result<R>) -> Result<R> {
@@ -144,7 +154,7 @@ pub fn dgesv(dev: &Device, a: DeviceMatMut<'_, f64>, b: DeviceMatMut<'_, f64>) -
         if let Some(column) = factor(dev, ws, pa, n)? {
             return Err(Error::Singular { column });
         }
-        solve(dev, ws, pa, (b.word_addr(0), ldb), (n, b.cols()))
+        solve(dev, ws, Trans::No, pa, (b.word_addr(0), ldb), (n, b.cols()))
     })
 }
 
@@ -217,19 +227,259 @@ impl RefineOnDevice for Qd {
     }
 }
 
-/// `out` (`m × n` column-major `f64`) ← the leading words of `src`.
-fn lead_words(dev: &Device, src: (u64, u64, u64), (m, n): (usize, usize), out: u64) -> Result<()> {
-    // SAFETY: lapack_lead_words(const double* lead, u64 rs, u64 cs, u64 m, u64 n, double* out): the
-    // leading word plane through its checked strides, out m·n doubles.
+/// `out` (`m × n` column-major `f64`) ← the leading words of `src` (their magnitudes with
+/// `absolute`); with `acc` nonzero (`m × n` column-major `f64`) also `acc ← acc + |lead|`,
+/// rounded up.
+fn lead_words(
+    dev: &Device,
+    src: (u64, u64, u64),
+    (m, n): (usize, usize),
+    out: u64,
+    (absolute, acc): (bool, u64),
+) -> Result<()> {
+    // SAFETY: lapack_lead_words(const double* lead, u64 rs, u64 cs, u64 m, u64 n, double* out,
+    // int absolute, double* acc): the leading word plane through its checked strides, out and
+    // acc (null or) m·n doubles.
     unsafe {
         launch_2d(
             dev,
             "lapack_lead_words",
             (m, n),
-            args![src.0, src.1, src.2, m, n, out],
+            args![src.0, src.1, src.2, m, n, out, i32::from(absolute), acc],
         )
     }
 }
+
+/// The leading words of a device view, as [`lead_words`] takes them.
+fn lead_of<T: DeviceScalar>(x: DeviceMatRef<'_, T>) -> (u64, u64, u64) {
+    let (rs, cs) = strides(&x.layout());
+    (x.word_addr(0), rs, cs)
+}
+
+/// What bounds the error of the residual `R̂` a refinement leaves for its final `X` (every
+/// entry, `f64`, rounded up): `|R̂ − (B − A·X)| ≤ c1·(|A|·S) + c2·Q + cn·‖a_i‖₁·Σ_i S_ij + tiny`,
+/// with `S = |X|` and `Q = |B|` for a residual computed afresh, or the running sums the
+/// refinement kept (`running`: `S = Σ_k (|D_k| + xw·|X_k|)`, `Q = Σ_k |R_(k−1)|`).
+#[derive(Clone, Copy, Debug)]
+struct ResidualError<'a> {
+    c1: f64,
+    c2: f64,
+    cn: f64,
+    tiny: f64,
+    running: Option<(&'a DeviceVec<f64>, &'a DeviceVec<f64>)>,
+}
+
+impl<'a> ResidualError<'a> {
+    /// A residual `B − A·X` computed afresh within `g·(|A||X| + |B|)` plus `ops` underflow
+    /// errors of the format.
+    fn fresh<T: RefineOnDevice>(g: f64, ops: usize) -> ResidualError<'a> {
+        ResidualError {
+            c1: g,
+            c2: g,
+            cn: 0.0,
+            tiny: up(ops as f64 * T::underflow_error_in(&())),
+            running: None,
+        }
+    }
+
+    /// The double-double refinement's residual, afresh at each step: within
+    /// `compensated_dot_gamma(n)·(|A||X|)` (the Ozaki scheme) plus the update's accurate
+    /// addition (`2ε`), or `γ_(n+2)·(|A||X| + |B|)` (the GEMV for few right-hand sides); the
+    /// larger of both.
+    fn dd(n: usize) -> ResidualError<'a> {
+        let eps = Dd::op_error_bound_in(&());
+        let g = gamma(n + 3, eps).max(up(compensated_dot_gamma(n) + 2.0 * eps));
+        Self::fresh::<Dd>(g, 2 * n + 6)
+    }
+
+    /// The quad-double refinement's residual `R_k = R_(k−1) − Σ_w A_w·D_k` after `steps` updates
+    /// (`ozaki2_gemm_qd_word`, `u = 2^-212`): each word's product within
+    /// `max(10, 4n)·u·(|A_w||D_k|) + 2^-270·‖a_w‖₂‖d_k‖₂` (exact conversion or quad-double sums
+    /// of exact products) plus `8n + 4` subnormal units, its update (`add_ieee`, `3u`) within
+    /// `3u` of `|R_(k−1)| + |A||D_k|`; `Σ_w |A_w| ≤ |A_hi|·(1 + 2^-51)`. The additions
+    /// `X ← X + D_k` (`add_f64`, `2u·|X_k|`) move `X` away from `Σ D_k`, which `R` tracks: their
+    /// share rides on `S` (`xw = 2.0001u / c1`).
+    fn qd(n: usize, steps: usize, s: &'a DeviceVec<f64>, q: &'a DeviceVec<f64>) -> ResidualError<'a> {
+        ResidualError {
+            c1: qd_c1(n),
+            c2: up(13.0 * Qd::UNIT_ROUNDOFF),
+            cn: 2f64.powi(-269),
+            tiny: up((36 * n + 16) as f64 * (steps + 1) as f64 * f64::from_bits(1)),
+            running: Some((s, q)),
+        }
+    }
+}
+
+/// `c1` of [`ResidualError::qd`].
+fn qd_c1(n: usize) -> f64 {
+    let u = Qd::UNIT_ROUNDOFF;
+    up((10.0f64.max(4.0 * n as f64) + 13.0) * u * (1.0 + 2f64.powi(-51)))
+}
+
+/// `xw` of [`ResidualError::qd`] for `n` (the share of `|X_k|` in the running sum `S`).
+fn qd_drift_weight(n: usize) -> f64 {
+    up(2.0001 * Qd::UNIT_ROUNDOFF / qd_c1(n))
+}
+
+/// `C ← |A_hi|·M` (`n × n` times `n × k`, all column-major `f64`) by cuBLAS DGEMM.
+fn abs_product(
+    dev: &Device,
+    (abs_a, n): (&DeviceVec<f64>, usize),
+    (m, k): (&DeviceVec<f64>, usize),
+    c: &mut DeviceVec<f64>,
+) -> Result<()> {
+    dgemm(
+        dev,
+        1.0,
+        DeviceMatRef::col_major(abs_a, n, n, n)?,
+        DeviceMatRef::col_major(m, n, k, n)?,
+        0.0,
+        DeviceMatMut::col_major(c, n, k, n)?,
+    )
+}
+
+/// Fills the report's `rcond`, `backward_error` and `forward_error` for the solution `X` of
+/// `A·X = B` on the GPU, given the computed residual `r` (`n × nrhs` column-major, in `T`), what
+/// bounds its error (`err`) and solves with factors of `A` (`inverse`: `v ← op(A)⁻¹·v` for an
+/// `n`-vector). As the CPU's [`solve_bounds`](super::solve_bounds) and [`gecon`](super::gecon)
+/// (the same estimator and formulas), except that `|A||X| + |B|` and `‖A‖₁` come from the
+/// leading words by `f64` DGEMMs (rounded up for the bound), and `forward_error` is one
+/// estimate for all columns: `‖ |A⁻¹|·w̃ ‖∞` with `w̃_i = max_j w_ij / ‖x_j‖∞` bounds every
+/// column's `‖ |A⁻¹|·w_j ‖∞ / ‖x_j‖∞` (`|A⁻¹| ≥ 0`), so it is at least the CPU's worst column.
+fn add_error_bounds<T: RefineOnDevice>(
+    dev: &Device,
+    report: &mut RefineReport,
+    (a, b, x): (DeviceMatRef<'_, T>, DeviceMatRef<'_, T>, DeviceMatRef<'_, T>),
+    r: &DeviceVec<T>,
+    err: ResidualError<'_>,
+    mut inverse: impl FnMut(Trans, &mut [f64]) -> Result<()>,
+) -> Result<()> {
+    let (n, nrhs) = (a.rows(), x.cols());
+    let abs_a = dev.zeros::<f64>(n * n)?;
+    lead_words(dev, lead_of(a), (n, n), abs_a.word_addr(0), (true, 0))?;
+    let abs_x = dev.zeros::<f64>(n * nrhs)?;
+    lead_words(dev, lead_of(x), (n, nrhs), abs_x.word_addr(0), (true, 0))?;
+    let mut p = dev.zeros::<f64>(n * nrhs)?;
+    abs_product(dev, (&abs_a, n), (&abs_x, nrhs), &mut p)?;
+    drop(abs_x);
+    // |A_hi|·S of the running sum (else S = |X|: the product above).
+    let running = match err.running {
+        Some((s, q)) => {
+            let mut ds = dev.zeros::<f64>(n * nrhs)?;
+            abs_product(dev, (&abs_a, n), (s, nrhs), &mut ds)?;
+            Some((ds, s, q))
+        }
+        None => None,
+    };
+    let ones = dev.upload_f64(&vec![1.0; n.max(nrhs)])?;
+    // Column sums of |A_hi| (‖A‖₁), row sums (the normwise term) and S's column sums.
+    let mut col_a = dev.zeros::<f64>(n)?;
+    dgemm(
+        dev,
+        1.0,
+        DeviceMatRef::col_major(&abs_a, n, n, n)?.t(),
+        DeviceMatRef::col_major(&ones, n, 1, n)?,
+        0.0,
+        DeviceMatMut::col_major(&mut col_a, n, 1, n)?,
+    )?;
+    let mut row_a = dev.zeros::<f64>(n)?;
+    let mut col_s = dev.zeros::<f64>(nrhs)?;
+    if let Some((_, s, _)) = running {
+        abs_product(dev, (&abs_a, n), (&ones, 1), &mut row_a)?;
+        dgemm(
+            dev,
+            1.0,
+            DeviceMatRef::col_major(s, n, nrhs, n)?.t(),
+            DeviceMatRef::col_major(&ones, n, 1, n)?,
+            0.0,
+            DeviceMatMut::col_major(&mut col_s, nrhs, 1, nrhs)?,
+        )?;
+    }
+    drop(abs_a);
+    // ‖x_j‖∞ as bits, then the bounds kernel.
+    let xnorm = DeviceBuffer::<u64>::zeros(dev, nrhs)?;
+    let (xl, xrs, xcs) = lead_of(x);
+    // SAFETY: lapack_colmax_abs(const double* lead, u64 rs, u64 cs, u64 m, u64 n, u64* colmax):
+    // x's leading words through its checked strides, xnorm nrhs zeroed u64.
+    unsafe {
+        launch_2d(
+            dev,
+            "lapack_colmax_abs",
+            (n, nrhs),
+            args![xl, xrs, xcs, n, nrhs, xnorm.addr()],
+        )?
+    };
+    let berr = DeviceBuffer::<u64>::zeros(dev, 1)?;
+    let wt = DeviceBuffer::<u64>::zeros(dev, n)?;
+    let (bl, brs, bcs) = lead_of(b);
+    let (ds, (q, qrs, qcs)) = match &running {
+        Some((ds, _, q)) => (ds.word_addr(0), (q.word_addr(0), 1, n as u64)),
+        None => (p.word_addr(0), (bl, brs, bcs)),
+    };
+    // DGEMM's rounding (γ_n for sums of non-negative terms, any order) and the second words
+    // left out of |A_hi| and |X_hi| (each within 2^-52 of the magnitude).
+    let dg = (n + 4) as f64 * f64::EPSILON;
+    // SAFETY: lapack_solve_bounds(const double* r, const double* p, const double* b, u64 brs,
+    // u64 bcs, const double* ds, const double* q, u64 qrs, u64 qcs, const double* rowsum,
+    // const double* colsum, const u64* xnorm, u64 m, u64 n, double dg, double c1, double c2,
+    // double cn, double tiny, u64* berr, u64* wt): r's leading words, p and ds n·nrhs doubles,
+    // b and q through checked strides, rowsum n, colsum nrhs, xnorm nrhs, berr one and wt n
+    // zeroed u64.
+    unsafe {
+        launch_2d(
+            dev,
+            "lapack_solve_bounds",
+            (n, nrhs),
+            args![
+                r.word_addr(0),
+                p.word_addr(0),
+                bl,
+                brs,
+                bcs,
+                ds,
+                q,
+                qrs,
+                qcs,
+                row_a.word_addr(0),
+                col_s.word_addr(0),
+                xnorm.addr(),
+                n,
+                nrhs,
+                dg,
+                err.c1,
+                err.c2,
+                err.cn,
+                err.tiny,
+                berr.addr(),
+                wt.addr()
+            ],
+        )?
+    };
+    report.backward_error = f64::from_bits(berr.to_vec()?[0]);
+    let w: Vec<f64> = wt.to_vec()?.into_iter().map(f64::from_bits).collect();
+    report.forward_error = if w.iter().any(|v| v.is_nan()) {
+        f64::NAN
+    } else if w.iter().any(|v| v.is_infinite()) {
+        f64::INFINITY
+    } else if w.iter().all(|&v| v == 0.0) {
+        0.0
+    } else {
+        weighted_inverse_norm(&w, &mut inverse)?
+    };
+    let anorm = col_a
+        .download()?
+        .into_iter()
+        .fold(0.0, |m: f64, c| if m.is_nan() || c.is_nan() { f64::NAN } else { m.max(c) });
+    report.rcond = if !anorm.is_finite() {
+        f64::NAN
+    } else if anorm == 0.0 {
+        0.0
+    } else {
+        rcond_from(anorm, estimate_one_norm(n, &mut inverse)?)
+    };
+    Ok(())
+}
+
 
 /// Solves `A·X = B` (`A` `n × n`, `B` and `X` `n × nrhs`, [`Dd`] or [`Qd`], any strides) on
 /// the GPU by `f64` factors and refinement in the format: the GPU form of
@@ -237,9 +487,10 @@ fn lead_words(dev: &Device, src: (u64, u64, u64), (m, n): (usize, usize), out: u
 /// changed. The fallback for systems too ill-conditioned for `f64` factors (and for an
 /// `fl64(A)` with a zero pivot) is the format's LU on the GPU
 /// ([`gesv`](super::lu_gpu::gesv): the CPU's [`gesv`](super::gesv) bit for bit), reported as
-/// [`RefinePath::Fallback`]. The report's `rcond`, `backward_error` and `forward_error` are not
-/// computed on the GPU yet: they are NaN whatever [`RefineParams::error_bounds`] says
-/// ([`gecon`](super::gecon) and [`solve_bounds`](super::solve_bounds) on the CPU give them).
+/// [`RefinePath::Fallback`]. With [`RefineParams::error_bounds`] (the default) the report's
+/// `rcond`, `backward_error` and `forward_error` are computed on the GPU after one more
+/// residual (see `add_error_bounds` in the source: the CPU's formulas, `|A||X| + |B|` from the
+/// leading words, one forward bound for all columns, at least the CPU's worst column's).
 ///
 /// # Errors
 /// [`Error::LengthMismatch`] for shapes that do not agree; [`Error::DeviceMismatch`];
@@ -271,15 +522,25 @@ pub fn gesv_refined<T: RefineOnDevice>(
     let lu = dev.zeros::<f64>(n * n)?;
     let rhs = dev.zeros::<f64>(n * nrhs)?;
     let mut r = dev.zeros::<T>(n * nrhs)?;
-    lead_words(dev, (a.word_addr(0), ars, acs), (n, n), lu.word_addr(0))?;
+    lead_words(dev, (a.word_addr(0), ars, acs), (n, n), lu.word_addr(0), (false, 0))?;
     let singular = with_workspace(dev, |ws| factor(dev, ws, (lu.word_addr(0), n), n))?;
     if let Some(column) = singular {
         report.f64_singular = true;
         if !params.fallback {
             return Err(Error::Singular { column });
         }
-        return fallback_lu(dev, (a, b), &mut x, report);
+        return fallback_lu(dev, (a, b), &mut x, report, params);
     }
+    // The quad-double residual's running sums for the error bound (ResidualError::qd).
+    let running = if params.error_bounds && T::WORDS == 4 {
+        Some((dev.zeros::<f64>(n * nrhs)?, dev.zeros::<f64>(n * nrhs)?))
+    } else {
+        None
+    };
+    let (s_acc, q_acc) = running
+        .as_ref()
+        .map_or((0, 0), |(s, q)| (s.word_addr(0), q.word_addr(0)));
+    let drift = if running.is_some() { qd_drift_weight(n) } else { 0.0 };
     // R = B, then: D = fl64(A)⁻¹·fl64(R), X ← X + D (X₀ = D, no iteration counted), the
     // stopping rule, R ← B − A·X.
     copy_words(dev, b, r.word_addrs(), (1, n as u64))?;
@@ -293,11 +554,13 @@ pub fn gesv_refined<T: RefineOnDevice>(
             (r.word_addr(0), 1, n as u64),
             (n, nrhs),
             rhs.word_addr(0),
+            (false, q_acc),
         )?;
         let maxima = with_workspace(dev, |ws| {
             solve(
                 dev,
                 ws,
+                Trans::No,
                 (lu.word_addr(0), n),
                 (rhs.word_addr(0), n),
                 (n, nrhs),
@@ -306,8 +569,9 @@ pub fn gesv_refined<T: RefineOnDevice>(
             // SAFETY: colmax holds 2·nrhs u64 of the workspace, written only on this stream.
             unsafe { memset(dev, colmax, 0, 16 * nrhs)? };
             // SAFETY: lapack_add_correction(double* x0..x3, u64 rs, u64 cs, u64 m, u64 n,
-            // const double* d, int init, int words, u64* colmax): x's words through its checked
-            // (injective) strides, rhs n·nrhs doubles, colmax 2·nrhs u64.
+            // const double* d, int init, int words, u64* colmax, double* acc, double xw): x's
+            // words through its checked (injective) strides, rhs n·nrhs doubles, colmax 2·nrhs
+            // u64, acc null or n·nrhs doubles.
             unsafe {
                 launch_2d(
                     dev,
@@ -325,7 +589,9 @@ pub fn gesv_refined<T: RefineOnDevice>(
                         rhs.word_addr(0),
                         i32::from(first),
                         T::WORDS as i32,
-                        colmax
+                        colmax,
+                        s_acc,
+                        drift
                     ],
                 )?
             };
@@ -358,22 +624,42 @@ pub fn gesv_refined<T: RefineOnDevice>(
         T::next_residual(dev, (a, b), x.rb(), d, &mut r)?;
     }
     if !converged && params.fallback {
-        return fallback_lu(dev, (a, b), &mut x, report);
+        return fallback_lu(dev, (a, b), &mut x, report, params);
     }
     if !converged {
         report.path = RefinePath::NotConverged;
+    }
+    if params.error_bounds {
+        // The residual of the final X (the loop stopped after its last correction).
+        let d = DeviceMatRef::col_major(&rhs, n, nrhs, n)?;
+        T::next_residual(dev, (a, b), x.rb(), d, &mut r)?;
+        let err = match &running {
+            Some((s, q)) => ResidualError::qd(n, report.iterations + 2, s, q),
+            None => ResidualError::dd(n),
+        };
+        let inverse = |t: Trans, v: &mut [f64]| -> Result<()> {
+            let buf = dev.upload_f64(v)?;
+            with_workspace(dev, |ws| {
+                solve(dev, ws, t, (lu.word_addr(0), n), (buf.word_addr(0), n), (n, 1))
+            })?;
+            buf.copy_to_host(v)
+        };
+        add_error_bounds(dev, &mut report, (a, b, x.rb()), &r, err, inverse)?;
     }
     Ok(report)
 }
 
 /// The fallback: the format's LU on the GPU ([`gesv`](super::lu_gpu::gesv), the CPU's
 /// [`gesv`](super::gesv) bit for bit) of column-major copies of `A` and `B`, the solution written
-/// into `X`.
+/// into `X`; with `params.error_bounds`, the bounds from the residual `B − A·X` by the format's
+/// GEMM ([`gemm`](crate::blas::gpu::gemm): within `γ_(n+3)·(|A||X| + |B|)`) and solves with
+/// the format's factors.
 fn fallback_lu<T: RefineOnDevice>(
     dev: &Device,
     (a, b): (DeviceMatRef<'_, T>, DeviceMatRef<'_, T>),
     x: &mut DeviceMatMut<'_, T>,
     mut report: RefineReport,
+    params: &RefineParams,
 ) -> Result<RefineReport> {
     let (n, nrhs) = (a.rows(), b.cols());
     let mut lu = dev.zeros::<T>(n * n)?;
@@ -395,5 +681,31 @@ fn fallback_lu<T: RefineOnDevice>(
         strides(&x.layout()),
     )?;
     report.path = RefinePath::Fallback;
+    if params.error_bounds {
+        let mut r = dev.zeros::<T>(n * nrhs)?;
+        copy_words(dev, b, r.word_addrs(), (1, n as u64))?;
+        let one = T::one_in(&());
+        crate::blas::gpu::gemm(
+            dev,
+            one.neg_ref(),
+            a,
+            x.rb(),
+            one,
+            DeviceMatMut::col_major(&mut r, n, nrhs, n)?,
+        )?;
+        let g = gamma(n + 3, T::op_error_bound_in(&()));
+        let lu = DeviceMatRef::col_major(&lu, n, n, n)?;
+        let inverse = |t: Trans, v: &mut [f64]| -> Result<()> {
+            let host: Vec<T> = v.iter().map(|&e| T::from_f64_in(&(), e)).collect();
+            let mut y = dev.upload(&host)?;
+            super::lu_gpu::getrs(dev, t, lu, &ipiv, DeviceMatMut::col_major(&mut y, n, 1, n)?)?;
+            for (e, f) in v.iter_mut().zip(y.download()?) {
+                *e = f.nearest_f64();
+            }
+            Ok(())
+        };
+        let err = ResidualError::fresh::<T>(g, 2 * n + 6);
+        add_error_bounds(dev, &mut report, (a, b, x.rb()), &r, err, inverse)?;
+    }
     Ok(report)
 }
