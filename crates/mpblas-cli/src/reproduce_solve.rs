@@ -717,7 +717,13 @@ pub fn text(
     header.extend(["n", "ours CPU", "G op/s (LU count)", "steps", "max rel err"].map(String::from));
     if gpu.is_some() {
         header.extend(
-            ["ours GPU", "GPU steps", "GPU max rel err", "GPU error bound"].map(String::from),
+            [
+                "ours GPU",
+                "GPU steps",
+                "GPU max rel err",
+                "GPU error bound",
+            ]
+            .map(String::from),
         );
     }
     let body: Vec<Vec<String>> = rows
@@ -742,9 +748,10 @@ pub fn text(
                     format!("{} ({})", rep.iterations, path_name(rep.path))
                 }));
                 cells.push(format!("{:.1e}", g.max_rel_error));
-                cells.push(g.refine.map_or("-".into(), |rep| {
-                    format!("{:.1e}", rep.forward_error)
-                }));
+                cells.push(
+                    g.refine
+                        .map_or("-".into(), |rep| format!("{:.1e}", rep.forward_error)),
+                );
             }
             cells
         })

@@ -609,19 +609,36 @@ fn check_bounds(
 ) {
     eprintln!(
         "{what}: gpu rcond {:.3e} berr {:.2e} ferr {:.2e} | cpu rcond {:.3e} berr {:.2e} ferr {:.2e} | true {true_error:.2e}",
-        gpu.rcond, gpu.backward_error, gpu.forward_error, cpu.rcond, cpu.backward_error, cpu.forward_error
+        gpu.rcond,
+        gpu.backward_error,
+        gpu.forward_error,
+        cpu.rcond,
+        cpu.backward_error,
+        cpu.forward_error
     );
     assert_eq!(gpu.path, cpu.path, "{what}");
     let ratio = gpu.rcond / cpu.rcond;
-    assert!((0.5..=2.0).contains(&ratio), "{what}: rcond {} vs {}", gpu.rcond, cpu.rcond);
-    assert!(gpu.backward_error.is_finite() && gpu.backward_error >= 0.0, "{what}");
+    assert!(
+        (0.5..=2.0).contains(&ratio),
+        "{what}: rcond {} vs {}",
+        gpu.rcond,
+        cpu.rcond
+    );
+    assert!(
+        gpu.backward_error.is_finite() && gpu.backward_error >= 0.0,
+        "{what}"
+    );
     assert!(
         gpu.backward_error <= 100.0 * cpu.backward_error.max(f64::MIN_POSITIVE) + 1e-300,
         "{what}: backward error {} vs the CPU's {}",
         gpu.backward_error,
         cpu.backward_error
     );
-    assert!(gpu.forward_error >= true_error, "{what}: bound {} < error {true_error}", gpu.forward_error);
+    assert!(
+        gpu.forward_error >= true_error,
+        "{what}: bound {} < error {true_error}",
+        gpu.forward_error
+    );
     assert!(
         gpu.forward_error <= 1e4 * cpu.forward_error,
         "{what}: bound {} far above the CPU's {}",
@@ -642,7 +659,12 @@ fn refinement_bounds_hold_and_match_the_cpu() {
     // 10 (κ ≈ 1.6e13, refined) and 14 (the fallback).
     let mut cases: Vec<(String, Vec<Dd>, usize, usize)> = Vec::new();
     for (n, nrhs) in [(60, 3), (200, 12)] {
-        cases.push((format!("dd random {n}x{nrhs}"), dd_random(&mut g, n * n), n, nrhs));
+        cases.push((
+            format!("dd random {n}x{nrhs}"),
+            dd_random(&mut g, n * n),
+            n,
+            nrhs,
+        ));
     }
     cases.push(("dd hilbert 10".into(), hilbert(10), 10, 2));
     cases.push(("dd hilbert 14".into(), hilbert(14), 14, 1));
@@ -667,7 +689,12 @@ fn refinement_bounds_hold_and_match_the_cpu() {
     // Quad-double: random systems, Hilbert 8 (refined) and 14 (the fallback).
     let mut cases: Vec<(String, Vec<Qd>, usize, usize)> = Vec::new();
     for (n, nrhs) in [(37, 3), (150, 12)] {
-        cases.push((format!("qd random {n}x{nrhs}"), qd_random(&mut g, n * n), n, nrhs));
+        cases.push((
+            format!("qd random {n}x{nrhs}"),
+            qd_random(&mut g, n * n),
+            n,
+            nrhs,
+        ));
     }
     for n in [8, 14] {
         let h = (0..n * n)

@@ -17,24 +17,24 @@
 //! the CPU's `getrf`'s, so the iterates are not the CPU's bits; the accuracy is the same (the
 //! tests check it against quad-double and 848-bit RNS solves).
 
-use super::lu_gpu::{copy_words, strides};
 use super::cond::{estimate_one_norm, rcond_from, weighted_inverse_norm};
+use super::lu_gpu::{copy_words, strides};
 use super::refine::{refine_shapes, relative_correction, step_outcome, worse};
-use crate::blas::bounds::{compensated_dot_gamma, gamma, up};
-use crate::cuda::{DeviceBuffer, dgemm};
-use crate::view::Trans;
 use super::{RefineParams, RefinePath, RefineReport};
+use crate::blas::bounds::{compensated_dot_gamma, gamma, up};
 use crate::cuda::DeviceScalar;
 use crate::cuda::{
     Arg, Device, DeviceMatMut, DeviceMatRef, DeviceVec, ModuleSource, ScratchBuffer, args,
     col_major_ld, download_raw, memset,
 };
+use crate::cuda::{DeviceBuffer, dgemm};
 use crate::dd::Dd;
 use crate::error::{Error, Result};
 use crate::ozaki::ozaki2_gpu::ozaki2_gemm_qd_word;
 use crate::ozaki::{gpu::ozaki2_gemm_dd, ozaki2_dd_params};
 use crate::qd::Qd;
 use crate::scalar::Scalar;
+use crate::view::Trans;
 use std::sync::Mutex;
 
 /// The entry points of `lapack_gpu.cu` (`tests/kernel_names.rs` checks them).
@@ -103,7 +103,16 @@ fn solve(
     let info = ws.info.get(dev, 4)?;
     // SAFETY: lu and ipiv as left by factor for order n, b holds ldb·(nrhs−1)+n doubles,
     // info one int.
-    unsafe { solver.dgetrs(trans == Trans::Yes, (n, nrhs), (lu, ld), ipiv, (b, ldb), info) }
+    unsafe {
+        solver.dgetrs(
+            trans == Trans::Yes,
+            (n, nrhs),
+            (lu, ld),
+            ipiv,
+            (b, ldb),
+            info,
+        )
+    }
 }
 
 fn with_workspace<R>(dev: &Device, f: impl FnOnce(&mut Workspace) -> Result<R>) -> Result<R> {
@@ -299,7 +308,12 @@ impl<'a> ResidualError<'a> {
     /// `3u` of `|R_(k−1)| + |A||D_k|`; `Σ_w |A_w| ≤ |A_hi|·(1 + 2^-51)`. The additions
     /// `X ← X + D_k` (`add_f64`, `2u·|X_k|`) move `X` away from `Σ D_k`, which `R` tracks: their
     /// share rides on `S` (`xw = 2.0001u / c1`).
-    fn qd(n: usize, steps: usize, s: &'a DeviceVec<f64>, q: &'a DeviceVec<f64>) -> ResidualError<'a> {
+    fn qd(
+        n: usize,
+        steps: usize,
+        s: &'a DeviceVec<f64>,
+        q: &'a DeviceVec<f64>,
+    ) -> ResidualError<'a> {
         ResidualError {
             c1: qd_c1(n),
             c2: up(13.0 * Qd::UNIT_ROUNDOFF),
@@ -349,7 +363,11 @@ fn abs_product(
 fn add_error_bounds<T: RefineOnDevice>(
     dev: &Device,
     report: &mut RefineReport,
-    (a, b, x): (DeviceMatRef<'_, T>, DeviceMatRef<'_, T>, DeviceMatRef<'_, T>),
+    (a, b, x): (
+        DeviceMatRef<'_, T>,
+        DeviceMatRef<'_, T>,
+        DeviceMatRef<'_, T>,
+    ),
     r: &DeviceVec<T>,
     err: ResidualError<'_>,
     mut inverse: impl FnMut(Trans, &mut [f64]) -> Result<()>,
@@ -466,10 +484,13 @@ fn add_error_bounds<T: RefineOnDevice>(
     } else {
         weighted_inverse_norm(&w, &mut inverse)?
     };
-    let anorm = col_a
-        .download()?
-        .into_iter()
-        .fold(0.0, |m: f64, c| if m.is_nan() || c.is_nan() { f64::NAN } else { m.max(c) });
+    let anorm = col_a.download()?.into_iter().fold(0.0, |m: f64, c| {
+        if m.is_nan() || c.is_nan() {
+            f64::NAN
+        } else {
+            m.max(c)
+        }
+    });
     report.rcond = if !anorm.is_finite() {
         f64::NAN
     } else if anorm == 0.0 {
@@ -479,7 +500,6 @@ fn add_error_bounds<T: RefineOnDevice>(
     };
     Ok(())
 }
-
 
 /// Solves `A·X = B` (`A` `n × n`, `B` and `X` `n × nrhs`, [`Dd`] or [`Qd`], any strides) on
 /// the GPU by `f64` factors and refinement in the format: the GPU form of
@@ -522,7 +542,13 @@ pub fn gesv_refined<T: RefineOnDevice>(
     let lu = dev.zeros::<f64>(n * n)?;
     let rhs = dev.zeros::<f64>(n * nrhs)?;
     let mut r = dev.zeros::<T>(n * nrhs)?;
-    lead_words(dev, (a.word_addr(0), ars, acs), (n, n), lu.word_addr(0), (false, 0))?;
+    lead_words(
+        dev,
+        (a.word_addr(0), ars, acs),
+        (n, n),
+        lu.word_addr(0),
+        (false, 0),
+    )?;
     let singular = with_workspace(dev, |ws| factor(dev, ws, (lu.word_addr(0), n), n))?;
     if let Some(column) = singular {
         report.f64_singular = true;
@@ -540,7 +566,11 @@ pub fn gesv_refined<T: RefineOnDevice>(
     let (s_acc, q_acc) = running
         .as_ref()
         .map_or((0, 0), |(s, q)| (s.word_addr(0), q.word_addr(0)));
-    let drift = if running.is_some() { qd_drift_weight(n) } else { 0.0 };
+    let drift = if running.is_some() {
+        qd_drift_weight(n)
+    } else {
+        0.0
+    };
     // R = B, then: D = fl64(A)⁻¹·fl64(R), X ← X + D (X₀ = D, no iteration counted), the
     // stopping rule, R ← B − A·X.
     copy_words(dev, b, r.word_addrs(), (1, n as u64))?;
@@ -640,7 +670,14 @@ pub fn gesv_refined<T: RefineOnDevice>(
         let inverse = |t: Trans, v: &mut [f64]| -> Result<()> {
             let buf = dev.upload_f64(v)?;
             with_workspace(dev, |ws| {
-                solve(dev, ws, t, (lu.word_addr(0), n), (buf.word_addr(0), n), (n, 1))
+                solve(
+                    dev,
+                    ws,
+                    t,
+                    (lu.word_addr(0), n),
+                    (buf.word_addr(0), n),
+                    (n, 1),
+                )
             })?;
             buf.copy_to_host(v)
         };

@@ -450,7 +450,8 @@ impl DevicePlan {
             res_a_bytes + res_b_bytes + acc_bytes + chunk_bytes + floor_bytes + 48 * (m + n) + 16;
         // The f64 scheme's flags of deferred entries (ozaki_crt_update's `pending`): one bit
         // per entry, in 32-bit words.
-        let per_col = 4 * mp * (nmod + usize::from(chunked) + usize::from(lower)) + 4 * m.div_ceil(32);
+        let per_col =
+            4 * mp * (nmod + usize::from(chunked) + usize::from(lower)) + 4 * m.div_ceil(32);
         let nb = plan_cols(dev, held, fixed, per_col, n)?;
         let crt = crt_arg(&plan.crt)?.arg();
         Ok(DevicePlan {
