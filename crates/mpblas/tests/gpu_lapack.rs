@@ -76,6 +76,26 @@ fn rel_error(x: &[Dd], want: &[Qd], n: usize, nrhs: usize) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// The GPU's double-double refinement of `A·X = B` (column-major), with its report.
+fn dd_gpu_solve(
+    dev: &Device,
+    a: &[Dd],
+    b: &[Dd],
+    (n, nrhs): (usize, usize),
+) -> (Vec<Dd>, mpblas::lapack::RefineReport) {
+    let (da, db) = (dev.upload(a).unwrap(), dev.upload(b).unwrap());
+    let mut dx = dev.zeros::<Dd>(n * nrhs).unwrap();
+    let r = lapack::gpu::gesv_refined(
+        dev,
+        DeviceMatRef::col_major(&da, n, n, n).unwrap(),
+        DeviceMatRef::col_major(&db, n, nrhs, n).unwrap(),
+        DeviceMatMut::col_major(&mut dx, n, nrhs, n).unwrap(),
+        &RefineParams::default(),
+    )
+    .unwrap();
+    (dx.download().unwrap(), r)
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn dd_refinement_reaches_dd_accuracy() {
@@ -85,17 +105,7 @@ fn dd_refinement_reaches_dd_accuracy() {
     for (n, nrhs) in [(1, 1), (37, 3), (300, 5), (700, 2), (200, 12), (513, 40)] {
         let a = dd_random(&mut g, n * n);
         let b = dd_random(&mut g, n * nrhs);
-        let (da, db) = (dev.upload(&a).unwrap(), dev.upload(&b).unwrap());
-        let mut dx = dev.zeros::<Dd>(n * nrhs).unwrap();
-        let r = lapack::gpu::gesv_refined(
-            &dev,
-            DeviceMatRef::col_major(&da, n, n, n).unwrap(),
-            DeviceMatRef::col_major(&db, n, nrhs, n).unwrap(),
-            DeviceMatMut::col_major(&mut dx, n, nrhs, n).unwrap(),
-            &RefineParams::default(),
-        )
-        .unwrap();
-        let x = dx.download().unwrap();
+        let (x, r) = dd_gpu_solve(&dev, &a, &b, (n, nrhs));
         let err = rel_error(&x, &qd_reference(&a, &b, n, nrhs), n, nrhs);
         eprintln!("n {n}, nrhs {nrhs}: {r:?}, error {err:.2e}");
         assert_eq!(r.path, RefinePath::Refined);
@@ -670,17 +680,7 @@ fn refinement_bounds_hold_and_match_the_cpu() {
     cases.push(("dd hilbert 14".into(), hilbert(14), 14, 1));
     for (what, a, n, nrhs) in cases {
         let b = dd_random(&mut g, n * nrhs);
-        let (da, db) = (dev.upload(&a).unwrap(), dev.upload(&b).unwrap());
-        let mut dx = dev.zeros::<Dd>(n * nrhs).unwrap();
-        let r = lapack::gpu::gesv_refined(
-            &dev,
-            DeviceMatRef::col_major(&da, n, n, n).unwrap(),
-            DeviceMatRef::col_major(&db, n, nrhs, n).unwrap(),
-            DeviceMatMut::col_major(&mut dx, n, nrhs, n).unwrap(),
-            &RefineParams::default(),
-        )
-        .unwrap();
-        let x = dx.download().unwrap();
+        let (x, r) = dd_gpu_solve(&dev, &a, &b, (n, nrhs));
         let (_, cpu) = cpu_refined(&a, &b, (n, nrhs));
         // The quad-double reference is exact to far below these errors.
         let err = rel_error(&x, &qd_reference(&a, &b, n, nrhs), n, nrhs);

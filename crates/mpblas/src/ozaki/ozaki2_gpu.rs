@@ -874,6 +874,40 @@ fn ozaki2_device(
                 )?
             };
         } else if let Some((alpha, beta, c, ldc, mode, hi, lo)) = f64_out {
+            // ozaki_crt_update's arguments, ozaki_guard_settle's too.
+            let crt_args = args![
+                prod,
+                mp,
+                slab_p,
+                m,
+                nbt,
+                j0,
+                crt_a.clone(),
+                ea,
+                eb,
+                mua,
+                mub,
+                alpha,
+                beta,
+                c,
+                ldc,
+                mode,
+                hi,
+                lo,
+                va.ptr,
+                va.sv,
+                va.st,
+                vb.ptr,
+                vb.sv,
+                vb.st,
+                k,
+                i32::from(guarded),
+                gfa,
+                gfb,
+                pending,
+                ldw,
+                counts
+            ];
             // SAFETY: ozaki_crt_update(const int* prod, u64 ldp, u64 slab, u64 m, u64 nb, u64 j0,
             // OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
             // double alpha, double beta, double* c, u64 ldc, int mode, double* out_hi,
@@ -884,91 +918,13 @@ fn ozaki2_device(
             // dimension mp; ea, mua hold m entries, eb, mub n; gfa 2m doubles and gfb 2n
             // (guard_factors, read only when guarded); in mode 0 c holds ldc·(n−1)+m doubles and
             // pending ldw·nb words (ldw = ⌈m/32⌉); in mode 1 out_hi, out_lo hold m·n doubles.
-            unsafe {
-                launch(
-                    dev,
-                    "ozaki_crt_update",
-                    dev.grid_2d_rows(m, nbt),
-                    args![
-                        prod,
-                        mp,
-                        slab_p,
-                        m,
-                        nbt,
-                        j0,
-                        crt_a.clone(),
-                        ea,
-                        eb,
-                        mua,
-                        mub,
-                        alpha,
-                        beta,
-                        c,
-                        ldc,
-                        mode,
-                        hi,
-                        lo,
-                        va.ptr,
-                        va.sv,
-                        va.st,
-                        vb.ptr,
-                        vb.sv,
-                        vb.st,
-                        k,
-                        i32::from(guarded),
-                        gfa,
-                        gfb,
-                        pending,
-                        ldw,
-                        counts
-                    ],
-                )?
-            };
+            unsafe { launch(dev, "ozaki_crt_update", dev.grid_2d_rows(m, nbt), crt_args)? };
             if pending != 0 {
                 let settle = cfg((blocks(ldw * nbt, 256, 4096), 1), 256);
-                // SAFETY: ozaki_guard_settle(const int* prod, u64 ldp, u64 slab, u64 m, u64 nb,
-                // u64 j0, OzCrt crt, const int* ea, const int* eb, const u64* mua, const u64* mub,
-                // double alpha, double beta, double* c, u64 ldc, const double* a, u64 asv, u64 ast,
-                // const double* b, u64 bsv, u64 bst, u64 k, const double* gfa, const double* gfb,
-                // const unsigned* pending, u64 ldw, unsigned long long* counts), any launch: the
-                // buffers of ozaki_crt_update's mode 0 above, pending as it wrote it (ldw·nbt
-                // words), the products of this column block still in place.
-                unsafe {
-                    launch(
-                        dev,
-                        "ozaki_guard_settle",
-                        settle,
-                        args![
-                            prod,
-                            mp,
-                            slab_p,
-                            m,
-                            nbt,
-                            j0,
-                            crt_a.clone(),
-                            ea,
-                            eb,
-                            mua,
-                            mub,
-                            alpha,
-                            beta,
-                            c,
-                            ldc,
-                            va.ptr,
-                            va.sv,
-                            va.st,
-                            vb.ptr,
-                            vb.sv,
-                            vb.st,
-                            k,
-                            gfa,
-                            gfb,
-                            pending,
-                            ldw,
-                            counts
-                        ],
-                    )?
-                };
+                // SAFETY: ozaki_guard_settle takes ozaki_crt_update's parameters (above), any
+                // launch: pending as ozaki_crt_update wrote it (ldw·nbt words), the products of
+                // this column block still in place.
+                unsafe { launch(dev, "ozaki_guard_settle", settle, crt_args)? };
             }
         }
         prof.mark(dev, "crt");

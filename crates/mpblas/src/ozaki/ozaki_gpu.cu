@@ -968,7 +968,8 @@ ozaki_crt_update(const int *__restrict__ prod, u64 ldp, u64 slab, u64 m, u64 nb,
     }
 }
 
-// The entries ozaki_crt_update flagged in `pending` (same arguments; one thread per word, its
+// The entries ozaki_crt_update flagged in `pending` (its parameter list, so that one argument
+// list serves both launches; mode, out_hi, out_lo and guard unused: one thread per word, its
 // bits in ascending order): an entry of a bad row or column is recomputed plainly (oz_patch,
 // counted in counts[1]); any other one was flagged by the guard: s and its bound again from
 // the products (still in place: the next column block's GEMMs come after this kernel in the
@@ -980,9 +981,10 @@ extern "C" __global__ void ozaki_guard_settle(const int *__restrict__ prod, u64 
                                               u64 j0, OzCrt crt, const int *__restrict__ ea,
                                               const int *__restrict__ eb, const u64 *__restrict__ mua,
                                               const u64 *__restrict__ mub, double alpha, double beta,
-                                              double *__restrict__ c, u64 ldc, const double *__restrict__ a,
-                                              u64 asv, u64 ast, const double *__restrict__ b, u64 bsv,
-                                              u64 bst, u64 k, const double *__restrict__ gfa,
+                                              double *__restrict__ c, u64 ldc, int mode, double *out_hi,
+                                              double *out_lo, const double *__restrict__ a, u64 asv, u64 ast,
+                                              const double *__restrict__ b, u64 bsv, u64 bst, u64 k,
+                                              int guard, const double *__restrict__ gfa,
                                               const double *__restrict__ gfb,
                                               const unsigned *__restrict__ pending, u64 ldw,
                                               unsigned long long *__restrict__ counts) {
