@@ -165,6 +165,7 @@ fn specials_update_and_quick_returns() {
     let c0 = vec![Dd::ZERO; 6];
     let (c, r) = run((3, 2, 2), 1.0, &a, &b, 0.0, &c0, &ozaki2_dd_params());
     assert_eq!(r.non_finite_recomputed, 5);
+    assert_eq!((r.rows_recomputed, r.cols_recomputed), (3, 2), "{r:?}");
     assert_eq!(c[0].hi, inf);
     assert!(c[1].hi.is_nan());
     assert_eq!(c[2].hi, 2.0);

@@ -243,9 +243,11 @@ fn issue_reproducers() {
         let (c, r) = gemm(1, 1, 2, &a, &b, &Ozaki2Params::default());
         assert_eq!(c[0], want, "{a:?}·{b:?}");
         assert_eq!(r.guard_recomputed, 1);
+        assert_eq!((r.rows_recomputed, r.cols_recomputed), (1, 1), "{r:?}");
         check("reproducer", 1, 1, 2, &a, &b, &c);
         let (c, r) = gemm(1, 1, 2, &a, &b, &fast);
         assert_eq!(r.guard_recomputed, 0);
+        assert_eq!((r.rows_recomputed, r.cols_recomputed), (0, 0), "{r:?}");
         assert_ne!(c[0], want, "the fast mode is normwise only (documented)");
     }
     // a power-of-two factor is exact, near overflow too

@@ -164,6 +164,10 @@ pub struct Ozaki1Report {
     pub guard_recomputed: usize,
     /// Entries recomputed because their row of `op(A)` or column of `op(B)` holds NaN or ±Inf.
     pub non_finite_recomputed: usize,
+    /// Rows of `op(A)` with at least one recomputed entry (either kind).
+    pub rows_recomputed: usize,
+    /// Columns of `op(B)` with at least one recomputed entry (either kind).
+    pub cols_recomputed: usize,
 }
 
 /// Smallest and largest slice counts of scheme I.
@@ -231,6 +235,11 @@ pub struct Ozaki2Report {
     pub guard_recomputed: usize,
     /// Entries recomputed because their row of `op(A)` or column of `op(B)` holds NaN or ±Inf.
     pub non_finite_recomputed: usize,
+    /// Rows of `op(A)` with at least one recomputed entry (either kind): where the data
+    /// needed more than the moduli could carry.
+    pub rows_recomputed: usize,
+    /// Columns of `op(B)` with at least one recomputed entry (either kind).
+    pub cols_recomputed: usize,
 }
 
 impl Ozaki2Report {
@@ -468,6 +477,35 @@ pub(crate) fn update_dd(s: crate::dd::Dd, alpha: f64, beta: f64, c: f64) -> f64 
 }
 
 /// Writes a patch made by [`non_finite_patch`].
+/// The rows and columns that had an entry recomputed (the reports' `rows_recomputed` and
+/// `cols_recomputed`; the GPU keeps the same flags after its two counters).
+pub(crate) struct Recomputed {
+    rows: Vec<bool>,
+    cols: Vec<bool>,
+}
+
+impl Recomputed {
+    /// None yet, for an `m × n` result.
+    pub(crate) fn new(m: usize, n: usize) -> Recomputed {
+        Recomputed {
+            rows: vec![false; m],
+            cols: vec![false; n],
+        }
+    }
+
+    /// Entry `(i, j)` was recomputed.
+    pub(crate) fn mark(&mut self, (i, j): (usize, usize)) {
+        self.rows[i] = true;
+        self.cols[j] = true;
+    }
+
+    /// `(rows, columns)` with a recomputed entry.
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let count = |v: &[bool]| v.iter().filter(|&&t| t).count();
+        (count(&self.rows), count(&self.cols))
+    }
+}
+
 pub(crate) fn apply_patch(c: &mut MatMut<'_, f64>, patch: &[((usize, usize), f64)]) {
     for &((i, j), v) in patch {
         *c.at_mut(i, j) = v;

@@ -15,8 +15,8 @@ use super::split::{self, Scaled, Split};
 use super::split::{ceil_log2, ldexp, vec_max_abs};
 use super::{
     Accumulate, OZAKI1_SLICES, Ozaki1Params, Ozaki1Report, OzakiGuard, Prepared, Products,
-    SliceGemm, apply_patch, blas_views, bounds, gemm_cpu, guard_entry, prepare, update_dd,
-    update_f64,
+    Recomputed, SliceGemm, apply_patch, blas_views, bounds, gemm_cpu, guard_entry, prepare,
+    update_dd, update_f64,
 };
 use crate::dd::Dd;
 use crate::error::{Error, Result};
@@ -266,6 +266,7 @@ pub fn ozaki1_gemm(
         (Vec::new(), Vec::new())
     };
     let mut recomputed = 0;
+    let mut touched = Recomputed::new(m, n);
     let sa = split::split(&ap, k, m, params.slices, params.slice_gemm, false);
     let sb = split::split(
         &bp,
@@ -291,6 +292,7 @@ pub fn ozaki1_gemm(
                     let v = guard_entry(alpha, a, b, beta, c.rb(), (i, j), sigma);
                     *c.at_mut(i, j) = v;
                     recomputed += 1;
+                    touched.mark((i, j));
                     continue;
                 }
             }
@@ -302,9 +304,11 @@ pub fn ozaki1_gemm(
         }
     }
     apply_patch(&mut c, &patch);
+    patch.iter().for_each(|&(ij, _)| touched.mark(ij));
     report.entries = m * n;
     report.guard_recomputed = recomputed;
     report.non_finite_recomputed = patch.len();
+    (report.rows_recomputed, report.cols_recomputed) = touched.counts();
     Ok(report)
 }
 

@@ -303,7 +303,7 @@ pub fn ozaki1_gemm(
                 )?
             };
         }
-        let counts = zeroed_counts(dev, ws)?;
+        let counts = zeroed_counts(dev, ws, (m, n))?;
         // SAFETY: ozaki_term_finish(const double* acc_hi, const double* acc_lo, int dd, u64 m,
         // u64 n, double alpha, double beta, double* c, u64 ldc, const u64* mua,
         // const u64* mub, const double* a, u64 asv, u64 ast, const double* b, u64 bsv,
@@ -341,10 +341,11 @@ pub fn ozaki1_gemm(
                 ],
             )?
         };
-        let got = read_counts(dev, counts)?;
+        let [by_guard, non_finite, rows, cols] = read_counts(dev, counts, (m, n))?;
         report.entries = m * n;
-        report.guard_recomputed = got[0] as usize;
-        report.non_finite_recomputed = got[1] as usize;
+        report.guard_recomputed = by_guard;
+        report.non_finite_recomputed = non_finite;
+        (report.rows_recomputed, report.cols_recomputed) = (rows, cols);
         Ok(report)
     })
 }

@@ -28,8 +28,8 @@
 
 use super::split::{ceil_log2, ldexp, vec_max_abs};
 use super::{
-    OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard, Prepared, apply_patch,
-    blas_views, gemm_cpu, guard_entry, prepare, update_dd,
+    OZAKI2_MODULI, Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard, Prepared, Recomputed,
+    apply_patch, blas_views, gemm_cpu, guard_entry, prepare, update_dd,
 };
 use crate::dd::Dd;
 use crate::eft::two_sum;
@@ -953,6 +953,7 @@ pub fn ozaki2_gemm(
         (Vec::new(), Vec::new())
     };
     let mut recomputed = 0;
+    let mut touched = Recomputed::new(m, n);
     for j in 0..n {
         for i in 0..m {
             let sij = s[i + j * m];
@@ -962,6 +963,7 @@ pub fn ozaki2_gemm(
                 let v = guard_entry(alpha, a, b, beta, c.rb(), (i, j), sigma);
                 *c.at_mut(i, j) = v;
                 recomputed += 1;
+                touched.mark((i, j));
                 continue;
             }
             let cij = c.at_mut(i, j);
@@ -971,9 +973,11 @@ pub fn ozaki2_gemm(
     // The non-finite patch overrides: its rows and columns were zeroed, so their entries
     // passed the guard as exact zeros and are not counted twice.
     apply_patch(&mut c, &patch);
+    patch.iter().for_each(|&(ij, _)| touched.mark(ij));
     report.entries = m * n;
     report.guard_recomputed = recomputed;
     report.non_finite_recomputed = patch.len();
+    (report.rows_recomputed, report.cols_recomputed) = touched.counts();
     Ok(report)
 }
 

@@ -41,7 +41,7 @@ use super::ozaki2::{
     guard_stats, magnitude_exponent, magnitude_floors, product_scaled,
 };
 use super::split::{ceil_log2, ldexp};
-use super::{Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard, take_non_finite};
+use super::{Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard, Recomputed, take_non_finite};
 use crate::blas::bounds::compensated_dot_gamma;
 use crate::blas::level3::CompensatedDot;
 use crate::dd::Dd;
@@ -385,11 +385,13 @@ pub fn ozaki2_gemm_dd<T: DdSchemeInput>(
         None
     };
     let (mut recomputed, mut non_finite) = (0, 0);
+    let mut touched = Recomputed::new(m, n);
     for j in 0..n {
         for i in 0..m {
             let sij = s[i + j * m];
             let value = if bad_a[i] || bad_b[j] {
                 non_finite += 1;
+                touched.mark((i, j));
                 fallback_entry(a, b, (i, j))
             } else if guarded && {
                 let e = guard_bound(k, sij, ga[i].1, gb[j].1);
@@ -400,6 +402,7 @@ pub fn ozaki2_gemm_dd<T: DdSchemeInput>(
                 guard_rejects_dd(k, e, sij.hi.abs(), low, sample)
             } {
                 recomputed += 1;
+                touched.mark((i, j));
                 fallback_entry(a, b, (i, j))
             } else {
                 sij
@@ -411,5 +414,6 @@ pub fn ozaki2_gemm_dd<T: DdSchemeInput>(
     report.entries = m * n;
     report.guard_recomputed = recomputed;
     report.non_finite_recomputed = non_finite;
+    (report.rows_recomputed, report.cols_recomputed) = touched.counts();
     Ok(report)
 }

@@ -477,9 +477,9 @@ impl DevicePlan {
 /// Stages 1–7 of scheme II on the device, following `dp` (arguments already checked,
 /// `m, n, k ≥ 1`).
 ///
-/// Returns the counts of entries the update recomputed: by the guard, and in non-finite rows
-/// or columns (read back from the device, which waits for the work; `[0, 0]` for the product
-/// output).
+/// Returns what the update recomputed ([`read_counts`]: entries by the guard, entries in
+/// non-finite rows or columns, rows and columns with either; read back from the device, which
+/// waits for the work; zeros for the product output).
 fn ozaki2_device(
     dev: &Device,
     ws: &mut Workspace,
@@ -487,7 +487,7 @@ fn ozaki2_device(
     (va, vb): (Vecs, Vecs),
     dp: &DevicePlan,
     out: Output,
-) -> Result<[u64; 2]> {
+) -> Result<[usize; 4]> {
     let DevicePlan {
         plan,
         m,
@@ -705,7 +705,7 @@ fn ozaki2_device(
     } else {
         (0, 0)
     };
-    let counts = zeroed_counts(dev, ws)?;
+    let counts = zeroed_counts(dev, ws, (m, n))?;
     let mut j0 = 0;
     while j0 < n {
         let nbt = nb.min(n - j0);
@@ -932,9 +932,9 @@ fn ozaki2_device(
     }
     prof.report(&format!("ozaki2 {m}x{n}x{k} N={nmod} {:?}", plan.mode));
     if matches!(out, Output::Product { .. }) {
-        Ok([0, 0])
+        Ok([0; 4])
     } else {
-        read_counts(dev, counts)
+        read_counts(dev, counts, (m, n))
     }
 }
 
@@ -1006,13 +1006,14 @@ fn update_call<SA: DeviceScalar, SB: DeviceScalar, T: DeviceScalar>(
     let (m, n, _) = up.dims;
     let guarded = params.guard == OzakiGuard::Componentwise && scheme != Scheme::Qd;
     let dd = scheme != Scheme::F64;
-    let [by_guard, non_finite] = with_workspace(dev, |ws| {
+    let [by_guard, non_finite, rows, cols] = with_workspace(dev, |ws| {
         let dp = DevicePlan::new(dev, ws.held(), m, n, plan, (guarded, dd))?;
         ozaki2_device(dev, ws, &up.blas, (up.va, up.vb), &dp, out)
     })?;
     report.entries = m * n;
-    report.guard_recomputed = by_guard as usize;
-    report.non_finite_recomputed = non_finite as usize;
+    report.guard_recomputed = by_guard;
+    report.non_finite_recomputed = non_finite;
+    (report.rows_recomputed, report.cols_recomputed) = (rows, cols);
     Ok(report)
 }
 

@@ -27,7 +27,7 @@
 use super::ozaki2::{Ozaki2Plan, crt_exact_words, residue_products};
 use super::ozaki2_dd::{dd_plan, pack_words};
 use super::split::{ceil_log2, ldexp};
-use super::{Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard};
+use super::{Ozaki2Mode, Ozaki2Params, Ozaki2Report, OzakiGuard, Recomputed};
 use crate::dd::Dd;
 use crate::eft::{two_prod, two_sum};
 use crate::error::Result;
@@ -200,13 +200,16 @@ pub fn ozaki2_gemm_qd(
     let exact_b = exact_vectors(&bp, k, n, &sc.eb);
     let mut d = vec![0.0; plan.crt.w_words.len()];
     let (mut recomputed, mut non_finite) = (0, 0);
+    let mut touched = Recomputed::new(m, n);
     for j in 0..n {
         for i in 0..m {
             let value = if bad_a[i] || bad_b[j] {
                 non_finite += 1;
+                touched.mark((i, j));
                 exact_sum_entry(a, b, (i, j))
             } else if !(exact_a[i] && exact_b[j]) {
                 recomputed += 1;
+                touched.mark((i, j));
                 exact_sum_entry(a, b, (i, j))
             } else {
                 crt_exact_words(&plan.crt, &res, i + j * m, &mut d);
@@ -219,6 +222,7 @@ pub fn ozaki2_gemm_qd(
     report.entries = m * n;
     report.guard_recomputed = recomputed;
     report.non_finite_recomputed = non_finite;
+    (report.rows_recomputed, report.cols_recomputed) = touched.counts();
     Ok(report)
 }
 

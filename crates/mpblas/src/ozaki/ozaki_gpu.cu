@@ -85,6 +85,16 @@ MP_DEV int oz_ceil_log2(double mu) {
 // The vector maximum of |x| as stored by ozaki_vecmax_*: the bits of max |x|, or at least the
 // bits of +Inf when the vector holds a NaN or an infinity ("bad": zeroed, patched at the end).
 MP_DEV bool oz_bad(u64 mubits) { return mubits >= OZ_INF_BITS; }
+
+// A recomputed entry (i, j) of an m-row result: counts[what] += 1 (0: by the guard, 1: of a
+// bad row or column), and its row's and column's flags, kept after the two counters
+// (ozaki_gpu.rs zeroed_counts: m row flags, then the column flags, u32 each).
+MP_DEV void oz_count(unsigned long long *counts, int what, u64 m, u64 i, u64 j) {
+    atomicAdd(&counts[what], 1ULL);
+    unsigned *flags = (unsigned *)(counts + 2);
+    flags[i] = 1u;
+    flags[m + j] = 1u;
+}
 MP_DEV double oz_mu(u64 mubits) { return oz_bad(mubits) ? 0.0 : __longlong_as_double((long long)mubits); }
 
 // Dd::add_f64 (with its special-value epilogue).
@@ -997,14 +1007,14 @@ extern "C" __global__ void ozaki_guard_settle(const int *__restrict__ prod, u64 
             if (oz_bad(mua[i]) || oz_bad(mub[j])) {
                 double cij = beta == 0.0 ? 0.0 : c[i + j * ldc];
                 c[i + j * ldc] = oz_patch(a, asv, ast, b, bsv, bst, i, j, k, alpha, beta, cij);
-                atomicAdd(&counts[1], 1ULL);
+                oz_count(counts, 1, m, i, j);
                 continue;
             }
             Dd s = oz_f64_entry(prod, slab, i + jj * ldp, crt, ea[i] + eb[j]);
             double e = oz_guard_bound(k, s, gfa[2 * i], gfa[2 * i + 1], gfb[2 * j], gfb[2 * j + 1]);
             if (oz_guard_slow(k, mp_abs(s.hi), e, a, asv, ast, b, bsv, bst, i, j, alpha, beta, c + i + j * ldc,
                               oz_mu(mua[i]), oz_mu(mub[j]))) {
-                atomicAdd(&counts[0], 1ULL);
+                oz_count(counts, 0, m, i, j);
             } else {
                 double cij = beta == 0.0 ? 0.0 : c[i + j * ldc];
                 c[i + j * ldc] = oz_update_dd(s, alpha, beta, cij);
@@ -1120,7 +1130,7 @@ ozaki_crt_update_dd(const int *__restrict__ prod, u64 ldp, u64 slab, u64 m, u64 
             Dd s;
             if (bad_j || oz_bad(mua[i])) {
                 s = oz_dd_fallback(a, a_lo, asv, ast, b, b_lo, bsv, bst, i, j, k, false, mu_i, mu_j);
-                atomicAdd(&counts[1], 1ULL);
+                oz_count(counts, 1, m, i, j);
             } else {
                 s = oz_dd_ldexp(oz_crt_entry_dd(p, crt), -(ea[i] + eb_j));
                 if (guard) {
@@ -1138,7 +1148,7 @@ ozaki_crt_update_dd(const int *__restrict__ prod, u64 ldp, u64 slab, u64 m, u64 
                     if (!lower_passes &&
                         oz_guard_rejects_against(k, g, tiny, e, s_abs, a, asv, ast, b, bsv, bst, i, j)) {
                         s = oz_dd_fallback(a, a_lo, asv, ast, b, b_lo, bsv, bst, i, j, k, true, mu_i, mu_j);
-                        atomicAdd(&counts[0], 1ULL);
+                        oz_count(counts, 0, m, i, j);
                     }
                 }
             }
@@ -1293,10 +1303,10 @@ ozaki_crt_update_qd(const int *__restrict__ prod, u64 ldp, u64 slab, u64 m, u64 
             Qd s;
             if (bad_j || oz_bad(mua[i])) {
                 s = oz_qd_fallback(a, asv, ast, b, bsv, bst, i, j, k, false, 0.0, 0.0);
-                atomicAdd(&counts[1], 1ULL);
+                oz_count(counts, 1, m, i, j);
             } else if (!(exact_j && exact_a[i] != 0)) {
                 s = oz_qd_fallback(a, asv, ast, b, bsv, bst, i, j, k, true, oz_mu(mua[i]), mu_j);
-                atomicAdd(&counts[0], 1ULL);
+                oz_count(counts, 0, m, i, j);
             } else {
                 int p[OZ_MAX_MODULI];
                 oz_load_products<OZ_MAX_MODULI>(p, prod, slab, i + jj * ldp, nmod);
@@ -1451,7 +1461,7 @@ extern "C" __global__ void ozaki_term_finish(const double *__restrict__ acc_hi,
         double out;
         if (oz_bad(mua[i]) || oz_bad(mub[j])) {
             out = oz_patch(a, asv, ast, b, bsv, bst, i, j, k, alpha, beta, cij);
-            atomicAdd(&counts[1], 1ULL);
+            oz_count(counts, 1, m, i, j);
             c[i + j * ldc] = out;
             continue;
         }
@@ -1462,7 +1472,7 @@ extern "C" __global__ void ozaki_term_finish(const double *__restrict__ acc_hi,
             if (!oz_guard_passes_fast(k, s_abs, e) &&
                 oz_guard_slow(k, s_abs, e, a, asv, ast, b, bsv, bst, i, j, alpha, beta, c + i + j * ldc, mu_i,
                               mu_j)) {
-                atomicAdd(&counts[0], 1ULL);
+                oz_count(counts, 0, m, i, j);
                 continue;
             }
         }

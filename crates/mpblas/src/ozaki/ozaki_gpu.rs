@@ -125,19 +125,36 @@ pub(super) fn memset0(dev: &Device, ptr: u64, bytes: usize) -> Result<()> {
 
 /// The update kernels' two counters of recomputed entries (`[0]` by the guard, `[1]` in
 /// non-finite rows and columns), zeroed: their device address.
-pub(super) fn zeroed_counts(dev: &Device, ws: &mut Workspace) -> Result<u64> {
-    let counts = ws.counts.get(dev, 16)?;
-    memset0(dev, counts, 16)?;
+pub(super) fn zeroed_counts(
+    dev: &Device,
+    ws: &mut Workspace,
+    (m, n): (usize, usize),
+) -> Result<u64> {
+    let bytes = 16 + 4 * (m + n);
+    let counts = ws.counts.get(dev, bytes)?;
+    memset0(dev, counts, bytes)?;
     Ok(counts)
 }
 
-/// The counters of [`zeroed_counts`] on the host (waits for the work enqueued before).
-pub(super) fn read_counts(dev: &Device, counts: u64) -> Result<[u64; 2]> {
+/// What the kernels counted in [`zeroed_counts`]'s buffer for an `m × n` result (waits for the
+/// work enqueued before): entries recomputed by the guard, entries of bad rows or columns, and
+/// the rows and the columns flagged (`oz_count`).
+pub(super) fn read_counts(dev: &Device, counts: u64, (m, n): (usize, usize)) -> Result<[usize; 4]> {
     let mut got = [0u64; 2];
-    // SAFETY: `counts` holds two u64 of the workspace (zeroed_counts), written by the kernels
-    // enqueued before on this stream.
-    unsafe { crate::cuda::download_raw(dev, counts, &mut got)? };
-    Ok(got)
+    let mut flags = vec![0u32; m + n];
+    // SAFETY: `counts` holds two u64 and then m + n u32 of the workspace (zeroed_counts for
+    // (m, n)), written by the kernels enqueued before on this stream.
+    unsafe {
+        crate::cuda::download_raw(dev, counts, &mut got)?;
+        crate::cuda::download_raw(dev, counts + 16, &mut flags)?;
+    }
+    let set = |f: &[u32]| f.iter().filter(|&&v| v != 0).count();
+    Ok([
+        got[0] as usize,
+        got[1] as usize,
+        set(&flags[..m]),
+        set(&flags[m..]),
+    ])
 }
 
 /// The buffers the Ozaki GEMMs keep on a device between calls.
