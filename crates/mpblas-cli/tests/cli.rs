@@ -439,6 +439,10 @@ fn reproduce_solve_gpu_runs_every_row_or_is_an_error_without_cuda() {
                 _ => 1e-55,
             };
             assert!(e < tol, "{r}");
+            // The GPU refinement's forward error bound (all columns) covers the sampled error.
+            if let Some(bound) = g["refine"]["forward_error_bound"].as_f64() {
+                assert!(bound >= e && bound.is_finite(), "{r}");
+            }
         }
         return;
     }
