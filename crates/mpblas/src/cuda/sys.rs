@@ -785,6 +785,48 @@ impl Blas {
         blas_status("cublasDgemv", s)
     }
 
+    /// `cublasDtrsv`: `x ← op(T)⁻¹·x` for the triangle of the `n × n` column-major `a` (`lda`)
+    /// named by `upper`, with a unit diagonal (not read) when `unit`; unit increment.
+    ///
+    /// # Safety
+    /// `a` must address `lda·(n−1) + n` doubles and `x` `n` doubles, both on this handle's
+    /// device, not overlapping.
+    pub(crate) unsafe fn trsv(
+        &self,
+        (upper, trans, unit): (bool, bool, bool),
+        n: usize,
+        (a, lda): (u64, usize),
+        x: u64,
+    ) -> Result<()> {
+        let h = self.bound_handle()?;
+        let (n, lda) = (dim("n", n)?, dim("lda", lda)?);
+        let uplo = if upper {
+            blas_sys::cublasFillMode_t::CUBLAS_FILL_MODE_UPPER
+        } else {
+            blas_sys::cublasFillMode_t::CUBLAS_FILL_MODE_LOWER
+        };
+        let diag = if unit {
+            blas_sys::cublasDiagType_t::CUBLAS_DIAG_UNIT
+        } else {
+            blas_sys::cublasDiagType_t::CUBLAS_DIAG_NON_UNIT
+        };
+        // SAFETY: the caller's contract.
+        let s = unsafe {
+            blas_sys::cublasDtrsv_v2(
+                h,
+                uplo,
+                op(trans),
+                diag,
+                n,
+                a as *const f64,
+                lda,
+                x as *mut f64,
+                1,
+            )
+        };
+        blas_status("cublasDtrsv", s)
+    }
+
     /// `cublasDger`: `A ← α·x·yᵀ + A`, `A` `m × n` column-major (`lda`), unit increments.
     ///
     /// # Safety

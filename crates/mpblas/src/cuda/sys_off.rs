@@ -203,6 +203,15 @@ impl Blas {
     ) -> Result<()> {
         match *self {}
     }
+    pub(crate) unsafe fn trsv(
+        &self,
+        _kind: (bool, bool, bool),
+        _n: usize,
+        _a: (u64, usize),
+        _x: u64,
+    ) -> Result<()> {
+        match *self {}
+    }
     pub(crate) unsafe fn ger(
         &self,
         _dims: (usize, usize),

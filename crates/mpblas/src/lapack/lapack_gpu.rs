@@ -89,6 +89,44 @@ fn factor(
     Ok((got[0] > 0).then(|| got[0] as usize - 1))
 }
 
+/// `v ← op(A)⁻¹·v` for one host vector with [`factor`]'s factors at `lu` (order `n`, leading
+/// dimension `n`) and its pivots `piv` (0-based, downloaded once): the row interchanges on the
+/// host, two cuBLAS `trsv` on the device. For the error bounds' estimator, whose ~10 solves of
+/// one vector through cuSOLVER's `getrs` were most of the bounds' cost (BENCHMARKS.md).
+fn solve_vector(
+    dev: &Device,
+    (lu, n): (u64, usize),
+    piv: &[usize],
+    t: Trans,
+    v: &mut [f64],
+) -> Result<()> {
+    let blas = dev.blas()?;
+    if t == Trans::No {
+        for (j, &p) in piv.iter().enumerate() {
+            v.swap(j, p.min(n - 1));
+        }
+    }
+    let buf = dev.upload_f64(v)?;
+    let x = buf.word_addr(0);
+    // (upper, transposed, unit diagonal): L·U·x = P·v, or Uᵀ·Lᵀ·w = v then x = Pᵀ·w.
+    let order = match t {
+        Trans::No => [(false, false, true), (true, false, false)],
+        Trans::Yes => [(true, true, false), (false, true, true)],
+    };
+    for kind in order {
+        // SAFETY: lu holds the n × n factors (leading dimension n) and buf n doubles, both of
+        // this device, distinct.
+        unsafe { blas.trsv(kind, n, (lu, n), x)? };
+    }
+    buf.copy_to_host(v)?;
+    if t == Trans::Yes {
+        for (j, &p) in piv.iter().enumerate().rev() {
+            v.swap(j, p.min(n - 1));
+        }
+    }
+    Ok(())
+}
+
 /// `B ← op(A)⁻¹·B` for [`factor`]'s factors at `lu` and the `n × nrhs` column-major `b`.
 fn solve(
     dev: &Device,
@@ -667,20 +705,17 @@ pub fn gesv_refined<T: RefineOnDevice>(
             Some((s, q)) => ResidualError::qd(n, report.iterations + 2, s, q),
             None => ResidualError::dd(n),
         };
-        let inverse = |t: Trans, v: &mut [f64]| -> Result<()> {
-            let buf = dev.upload_f64(v)?;
-            with_workspace(dev, |ws| {
-                solve(
-                    dev,
-                    ws,
-                    t,
-                    (lu.word_addr(0), n),
-                    (buf.word_addr(0), n),
-                    (n, 1),
-                )
-            })?;
-            buf.copy_to_host(v)
-        };
+        let piv = with_workspace(dev, |ws| {
+            let mut got = vec![0i32; n];
+            let ipiv = ws.ipiv.get(dev, 4 * n)?;
+            // SAFETY: ipiv holds the n pivots dgetrf wrote (1-based) on this stream.
+            unsafe { download_raw(dev, ipiv, &mut got)? };
+            Ok(got
+                .iter()
+                .map(|&p| (p.max(1) - 1) as usize)
+                .collect::<Vec<_>>())
+        })?;
+        let inverse = |t: Trans, v: &mut [f64]| solve_vector(dev, (lu.word_addr(0), n), &piv, t, v);
         add_error_bounds(dev, &mut report, (a, b, x.rb()), &r, err, inverse)?;
     }
     Ok(report)
