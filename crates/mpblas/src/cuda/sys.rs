@@ -608,15 +608,13 @@ impl Solver {
         solver_status("cusolverDnDgetrf", s)
     }
 
-    /// `cusolverDnDgetrs`: `B ← A⁻¹·B` (or `A⁻ᵀ·B` with `transpose`) from
-    /// [`Solver::dgetrf`]'s factors.
+    /// `cusolverDnDgetrs` (no transpose): `B ← A⁻¹·B` from [`Solver::dgetrf`]'s factors.
     ///
     /// # Safety
     /// `a` and `ipiv` as left by `dgetrf` for order `n`, `b` addresses `ldb·(nrhs−1) + n`
     /// doubles, `info` one int, all of this device.
     pub(crate) unsafe fn dgetrs(
         &self,
-        transpose: bool,
         (n, nrhs): (usize, usize),
         (a, lda): (u64, usize),
         ipiv: u64,
@@ -630,11 +628,7 @@ impl Solver {
         let s = unsafe {
             solver_sys::cusolverDnDgetrs(
                 h,
-                if transpose {
-                    solver_sys::cublasOperation_t::CUBLAS_OP_T
-                } else {
-                    solver_sys::cublasOperation_t::CUBLAS_OP_N
-                },
+                solver_sys::cublasOperation_t::CUBLAS_OP_N,
                 n,
                 nrhs,
                 a as *const f64,

@@ -88,7 +88,6 @@ impl Solver {
     }
     pub(crate) unsafe fn dgetrs(
         &self,
-        _transpose: bool,
         _dims: (usize, usize),
         _a: (u64, usize),
         _ipiv: u64,

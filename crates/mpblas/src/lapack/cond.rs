@@ -53,7 +53,7 @@ pub enum Norm {
 const ESTIMATE_STEPS: usize = 5;
 
 /// The larger of two numbers, NaN winning (as LAPACK's `dlange`: a NaN is never hidden).
-fn larger(x: f64, y: f64) -> f64 {
+pub(crate) fn larger(x: f64, y: f64) -> f64 {
     if x.is_nan() || y.is_nan() {
         f64::NAN
     } else {

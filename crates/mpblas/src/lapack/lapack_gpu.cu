@@ -94,8 +94,8 @@ extern "C" __global__ void lapack_colmax_abs(const double *__restrict__ lead, u6
 //   w  = up(|r|) + c1 up(ds) + c2 q + cn rowsum_i colsum_j + tiny, rounded up: a bound of the
 //        true residual's magnitude; wt[i] = max_j w / xnorm_j (xnorm_j = max_i |x_ij| as bits;
 //        +Inf for w > 0 over a zero column, 0 for w = 0), as bits.
-// `up(v)` is v (1 + dg) for the DGEMMs' rounding (dg = (k + 2) 2^-52 and the second words'
-// share). Launch: 2-D grid, block 256; berr and wt zeroed by the launcher.
+// `up(v)` is v (1 + dg) for the DGEMMs' rounding and the second words' share (the launcher
+// passes dg = (m + 4) 2^-52). Launch: 2-D grid, block 256; berr and wt zeroed by the launcher.
 extern "C" __global__ void lapack_solve_bounds(const double *__restrict__ r, const double *__restrict__ p,
                                                const double *__restrict__ b, u64 brs, u64 bcs,
                                                const double *__restrict__ ds, const double *__restrict__ q,

@@ -17,7 +17,7 @@
 //! the CPU's `getrf`'s, so the iterates are not the CPU's bits; the accuracy is the same (the
 //! tests check it against quad-double and 848-bit RNS solves).
 
-use super::cond::{estimate_one_norm, rcond_from, weighted_inverse_norm};
+use super::cond::{estimate_one_norm, larger, rcond_from, weighted_inverse_norm};
 use super::lu_gpu::{copy_words, strides};
 use super::refine::{refine_shapes, relative_correction, step_outcome, worse};
 use super::{RefineParams, RefinePath, RefineReport};
@@ -127,11 +127,10 @@ fn solve_vector(
     Ok(())
 }
 
-/// `B ← op(A)⁻¹·B` for [`factor`]'s factors at `lu` and the `n × nrhs` column-major `b`.
+/// `B ← A⁻¹·B` for [`factor`]'s factors at `lu` and the `n × nrhs` column-major `b`.
 fn solve(
     dev: &Device,
     ws: &mut Workspace,
-    trans: Trans,
     (lu, ld): (u64, usize),
     (b, ldb): (u64, usize),
     (n, nrhs): (usize, usize),
@@ -141,16 +140,7 @@ fn solve(
     let info = ws.info.get(dev, 4)?;
     // SAFETY: lu and ipiv as left by factor for order n, b holds ldb·(nrhs−1)+n doubles,
     // info one int.
-    unsafe {
-        solver.dgetrs(
-            trans == Trans::Yes,
-            (n, nrhs),
-            (lu, ld),
-            ipiv,
-            (b, ldb),
-            info,
-        )
-    }
+    unsafe { solver.dgetrs((n, nrhs), (lu, ld), ipiv, (b, ldb), info) }
 }
 
 fn with_workspace<R>(dev: &Device, f: impl FnOnce(&mut Workspace) -> Result<R>) -> Result<R> {
@@ -201,7 +191,7 @@ pub fn dgesv(dev: &Device, a: DeviceMatMut<'_, f64>, b: DeviceMatMut<'_, f64>) -
         if let Some(column) = factor(dev, ws, pa, n)? {
             return Err(Error::Singular { column });
         }
-        solve(dev, ws, Trans::No, pa, (b.word_addr(0), ldb), (n, b.cols()))
+        solve(dev, ws, pa, (b.word_addr(0), ldb), (n, b.cols()))
     })
 }
 
@@ -427,7 +417,7 @@ fn add_error_bounds<T: RefineOnDevice>(
         }
         None => None,
     };
-    let ones = dev.upload_f64(&vec![1.0; n.max(nrhs)])?;
+    let ones = dev.upload_f64(&vec![1.0; n])?;
     // Column sums of |A_hi| (‖A‖₁), row sums (the normwise term) and S's column sums.
     let mut col_a = dev.zeros::<f64>(n)?;
     dgemm(
@@ -522,13 +512,7 @@ fn add_error_bounds<T: RefineOnDevice>(
     } else {
         weighted_inverse_norm(&w, &mut inverse)?
     };
-    let anorm = col_a.download()?.into_iter().fold(0.0, |m: f64, c| {
-        if m.is_nan() || c.is_nan() {
-            f64::NAN
-        } else {
-            m.max(c)
-        }
-    });
+    let anorm = col_a.download()?.into_iter().fold(0.0, larger);
     report.rcond = if !anorm.is_finite() {
         f64::NAN
     } else if anorm == 0.0 {
@@ -628,7 +612,6 @@ pub fn gesv_refined<T: RefineOnDevice>(
             solve(
                 dev,
                 ws,
-                Trans::No,
                 (lu.word_addr(0), n),
                 (rhs.word_addr(0), n),
                 (n, nrhs),

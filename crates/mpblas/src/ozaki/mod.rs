@@ -476,7 +476,6 @@ pub(crate) fn update_dd(s: crate::dd::Dd, alpha: f64, beta: f64, c: f64) -> f64 
     }
 }
 
-/// Writes a patch made by [`non_finite_patch`].
 /// The rows and columns that had an entry recomputed (the reports' `rows_recomputed` and
 /// `cols_recomputed`; the GPU keeps the same flags after its two counters).
 pub(crate) struct Recomputed {
@@ -506,6 +505,7 @@ impl Recomputed {
     }
 }
 
+/// Writes a patch made by [`non_finite_patch`].
 pub(crate) fn apply_patch(c: &mut MatMut<'_, f64>, patch: &[((usize, usize), f64)]) {
     for &((i, j), v) in patch {
         *c.at_mut(i, j) = v;

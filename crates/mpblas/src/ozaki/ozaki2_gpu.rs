@@ -691,9 +691,10 @@ fn ozaki2_device(
     };
     // ozaki_crt_update's flags for ozaki_guard_settle (mode 0).
     let ldw = m.div_ceil(32);
-    let pending = match f64_out {
-        Some((.., 0, _, _)) => ws.pending.get(dev, 4 * ldw * nb)?,
-        _ => 0,
+    let pending = if let Output::Update { .. } = out {
+        ws.pending.get(dev, 4 * ldw * nb)?
+    } else {
+        0
     };
     // The quad-double scheme's flags of exactly converted rows and columns.
     let exact = if let Output::UpdateQd { .. } = out {

@@ -85,6 +85,7 @@ MP_DEV int oz_ceil_log2(double mu) {
 // The vector maximum of |x| as stored by ozaki_vecmax_*: the bits of max |x|, or at least the
 // bits of +Inf when the vector holds a NaN or an infinity ("bad": zeroed, patched at the end).
 MP_DEV bool oz_bad(u64 mubits) { return mubits >= OZ_INF_BITS; }
+MP_DEV double oz_mu(u64 mubits) { return oz_bad(mubits) ? 0.0 : __longlong_as_double((long long)mubits); }
 
 // A recomputed entry (i, j) of an m-row result: counts[what] += 1 (0: by the guard, 1: of a
 // bad row or column), and its row's and column's flags, kept after the two counters
@@ -95,7 +96,6 @@ MP_DEV void oz_count(unsigned long long *counts, int what, u64 m, u64 i, u64 j) 
     flags[i] = 1u;
     flags[m + j] = 1u;
 }
-MP_DEV double oz_mu(u64 mubits) { return oz_bad(mubits) ? 0.0 : __longlong_as_double((long long)mubits); }
 
 // Dd::add_f64 (with its special-value epilogue).
 MP_DEV Dd oz_dd_add_f64(Dd a, double b) {

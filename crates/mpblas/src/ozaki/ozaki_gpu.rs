@@ -124,7 +124,8 @@ pub(super) fn memset0(dev: &Device, ptr: u64, bytes: usize) -> Result<()> {
 }
 
 /// The update kernels' two counters of recomputed entries (`[0]` by the guard, `[1]` in
-/// non-finite rows and columns), zeroed: their device address.
+/// non-finite rows and columns) followed by `m + n` u32 flags of the rows and columns with a
+/// recomputed entry (`oz_count`), zeroed: their device address.
 pub(super) fn zeroed_counts(
     dev: &Device,
     ws: &mut Workspace,
