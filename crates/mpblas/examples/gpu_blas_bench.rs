@@ -1181,6 +1181,79 @@ fn lu_rows(dev: &Device, sizes: &[usize]) -> Result<()> {
     Ok(())
 }
 
+/// RNS LU with partial pivoting on the GPU (`lapack::gpu::rns::getrf`) at 106, 212 and 424
+/// bits on full-precision random matrices, against the CPU's `getrf` (time and bits) at the
+/// smallest order.
+fn rns_lu_rows(dev: &Device, sizes: &[usize]) -> Result<()> {
+    use mpblas::lapack;
+    use mpblas::rns::gpu::DeviceMpArray;
+    use mpblas::rns::{Basis, MpArray, MpFloat};
+    println!(
+        "\n## RNS LU with partial pivoting (CUDA events around getrf, median of 3 after one warm-up)\n"
+    );
+    println!(
+        "| precision | n | GPU ms | G op/s (2n³/3) | CPU ms ({} threads) | GPU = CPU |",
+        rayon::current_num_threads()
+    );
+    println!("|---|---|---|---|---|---|");
+    let ns: Vec<usize> = if sizes.iter().all(|&s| s >= 1 << 20) {
+        vec![256, 512, 1024]
+    } else {
+        sizes.to_vec()
+    };
+    let mut rng = mpblas_testdata::SplitMix64::new(0x1a5);
+    for bits in [106u32, 212, 424] {
+        let basis = Basis::new(bits)?;
+        let p = u64::from(basis.precision());
+        let mut full = || {
+            let mut limbs: Vec<u64> = (0..p.div_ceil(64)).map(|_| rng.next_u64()).collect();
+            let top = (p - 1) % 64;
+            if let Some(t) = limbs.last_mut() {
+                *t = (*t & ((2u128 << top) - 1) as u64) | (1 << top);
+            }
+            let neg = limbs[0] & 1 == 1;
+            MpFloat::from_limbs(&basis, neg, &limbs, -(p as i64))
+        };
+        for (k, &n) in ns.iter().enumerate() {
+            let a: Vec<MpFloat> = (0..n * n).map(|_| full()).collect();
+            let host = MpArray::from_mpfloats(&basis, &a)?;
+            let mut da = DeviceMpArray::upload(dev, &host)?;
+            let mut ipiv = vec![0; n];
+            let mut t = Vec::new();
+            for rep in 0..4 {
+                da.copy_from_host(&host)?;
+                let ms = dev.time_ms(&mut || {
+                    lapack::gpu::rns::getrf(dev, n, n, &mut da, n, &mut ipiv).map(drop)
+                })?;
+                if rep > 0 {
+                    t.push(f64::from(ms));
+                }
+            }
+            t.sort_by(f64::total_cmp);
+            let ms = t[1];
+            let (cpu, same) = if k == 0 {
+                let mut c = a.clone();
+                let mut cpiv = vec![0; n];
+                let t0 = std::time::Instant::now();
+                lapack::getrf(mpblas::view::MatMut::col_major(&mut c, n, n, n)?, &mut cpiv)?;
+                let cpu_ms = t0.elapsed().as_secs_f64() * 1e3;
+                let got = da.download()?.to_mpfloats()?;
+                let same = cpiv == ipiv && got.iter().zip(&c).all(|(g, w)| g.identical(w));
+                (format!("{cpu_ms:.0}"), if same { "yes" } else { "NO" })
+            } else {
+                ("".into(), "")
+            };
+            let ops = 2.0 * (n as f64).powi(3) / 3.0;
+            println!(
+                "| {bits} bits | {n} | {ms:.1} | {:.3} | {cpu} | {same} |",
+                ops / (ms * 1e-3) / 1e9
+            );
+        }
+        dev.release_workspaces()?;
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let sizes: Vec<usize> = match std::env::args().nth(1) {
         Some(s) => s.split(',').filter_map(|t| t.trim().parse().ok()).collect(),
@@ -1194,6 +1267,7 @@ fn main() -> Result<()> {
         Ok("rns") => return rns_gemv_rows(&dev, 1000),
         Ok("rnsgemm") => return rns_gemm_rows(&dev),
         Ok("lu") => return lu_rows(&dev, &sizes),
+        Ok("rnslu") => return rns_lu_rows(&dev, &sizes),
         // Sizes given: n × n × n each (MPBLAS_BENCH_GEMM_FORMATS=dd,qd picks the formats).
         Ok("gemm") if std::env::args().nth(1).is_some() => {
             let shapes: Vec<_> = sizes.iter().map(|&n| (n, n, n)).collect();

@@ -77,7 +77,7 @@ pub use view::Trans;
 /// kernel names against its source. The list lives here, at the top floor, because the
 /// runtime below must not know the formats and families that own the modules.
 pub fn kernel_modules() -> &'static [&'static cuda::ModuleSource] {
-    static MODULES: [&cuda::ModuleSource; 17] = [
+    static MODULES: [&cuda::ModuleSource; 18] = [
         &dd::dd_gpu::MODULE,
         &dd::dd_func_gpu::MODULE,
         &qd::qd_gpu::MODULE,
@@ -95,6 +95,7 @@ pub fn kernel_modules() -> &'static [&'static cuda::ModuleSource] {
         &blas::blas_fused_rns_gpu::MODULE,
         &lapack::lapack_gpu::MODULE,
         &lapack::lu_gpu::MODULE,
+        &lapack::lu_rns_gpu::MODULE,
     ];
     &MODULES
 }

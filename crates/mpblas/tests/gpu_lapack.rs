@@ -12,18 +12,28 @@
 //! - `lapack::gpu::{getrf, getrs, gesv}` (our LU on the GPU) give the CPU's factors, pivots and
 //!   solutions bit for bit in `f64`, `Dd` and `Qd`: square and rectangular, several panels,
 //!   transposed storage, both transposes of the solve, a singular matrix's `info`, NaN entries.
+//! - `lapack::gpu::rns::{getrf, getrs, gesv}` give the CPU's RNS factors, pivots and solutions
+//!   in every field (class, sign, exponent, residues, evaluation bounds) at 106 and 424 bits:
+//!   square and rectangular, several panels, a zero column, NaN and infinities, ties in the
+//!   pivot search; `gesv` solves a 212-bit system to the format's accuracy, reports
+//!   singularity and refuses bad arguments.
 //! - `lapack::gpu::dgesv` (cuSOLVER `getrf` + `getrs`) solves in `f64`, reports singularity.
 //!
 //! Every test needs a GPU and is `#[ignore]`d; run them with `scripts/gpu-check.sh`.
 #![cfg(feature = "cuda")]
 
+mod rns_common;
+
 use mpblas::Trans;
 use mpblas::cuda::{Device, DeviceMatMut, DeviceMatRef, DeviceScalar};
 use mpblas::lapack::{self, RefineParams, RefinePath};
-use mpblas::rns::{Basis, MpFloat};
+use mpblas::rns::gpu::DeviceMpArray;
+use mpblas::rns::{Basis, MpArray, MpFloat};
 use mpblas::view::{MatLayout, MatMut, MatRef};
 use mpblas::{Dd, Error, Qd, Scalar};
 use mpblas_testdata::SplitMix64;
+use rns_common::{Rng, assert_same, near, random};
+use std::sync::Arc;
 
 fn device() -> Device {
     match Device::open(0) {
@@ -711,4 +721,210 @@ fn refinement_bounds_hold_and_match_the_cpu() {
         let diff = qd_rel_error(&x, &want, n, nrhs);
         check_bounds(&what, &r, &cpu, diff - cpu.forward_error);
     }
+}
+
+/// `len` RNS values for the LU tests: full significands, exponents spread over `±spread`
+/// around 1, every fifth the negated predecessor nudged in its last 20 bits (cancellation in
+/// the updates).
+fn rns_data(b: &Arc<Basis>, rng: &mut Rng, len: usize, spread: i64) -> Vec<MpFloat> {
+    let mut v: Vec<MpFloat> = Vec::with_capacity(len);
+    for k in 0..len {
+        v.push(if k % 5 == 4 {
+            near(b, rng, &v[k - 1].neg(), 20)
+        } else {
+            random(b, rng, spread)
+        });
+    }
+    v
+}
+
+fn rns_upload(dev: &Device, b: &Arc<Basis>, v: &[MpFloat]) -> DeviceMpArray {
+    DeviceMpArray::upload(dev, &MpArray::from_mpfloats(b, v).unwrap()).unwrap()
+}
+
+/// The RNS GPU getrf of `a` (`m × n`, leading dimension `m + 3`) against the CPU's, every field
+/// of every element; square and regular: both solves with 3 right-hand sides (`ldb = n + 1`).
+fn check_rns_lu(dev: &Device, b: &Arc<Basis>, (m, n): (usize, usize), a: Vec<MpFloat>, what: &str) {
+    let ld = m + 3;
+    let steps = m.min(n);
+    let mut cpu = a.clone();
+    let mut cpu_piv = vec![0; steps];
+    let cpu_info =
+        lapack::getrf(MatMut::col_major(&mut cpu, m, n, ld).unwrap(), &mut cpu_piv).unwrap();
+    let mut da = rns_upload(dev, b, &a);
+    let mut gpu_piv = vec![0; steps];
+    let gpu_info = lapack::gpu::rns::getrf(dev, m, n, &mut da, ld, &mut gpu_piv).unwrap();
+    assert_eq!(gpu_info, cpu_info, "{what}: info");
+    assert_eq!(gpu_piv, cpu_piv, "{what}: pivots");
+    let want = MpArray::from_mpfloats(b, &cpu).unwrap();
+    assert_same(
+        &format!("{what}: factors"),
+        &da.download().unwrap(),
+        &want,
+        |e| format!("a({}, {}) = {:?}", e % ld, e / ld, a[e]),
+    );
+    if m != n || cpu_info.is_some() {
+        eprintln!("{what}: factors identical (info {cpu_info:?})");
+        return;
+    }
+    let mut rng = Rng::new(m as u64 * 31 + 7);
+    let ldb = n + 1;
+    for trans in [Trans::No, Trans::Yes] {
+        let rhs = rns_data(b, &mut rng, ldb * 3, 8);
+        let mut xc = rhs.clone();
+        lapack::getrs(
+            trans,
+            MatRef::col_major(&cpu, n, n, ld).unwrap(),
+            &cpu_piv,
+            MatMut::col_major(&mut xc, n, 3, ldb).unwrap(),
+        )
+        .unwrap();
+        let mut db = rns_upload(dev, b, &rhs);
+        lapack::gpu::rns::getrs(dev, trans, n, 3, &da, ld, &gpu_piv, &mut db, ldb).unwrap();
+        assert_same(
+            &format!("{what}: getrs {trans:?}"),
+            &db.download().unwrap(),
+            &MpArray::from_mpfloats(b, &xc).unwrap(),
+            |e| format!("x({}, {})", e % ldb, e / ldb),
+        );
+    }
+    eprintln!("{what}: factors and both solves identical");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_lu_equals_cpu_bit_for_bit() {
+    let dev = device();
+    for bits in [106, 424] {
+        let b = Basis::new(bits).unwrap();
+        let mut rng = Rng::new(bits as u64);
+        for (m, n) in [(1, 1), (5, 5), (40, 40), (70, 33), (33, 70), (97, 97)] {
+            let a = rns_data(&b, &mut rng, (m + 3) * n, 30);
+            check_rns_lu(&dev, &b, (m, n), a, &format!("{bits}-bit {m}x{n}"));
+        }
+        // Special entries: a zero column (info), NaN and infinities (propagation), equal
+        // magnitudes (the first row wins), exact zeros below the diagonal.
+        let (m, n, ld) = (40, 40, 43);
+        let base = rns_data(&b, &mut rng, ld * n, 30);
+        let mut zero_col = base.clone();
+        for i in 0..m {
+            zero_col[5 * ld + i] = MpFloat::zero(&b, i % 2 == 0);
+        }
+        check_rns_lu(
+            &dev,
+            &b,
+            (m, n),
+            zero_col,
+            &format!("{bits}-bit zero column"),
+        );
+        let mut specials = base.clone();
+        specials[3 * ld + 10] = MpFloat::nan(&b);
+        specials[3 * ld + 3] = MpFloat::nan(&b);
+        specials[7 * ld + 20] = MpFloat::infinity(&b, true);
+        specials[33 * ld + 35] = MpFloat::infinity(&b, false);
+        check_rns_lu(
+            &dev,
+            &b,
+            (m, n),
+            specials,
+            &format!("{bits}-bit NaN and Inf"),
+        );
+        let mut ties = base;
+        for i in 0..m {
+            let v = MpFloat::from_f64(&b, if i % 3 == 0 { 2.0 } else { -2.0 });
+            ties[i] = v.clone();
+            ties[ld + i] = if i % 4 == 1 {
+                v
+            } else {
+                MpFloat::zero(&b, false)
+            };
+        }
+        check_rns_lu(&dev, &b, (m, n), ties, &format!("{bits}-bit ties"));
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_gesv_solves_and_checks_its_arguments() {
+    let dev = device();
+    let b = Basis::new(212).unwrap();
+    let n = 50;
+    // A well-conditioned system with a known solution x = (1, 2, ..., n): the GPU's solution
+    // equals the CPU's gesv and is accurate to the format.
+    let mut rng = Rng::new(5);
+    let mut a = rns_data(&b, &mut rng, n * n, 2);
+    for i in 0..n {
+        a[i * n + i] = a[i * n + i].add_ref(&MpFloat::from_f64(&b, n as f64));
+    }
+    let x: Vec<MpFloat> = (0..n)
+        .map(|i| MpFloat::from_f64(&b, 1.0 + i as f64))
+        .collect();
+    let mut rhs = vec![MpFloat::zero(&b, false); n];
+    mpblas::blas::level2::gemv(
+        &MpFloat::one_in(&b),
+        MatRef::col_major(&a, n, n, n).unwrap(),
+        mpblas::view::VecRef::contiguous(&x),
+        &MpFloat::zero_in(&b),
+        mpblas::view::VecMut::contiguous(&mut rhs),
+    )
+    .unwrap();
+    let (mut ca, mut cx, mut cpiv) = (a.clone(), rhs.clone(), vec![0; n]);
+    lapack::gesv(
+        MatMut::col_major(&mut ca, n, n, n).unwrap(),
+        &mut cpiv,
+        MatMut::col_major(&mut cx, n, 1, n).unwrap(),
+    )
+    .unwrap();
+    let (mut da, mut dx, mut piv) = (
+        rns_upload(&dev, &b, &a),
+        rns_upload(&dev, &b, &rhs),
+        vec![0; n],
+    );
+    lapack::gpu::rns::gesv(&dev, n, 1, &mut da, n, &mut piv, &mut dx, n).unwrap();
+    let got = dx.download().unwrap();
+    assert_same(
+        "gesv",
+        &got,
+        &MpArray::from_mpfloats(&b, &cx).unwrap(),
+        |i| format!("x[{i}]"),
+    );
+    let got = got.to_mpfloats().unwrap();
+    for (i, (g, w)) in got.iter().zip(&x).enumerate() {
+        let rel = g.sub_ref(w).abs().to_f64() / w.to_f64();
+        assert!(rel < 1e-55, "x[{i}]: relative error {rel:e}");
+    }
+    // Singular: an error carrying the column, b untouched.
+    let mut sing = a.clone();
+    for i in 0..n {
+        sing[7 * n + i] = MpFloat::zero(&b, false);
+    }
+    let (mut da, mut dx) = (rns_upload(&dev, &b, &sing), rns_upload(&dev, &b, &rhs));
+    let e = lapack::gpu::rns::gesv(&dev, n, 1, &mut da, n, &mut piv, &mut dx, n);
+    assert!(matches!(e, Err(Error::Singular { column: 7 })), "{e:?}");
+    assert_same(
+        "untouched b",
+        &dx.download().unwrap(),
+        &MpArray::from_mpfloats(&b, &rhs).unwrap(),
+        |i| format!("b[{i}]"),
+    );
+    // Argument errors, before anything runs.
+    let other = Basis::new(106).unwrap();
+    let mut wrong = rns_upload(&dev, &other, &vec![MpFloat::zero(&other, false); n]);
+    let mut da = rns_upload(&dev, &b, &a);
+    let e = lapack::gpu::rns::gesv(&dev, n, 1, &mut da, n, &mut piv, &mut wrong, n);
+    assert!(matches!(e, Err(Error::BasisMismatch { .. })), "{e:?}");
+    let e = lapack::gpu::rns::getrf(&dev, n, n, &mut da, n - 1, &mut piv);
+    assert!(matches!(e, Err(Error::LeadingDim { .. })), "{e:?}");
+    let e = lapack::gpu::rns::getrf(&dev, n, n, &mut da, n, &mut piv[..3]);
+    assert!(matches!(e, Err(Error::LengthMismatch { .. })), "{e:?}");
+    let e = lapack::gpu::rns::getrf(&dev, n + 1, n, &mut da, n + 1, &mut piv);
+    assert!(matches!(e, Err(Error::ArrayTooShort { .. })), "{e:?}");
+    let mut bad_piv = piv.clone();
+    bad_piv[0] = n;
+    let e = lapack::gpu::rns::getrs(&dev, Trans::No, n, 1, &da, n, &bad_piv, &mut dx, n);
+    assert!(matches!(e, Err(Error::OutOfRange { .. })), "{e:?}");
+    assert_eq!(
+        lapack::gpu::rns::getrf(&dev, 0, 5, &mut da, 1, &mut []).unwrap(),
+        None
+    );
 }

@@ -7,8 +7,8 @@
 //! per solution the componentwise backward error and a forward error bound (LAPACK's `gerfs`
 //! bounds), which the refinement's report carries. On the GPU ([`gpu`]): cuSOLVER's `f64` solve
 //! and the double-double and quad-double refinements on its factors, residuals by the Ozaki
-//! schemes on INT8 tensor cores, and LU with partial pivoting in `f64`, `Dd` and `Qd` (the
-//! CPU's bits; the refinements' fallback).
+//! schemes on INT8 tensor cores, and LU with partial pivoting in `f64`, `Dd`, `Qd` (the
+//! CPU's bits; the refinements' fallback) and RNS ([`gpu::rns`], the CPU's bits).
 //!
 //! ```
 //! use mpblas::lapack::gesv;
@@ -33,6 +33,7 @@ pub mod gauss_jordan;
 pub(crate) mod lapack_gpu;
 pub mod lu;
 pub(crate) mod lu_gpu;
+pub(crate) mod lu_rns_gpu;
 pub mod refine;
 
 /// The LAPACK family on the GPU (`lapack_gpu.rs` and its kernels `lapack_gpu.cu`): cuSOLVER's
@@ -41,6 +42,13 @@ pub mod refine;
 pub mod gpu {
     pub use super::lapack_gpu::{RefineOnDevice, dgesv, gesv_refined};
     pub use super::lu_gpu::{gesv, getrf, getrs};
+
+    /// LU with partial pivoting in RNS multiple precision on the GPU
+    /// ([`DeviceMpArray`](crate::rns::gpu::DeviceMpArray) storage, LAPACK-style arguments):
+    /// the CPU's [`lu`](super::lu) on [`MpFloat`](crate::rns::MpFloat), bit for bit.
+    pub mod rns {
+        pub use super::super::lu_rns_gpu::{gesv, getrf, getrs};
+    }
 }
 
 pub use cond::{Norm, SolveBounds, gecon, lange, solve_bounds};

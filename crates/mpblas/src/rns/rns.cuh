@@ -1068,13 +1068,12 @@ static __device__ u32 rns_round_binary(u32 *q, u32 w, u32 p, u32 k, bool sticky_
     return k;
 }
 
-// x / y for element i (one thread per element).
-static __device__ void rns_div_at(const u32 *tab, u64 len, RnsCView x, RnsCView y, RnsView z, u64 i) {
-    RnsBasis b = rns_basis(tab);
+// MpFloat::div: a / c rounded once (residues ar, cr; the result's in `out`, zero for a special
+// result).
+static __device__ RnsNum rns_div_fused(const RnsBasis &b, const RnsNum &a, const u32 *ar, const RnsNum &c,
+                                       const u32 *cr, u32 *out) {
     const u32 n = b.n;
-    RnsNum a = rns_load(x, len, i), c = rns_load(y, len, i);
     bool neg = (a.neg != 0) != (c.neg != 0);
-    u32 s[RNS_MAX_N];
     RnsNum r;
     bool special = true;
     if (a.cls == 2 || c.cls == 2) r = rns_special(2, false);
@@ -1086,17 +1085,16 @@ static __device__ void rns_div_at(const u32 *tab, u64 len, RnsCView x, RnsCView 
     else if (rns_num_is_zero(a)) r = rns_special(0, neg);
     else special = false;
     if (special) {
-        for (u32 j = 0; j < n; j++) z.d[i * n + j] = 0;
-        rns_store(z, len, i, r);
-        return;
+        for (u32 j = 0; j < n; j++) out[j] = 0;
+        return r;
     }
     const u32 p = b.p;
     const u32 wa = (p + 31) / 32;      // limbs of A and B
     const u32 w = (p + 2 + 31) / 32;   // limbs of the remainder and quotient (p + 2 bits)
     u32 A[RNS_MAX_W], B[RNS_MAX_W], R[RNS_MAX_W], Q[RNS_MAX_W];
     for (u32 l = 0; l < w; l++) A[l] = B[l] = R[l] = Q[l] = 0;
-    rns_to_binary(b, x.d + i * n, wa, A);
-    rns_to_binary(b, y.d + i * n, wa, B);
+    rns_to_binary(b, ar, wa, A);
+    rns_to_binary(b, cr, wa, B);
     // Q = floor(A 2^(p+1) / B), R the remainder: start from floor(A/2) < B, then the last bit of
     // A and p + 1 zero bits.
     for (u32 l = 0; l < w; l++) R[l] = (A[l] >> 1) | (l + 1 < w ? A[l + 1] << 31 : 0);
@@ -1114,9 +1112,17 @@ static __device__ void rns_div_at(const u32 *tab, u64 len, RnsCView x, RnsCView 
     for (u32 l = 0; l < w; l++) rem = rem || R[l] != 0;
     u32 k = rns_bit(Q, p + 1) ? 2 : 1;  // Q has p + 1 or p + 2 bits
     u32 dropped = rns_round_binary(Q, w, p, k, rem);
-    rns_from_binary(b, Q, wa, s);
+    rns_from_binary(b, Q, wa, out);
     i64 e = a.exp - c.exp - (i64)(p + 1) + (i64)dropped;
-    r = normalised(b, neg, s, e);
+    return normalised(b, neg, out, e);
+}
+
+// x / y for element i (one thread per element).
+static __device__ void rns_div_at(const u32 *tab, u64 len, RnsCView x, RnsCView y, RnsView z, u64 i) {
+    RnsBasis b = rns_basis(tab);
+    const u32 n = b.n;
+    u32 s[RNS_MAX_N];
+    RnsNum r = rns_div_fused(b, rns_load(x, len, i), x.d + i * n, rns_load(y, len, i), y.d + i * n, s);
     for (u32 j = 0; j < n; j++) z.d[i * n + j] = s[j];
     rns_store(z, len, i, r);
 }
