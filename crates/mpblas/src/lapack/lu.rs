@@ -52,13 +52,7 @@ fn swap_rows<T: Scalar>(a: &mut MatMut<'_, T>, r: usize, s: usize, cols: std::op
 pub fn getrf<T: Scalar>(mut a: MatMut<'_, T>, ipiv: &mut [usize]) -> Result<Option<usize>> {
     let (m, n) = (a.rows(), a.cols());
     let steps = m.min(n);
-    if ipiv.len() < steps {
-        return Err(Error::LengthMismatch {
-            arg: "ipiv",
-            expected: steps,
-            got: ipiv.len(),
-        });
-    }
+    check_pivots(ipiv, steps)?;
     if steps == 0 {
         return Ok(None);
     }
@@ -138,6 +132,21 @@ pub fn getrf<T: Scalar>(mut a: MatMut<'_, T>, ipiv: &mut [usize]) -> Result<Opti
         j0 += jb;
     }
     Ok(singular)
+}
+
+/// `ipiv` holds at least the `steps = min(m, n)` pivots of a factorisation.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] otherwise.
+pub(crate) fn check_pivots(ipiv: &[usize], steps: usize) -> Result<()> {
+    if ipiv.len() < steps {
+        return Err(Error::LengthMismatch {
+            arg: "ipiv",
+            expected: steps,
+            got: ipiv.len(),
+        });
+    }
+    Ok(())
 }
 
 /// Solves `op(A)·X = B` in place (`B` becomes `X`, `n × nrhs`) with the factors of

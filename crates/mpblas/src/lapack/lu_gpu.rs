@@ -14,7 +14,7 @@
 //! The work is the level-3 GEMM's (`2n³/3` of the trailing updates); the pivot kernels are
 //! `n` single-block launches, latency-bound (a few microseconds each).
 
-use super::lu::{LU_BLOCK, check_factor_shape};
+use super::lu::{LU_BLOCK, check_factor_shape, check_pivots};
 use crate::blas::blas_level1_gpu::GpuFormat;
 use crate::blas::blas_level2_gpu::mat_arg;
 use crate::cuda::{
@@ -144,6 +144,41 @@ pub(super) fn strides(l: &MatLayout) -> (u64, u64) {
     (l.row_stride as u64, l.col_stride as u64)
 }
 
+/// The device side of a factorisation's pivots: `ipiv` (one `u32` per step) and `info` (the
+/// first zero pivot's step, `u32::MAX` for none), written by the pivot kernels.
+pub(super) struct Pivots {
+    pub(super) piv: DeviceBuffer<u32>,
+    pub(super) info: DeviceBuffer<u32>,
+}
+
+impl Pivots {
+    /// Buffers for `steps` pivots, `info` at `u32::MAX`.
+    pub(super) fn new(dev: &Device, steps: usize) -> Result<Pivots> {
+        let info = DeviceBuffer::<u32>::zeros(dev, 1)?;
+        // SAFETY: info holds one u32 of this device; u32::MAX means no zero pivot yet.
+        unsafe { memset(dev, info.addr(), 0xff, 4)? };
+        Ok(Pivots {
+            piv: DeviceBuffer::<u32>::zeros(dev, steps)?,
+            info,
+        })
+    }
+
+    /// The pivots into `ipiv` (its first `steps` entries) and `getrf`'s result: the first zero
+    /// pivot's step, if any.
+    pub(super) fn finish(&self, dev: &Device, ipiv: &mut [usize]) -> Result<Option<usize>> {
+        let mut got = vec![0u32; self.piv.len()];
+        // SAFETY: piv holds that many u32 written on this stream (the download waits for them).
+        unsafe { download_raw(dev, self.piv.addr(), &mut got)? };
+        for (slot, p) in ipiv.iter_mut().zip(got) {
+            *slot = p as usize;
+        }
+        let mut first = [0u32; 1];
+        // SAFETY: info holds one u32.
+        unsafe { download_raw(dev, self.info.addr(), &mut first)? };
+        Ok((first[0] != u32::MAX).then_some(first[0] as usize))
+    }
+}
+
 /// `A = P·L·U` in place on the GPU for an `m × n` view (any strides): the CPU's
 /// [`getrf`](super::getrf), bit for bit (factors and pivots). `ipiv[j]` (0-based) is the row
 /// swapped with row `j` at step `j`; returns `Ok(Some(j))` for the first exactly zero `U(j, j)`
@@ -160,13 +195,7 @@ pub fn getrf<T: GpuFormat>(
 ) -> Result<Option<usize>> {
     let (m, n) = (a.rows(), a.cols());
     let steps = m.min(n);
-    if ipiv.len() < steps {
-        return Err(Error::LengthMismatch {
-            arg: "ipiv",
-            expected: steps,
-            got: ipiv.len(),
-        });
-    }
+    check_pivots(ipiv, steps)?;
     dev.check_on("a", a.ordinal())?;
     if m.max(n) > u32::MAX as usize - 1 {
         return Err(Error::OutOfRange {
@@ -179,10 +208,8 @@ pub fn getrf<T: GpuFormat>(
     if steps == 0 {
         return Ok(None);
     }
-    let piv = DeviceBuffer::<u32>::zeros(dev, steps)?;
-    let info = DeviceBuffer::<u32>::zeros(dev, 1)?;
-    // SAFETY: info holds one u32 of this device; u32::MAX means no zero pivot yet.
-    unsafe { memset(dev, info.addr(), 0xff, 4)? };
+    let pivots = Pivots::new(dev, steps)?;
+    let (piv, info) = (&pivots.piv, &pivots.info);
     let l21 = dev.zeros::<T>(m * LU_BLOCK)?;
     let u12 = dev.zeros::<T>(LU_BLOCK * n)?;
     let (minus_one, one) = (T::one_in(&()).neg_ref(), T::one_in(&()));
@@ -256,16 +283,7 @@ pub fn getrf<T: GpuFormat>(
         }
         j0 += jb;
     }
-    let mut got = vec![0u32; steps];
-    // SAFETY: piv holds steps u32 written on this stream (the download waits for them).
-    unsafe { download_raw(dev, piv.addr(), &mut got)? };
-    for (slot, p) in ipiv.iter_mut().zip(got) {
-        *slot = p as usize;
-    }
-    let mut first = [0u32; 1];
-    // SAFETY: info holds one u32.
-    unsafe { download_raw(dev, info.addr(), &mut first)? };
-    Ok((first[0] != u32::MAX).then_some(first[0] as usize))
+    pivots.finish(dev, ipiv)
 }
 
 /// One triangular solve of [`getrs`]: `mat` the triangle (as a view of element `(i, q)`),

@@ -16,9 +16,10 @@
 //! basis's residues; about `5n` launches, each as long as a few RNS operations in one thread
 //! (the chain of a rounding: interval evaluations and base extensions), dominate for small `n`.
 
-use super::lu::{LU_BLOCK, check_factor_shape};
+use super::lu::{LU_BLOCK, check_factor_shape, check_pivots};
+use super::lu_gpu::Pivots;
 use crate::blas::blas_level2_rns_gpu::{BLAS_RNS_CUH, rns_arg, same_basis};
-use crate::cuda::{Arg, Device, DeviceBuffer, LaunchConfig, ModuleSource, download_raw, memset};
+use crate::cuda::{Arg, Device, DeviceBuffer, LaunchConfig, ModuleSource};
 use crate::error::{Error, Result};
 use crate::rns::array_gpu::{DeviceMpArray, RNS_CUH};
 use crate::rns::{MpArray, MpFloat};
@@ -117,13 +118,7 @@ pub fn getrf(
     ipiv: &mut [usize],
 ) -> Result<Option<usize>> {
     let steps = m.min(n);
-    if ipiv.len() < steps {
-        return Err(Error::LengthMismatch {
-            arg: "ipiv",
-            expected: steps,
-            got: ipiv.len(),
-        });
-    }
+    check_pivots(ipiv, steps)?;
     dev.check_on("a", a.ordinal())?;
     let layout = MatLayout::blas_arg(("a", "lda"), Trans::No, m, n, lda, a.len())?;
     check_order(m.max(n))?;
@@ -131,10 +126,8 @@ pub fn getrf(
         return Ok(None);
     }
     let basis = a.basis().clone();
-    let piv = DeviceBuffer::<u32>::zeros(dev, steps)?;
-    let info = DeviceBuffer::<u32>::zeros(dev, 1)?;
-    // SAFETY: info holds one u32 of this device; u32::MAX means no zero pivot yet.
-    unsafe { memset(dev, info.addr(), 0xff, 4)? };
+    let pivots = Pivots::new(dev, steps)?;
+    let (piv, info) = (&pivots.piv, &pivots.info);
     let ones = [MpFloat::one_in(&basis).neg_ref(), MpFloat::one_in(&basis)];
     let scalars = DeviceMpArray::upload(dev, &MpArray::from_mpfloats(&basis, &ones)?)?;
     let tab = Arg::U64(a.tables());
@@ -197,57 +190,25 @@ pub fn getrf(
         }
         j0 += jb;
     }
-    let mut got = vec![0u32; steps];
-    // SAFETY: piv holds steps u32 written on this stream (the download waits for them).
-    unsafe { download_raw(dev, piv.addr(), &mut got)? };
-    for (slot, p) in ipiv.iter_mut().zip(got) {
-        *slot = p as usize;
-    }
-    let mut first = [0u32; 1];
-    // SAFETY: info holds one u32.
-    unsafe { download_raw(dev, info.addr(), &mut first)? };
-    Ok((first[0] != u32::MAX).then_some(first[0] as usize))
+    pivots.finish(dev, ipiv)
 }
 
-/// `lu_rns_divide`: `x_ic ← x_ic / M_qq` for rows `r0..r1`, columns `c0..c1` (nothing when
-/// `M_qq` is zero and `skip_zero`).
-fn divide(
+/// Launches `lu_rns_divide` (`x_ic ← x_ic / M_qq`, with `tail` = `skip_zero`: nothing when
+/// `M_qq` is zero) or `lu_rns_eliminate` (`x_ic ← x_ic − M_iq·x_qc`, no `tail`) over rows
+/// `r0..r1` and columns `c0..c1`; empty ranges launch nothing.
+fn step_kernel(
     dev: &Device,
+    kernel: &'static str,
     (tab, mat, x): (&Arg, &Arg, &Arg),
     q: usize,
     (r0, r1): (usize, usize),
     (c0, c1): (usize, usize),
-    skip_zero: bool,
-) -> Result<()> {
-    let a = [
-        tab.clone(),
-        mat.clone(),
-        x.clone(),
-        Arg::U64(q as u64),
-        Arg::U64(r0 as u64),
-        Arg::U64(r1 as u64),
-        Arg::U64(c0 as u64),
-        Arg::U64(c1 as u64),
-        Arg::I32(i32::from(skip_zero)),
-    ];
-    // SAFETY: lu_rns_divide(tab, RnsArg mat, RnsArg x, u64 q, u64 r0, u64 r1, u64 c0, u64 c1,
-    // int skip_zero): the callers' ranges lie inside the checked views, (q, q) inside mat.
-    unsafe { launch(dev, "lu_rns_divide", (r1 - r0) * (c1 - c0), &a) }
-}
-
-/// `lu_rns_eliminate`: `x_ic ← x_ic − M_iq·x_qc` for rows `r0..r1`, columns `c0..c1` (empty
-/// ranges launch nothing).
-fn eliminate(
-    dev: &Device,
-    (tab, mat, x): (&Arg, &Arg, &Arg),
-    q: usize,
-    (r0, r1): (usize, usize),
-    (c0, c1): (usize, usize),
+    tail: &[Arg],
 ) -> Result<()> {
     if r1 <= r0 || c1 <= c0 {
         return Ok(());
     }
-    let a = [
+    let head = [
         tab.clone(),
         mat.clone(),
         x.clone(),
@@ -257,10 +218,43 @@ fn eliminate(
         Arg::U64(c0 as u64),
         Arg::U64(c1 as u64),
     ];
-    // SAFETY: lu_rns_eliminate(tab, RnsArg mat, RnsArg x, u64 q, u64 r0, u64 r1, u64 c0,
-    // u64 c1): the callers' ranges lie inside the checked views, column q of mat and row q of
-    // x outside the rows and columns written.
-    unsafe { launch(dev, "lu_rns_eliminate", (r1 - r0) * (c1 - c0), &a) }
+    // SAFETY: lu_rns_divide(tab, RnsArg mat, RnsArg x, u64 q, u64 r0, u64 r1, u64 c0, u64 c1,
+    // int skip_zero) and lu_rns_eliminate (the same without skip_zero): the callers' ranges lie
+    // inside the checked views, column q of mat and row q of x outside what is written (for
+    // the division, (q, q) of mat).
+    unsafe {
+        launch(
+            dev,
+            kernel,
+            (r1 - r0) * (c1 - c0),
+            &[&head[..], tail].concat(),
+        )
+    }
+}
+
+/// `x_ic ← x_ic / M_qq` for rows `r0..r1`, columns `c0..c1` (nothing when `M_qq` is zero and
+/// `skip_zero`).
+fn divide(
+    dev: &Device,
+    args: (&Arg, &Arg, &Arg),
+    q: usize,
+    rows: (usize, usize),
+    cols: (usize, usize),
+    skip_zero: bool,
+) -> Result<()> {
+    let tail = [Arg::I32(i32::from(skip_zero))];
+    step_kernel(dev, "lu_rns_divide", args, q, rows, cols, &tail)
+}
+
+/// `x_ic ← x_ic − M_iq·x_qc` for rows `r0..r1`, columns `c0..c1`.
+fn eliminate(
+    dev: &Device,
+    args: (&Arg, &Arg, &Arg),
+    q: usize,
+    rows: (usize, usize),
+    cols: (usize, usize),
+) -> Result<()> {
+    step_kernel(dev, "lu_rns_eliminate", args, q, rows, cols, &[])
 }
 
 /// Solves `op(A)·X = B` in place on the GPU (`B` becomes `X`) with the factors and pivots of
