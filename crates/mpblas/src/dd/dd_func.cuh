@@ -200,20 +200,23 @@ MP_DEV Dd clean(Dd d) {
 // `inv_int(n)` for integer n in 1..20 (table of the same values).
 MP_DEV Dd inv_int(int n) { return tab_dd(MPD_INV_INT[n]); }
 
-// `expm1_taylor`: degree-16 Taylor polynomial, |r| <= 1/16.
-MP_DEV Dd expm1_taylor(Dd r) {
-    Dd q = tab_dd(MPD_INV_FACT[16]);
-    for (int k = 15; k >= 2; k--) q = add_accurate(mul_accurate(q, r), tab_dd(MPD_INV_FACT[k]));
+// `expm1_small`: |r| <= 1/128 + eps, degree EXP_DEGREE = 12, terms from EXP_TAIL_FROM = 8 on
+// in f64 (plain operations: the Rust code's bits).
+MP_DEV Dd expm1_small(Dd r) {
+    double s = tab_dd(MPD_INV_FACT[12]).hi;
+    for (int n = 11; n >= 8; n--) s = s * r.hi + tab_dd(MPD_INV_FACT[n]).hi;
+    Dd q = dd_make(s, 0.0);
+    for (int n = 7; n >= 2; n--) q = add_accurate(mul_accurate(q, r), tab_dd(MPD_INV_FACT[n]));
     return add_accurate(r, mul_accurate(sqr(r), q));
 }
 
-// `expm1_reduced`: |r| <= 0.36.
-MP_DEV Dd expm1_reduced(Dd r) {
-    if (mp_abs(r.hi) <= 0.0625) return expm1_taylor(r);
+// `exp_reduced`: expm1(r) for exp, |r| <= ln 2/2 + eps (the table at every j != 0).
+MP_DEV Dd exp_reduced(Dd r) {
+    if (mp_abs(r.hi) <= 1.0 / 128.0) return expm1_small(r);
     double j = mp_round(r.hi * 64.0);
     j = j < -22.0 ? -22.0 : (j > 22.0 ? 22.0 : j);
     Dd rp = dd_new(r.hi - j / 64.0, r.lo);
-    Dd t = expm1_taylor(rp);
+    Dd t = expm1_small(rp);
     Dd e = tab_dd(MPD_EXPM1_J64[(int)j + 22]);
     return add_accurate(e, mul_accurate(t, add_f64(e, 1.0)));
 }
@@ -241,7 +244,7 @@ MP_DEV Dd exp_expansion(Expansion &z) {
     if (a < -745.1332191019412 - 1e-9) return dd_make(0.0, 0.0);
     int k;
     Dd r = reduce_ln2(z, k);
-    return scale_one_plus(expm1_reduced(r), k);
+    return scale_one_plus(exp_reduced(r), k);
 }
 
 // `Dd::exp`.
@@ -279,8 +282,14 @@ MP_DEV void log_expansion_ln(const double *words, int nw, Expansion &out) {
     exp_add(s, -1.0);
     Dd sd = exp_to_dd(s);
     double sh = sd.hi, sl = sd.lo;
-    Dd p = inv_int(19);
-    for (int n = 18; n >= 3; n--) {
+    // Terms from n = LN_TAIL_FROM = 11 on in f64 on s.hi (plain operations: the Rust bits).
+    double tail = 1.0 / 19.0;
+    for (int n = 18; n >= 11; n--) {
+        double c = inv_int(n).hi;
+        tail = tail * sh + ((n % 2 == 1) ? c : -c);
+    }
+    Dd p = dd_make(tail, 0.0);
+    for (int n = 10; n >= 3; n--) {
         Dd c = inv_int(n);
         p = add_accurate(mul_accurate(p, sd), (n % 2 == 1) ? c : neg(c));
     }
@@ -317,21 +326,29 @@ MP_DEV Dd ln(Dd x) {
 
 // ---- dd/func/trig.rs --------------------------------------------------------------------------
 
-// `sin_kernel`: sin r for |r| <= pi/4 + eps, given t = r^2 and rt = r*t.
+// `coeff`: +-1/(2n + k)! with the sign of (-1)^n.
+MP_DEV Dd trig_coeff(int n, int k) { return neg_if(tab_dd(MPD_INV_FACT[2 * n + k]), n % 2 == 1); }
+
+// `f64_tail`: the kernels' terms from `from` to `last` by f64 Horner on th = t.hi (plain
+// operations, no contraction: the Rust code's bits).
+MP_DEV Dd trig_f64_tail(double th, int from, int last, int k) {
+    double s = trig_coeff(last, k).hi;
+    for (int n = last - 1; n >= from; n--) s = s * th + trig_coeff(n, k).hi;
+    return dd_make(s, 0.0);
+}
+
+// `sin_kernel`: sin r for |r| <= pi/4 + eps, given t = r^2 and rt = r*t; terms from
+// SIN_TAIL_FROM = 8 on in f64.
 MP_DEV Dd sin_kernel(Dd r, Dd rt, Dd t) {
-    Dd p = neg_if(tab_dd(MPD_INV_FACT[29]), true);
-    for (int n = 12; n >= 0; n--) {
-        p = add_accurate(mul_accurate(p, t), neg_if(tab_dd(MPD_INV_FACT[2 * n + 3]), n % 2 == 1));
-    }
+    Dd p = trig_f64_tail(t.hi, 8, 13, 3);
+    for (int n = 7; n >= 0; n--) p = add_accurate(mul_accurate(p, t), trig_coeff(n, 3));
     return sub(r, mul_accurate(rt, p));
 }
 
-// `cos_kernel`: cos r given t = r^2.
+// `cos_kernel`: cos r given t = r^2; terms from COS_TAIL_FROM = 9 on in f64.
 MP_DEV Dd cos_kernel(Dd t) {
-    Dd p = tab_dd(MPD_INV_FACT[30]);
-    for (int n = 13; n >= 0; n--) {
-        p = add_accurate(mul_accurate(p, t), neg_if(tab_dd(MPD_INV_FACT[2 * n + 2]), n % 2 == 1));
-    }
+    Dd p = trig_f64_tail(t.hi, 9, 14, 2);
+    for (int n = 8; n >= 0; n--) p = add_accurate(mul_accurate(p, t), trig_coeff(n, 2));
     return add_f64(neg(mul_accurate(t, p)), 1.0);
 }
 

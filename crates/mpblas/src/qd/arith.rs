@@ -459,18 +459,20 @@ impl Qd {
 /// The IEEE-style sum of two expansions, unchecked (see [`Qd::add_ieee`]).
 #[inline]
 pub(super) fn add_ieee_raw(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
-    // Merge the two (individually magnitude-sorted) expansions by decreasing magnitude.
+    // Merge the two (individually magnitude-sorted) expansions by decreasing magnitude, ties
+    // to `a` first. Branch-free: the comparisons depend on the data and would be mispredicted
+    // about half the time; an exhausted side's key is −1, below every magnitude.
+    let key = |x: &[f64; 4]| [x[0].abs(), x[1].abs(), x[2].abs(), x[3].abs(), -1.0];
+    let (ka, kb) = (key(a), key(b));
+    let (pa, pb) = ([a[0], a[1], a[2], a[3], 0.0], [b[0], b[1], b[2], b[3], 0.0]);
     let mut m = [0.0; 8];
     let (mut i, mut j) = (0, 0);
     for slot in m.iter_mut() {
-        let take_a = j >= 4 || (i < 4 && a[i].abs() >= b[j].abs());
-        if take_a {
-            *slot = a[i.min(3)];
-            i += 1;
-        } else {
-            *slot = b[j.min(3)];
-            j += 1;
-        }
+        // (NaN keys compare false: a NaN word of `a` waits until `b` is exhausted, as before.)
+        let take_a = (j >= 4) | ((i < 4) & (ka[i] >= kb[j]));
+        *slot = std::hint::select_unpredictable(take_a, pa[i], pb[j]);
+        i += usize::from(take_a);
+        j += usize::from(!take_a);
     }
     // Accumulate exactly until four words are out.
     let (mut u, mut v) = fast_two_sum(m[0], m[1]);

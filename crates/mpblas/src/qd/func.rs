@@ -83,9 +83,7 @@ fn atanh_series_2(z: Qd) -> Qd {
 
 /// `(sin r, cos r)` by their Taylor series (Horner in `r²`), for `|r| ≤ π/4`.
 fn sin_cos_series(r: Qd) -> (Qd, Qd) {
-    let f = inv_fact();
-    let w = r.sqr();
-    let n = terms_needed(w.c[0], |j| f[(2 * j).min(TERMS - 1)].c[0]).min(TERMS / 2 - 1);
+    let (f, w, n) = series_terms(r);
     // sin r = r·Σ (−w)^j/(2j+1)!,  cos r = Σ (−w)^j/(2j)!
     let mw = -w;
     let mut s = f[2 * n + 1];
@@ -95,6 +93,36 @@ fn sin_cos_series(r: Qd) -> (Qd, Qd) {
         c = f[2 * j] + mw * c;
     }
     (r * s, c)
+}
+
+/// The factorials, `w = r²` and the number of terms of [`sin_cos_series`].
+fn series_terms(r: Qd) -> (&'static [Qd; TERMS], Qd, usize) {
+    let f = inv_fact();
+    let w = r.sqr();
+    let n = terms_needed(w.c[0], |j| f[(2 * j).min(TERMS - 1)].c[0]).min(TERMS / 2 - 1);
+    (f, w, n)
+}
+
+/// `sin r` alone: [`sin_cos_series`]'s first result, the same operations.
+fn sin_series(r: Qd) -> Qd {
+    let (f, w, n) = series_terms(r);
+    let mw = -w;
+    let mut s = f[2 * n + 1];
+    for j in (0..n).rev() {
+        s = f[2 * j + 1] + mw * s;
+    }
+    r * s
+}
+
+/// `cos r` alone: [`sin_cos_series`]'s second result, the same operations.
+fn cos_series(r: Qd) -> Qd {
+    let (f, w, n) = series_terms(r);
+    let mw = -w;
+    let mut c = f[2 * n];
+    for j in (0..n).rev() {
+        c = f[2 * j] + mw * c;
+    }
+    c
 }
 
 /// `ln m` for `m` in `[1/√2, √2]`: `2·atanh((m − 1)/(m + 1))`.
@@ -470,14 +498,36 @@ impl Qd {
         }
     }
 
-    /// Sine (see [`Qd::sin_cos`]); bound [`bounds::SIN`](super::bounds::SIN)·u.
-    pub fn sin(self) -> Qd {
-        self.sin_cos().0
+    /// `sin x` (`quarter = 0`) or `cos x = sin(x + π/2)` (`quarter = 1`): [`Qd::sin_cos`]'s
+    /// bits, with only the one series the quadrant needs.
+    fn sin_shifted(self, quarter: i32) -> Qd {
+        let x0 = self.c[0];
+        if !x0.is_finite() {
+            return Qd::NAN;
+        }
+        if x0 == 0.0 {
+            return if quarter == 0 { self } else { Qd::ONE };
+        }
+        let (q, r) = crate::trig_reduction::rem_pio2(&self.c);
+        let r = Qd { c: r };
+        match (q + quarter) & 3 {
+            0 => sin_series(r),
+            1 => cos_series(r),
+            2 => -sin_series(r),
+            _ => -cos_series(r),
+        }
     }
 
-    /// Cosine (see [`Qd::sin_cos`]); bound [`bounds::COS`](super::bounds::COS)·u.
+    /// Sine (see [`Qd::sin_cos`], whose first result this is, bit for bit); bound
+    /// [`bounds::SIN`](super::bounds::SIN)·u.
+    pub fn sin(self) -> Qd {
+        self.sin_shifted(0)
+    }
+
+    /// Cosine (see [`Qd::sin_cos`], whose second result this is, bit for bit); bound
+    /// [`bounds::COS`](super::bounds::COS)·u.
     pub fn cos(self) -> Qd {
-        self.sin_cos().1
+        self.sin_shifted(1)
     }
 
     /// Tangent, `sin x / cos x`; bound [`bounds::TAN`](super::bounds::TAN)·u.

@@ -2,8 +2,10 @@
 //!
 //! * `exp`: `x = k·ln2 + r` with `ln 2` as a triple-double so that `r` is exact to `2^-150`
 //!   (an [`Expansion`]), then `r = j/64 + r'`, `|r'| ≤ 1/128`, and
-//!   `expm1(r) = expm1(j/64) + exp(j/64)·expm1(r')` with a 45-entry table and a degree-16 Taylor
-//!   polynomial; `|r| ≤ 1/16` uses the Taylor polynomial directly. This is Tang's table method
+//!   `expm1(r) = expm1(j/64) + exp(j/64)·expm1(r')` with a 45-entry table and a degree-12 Taylor
+//!   polynomial (its terms from `r'^8/8!` on in `f64`); `|r| ≤ 1/128` uses the polynomial
+//!   directly. `exp_m1` near 0, where the relative error of `expm1(r)` counts, keeps the
+//!   degree-16 polynomial on `|r| ≤ 1/16` and the table beyond. This is Tang's table method
 //!   (Tang, "Table-driven implementation of the exponential function in IEEE floating-point
 //!   arithmetic", ACM TOMS 15(2), 1989) carried out in double-double.
 //! * `ln`: `x = 2^k·m`, `m ∈ [1/√2, √2)`, `m·r_i = 1 + s` with `r_i ≈ 1/(1 + i/64)` from a
@@ -59,6 +61,43 @@ fn expm1_reduced(r: Dd) -> Dd {
     e + t * (e + 1.0)
 }
 
+/// Degree of [`expm1_small`]'s Taylor polynomial: for `|r| ≤ 1/128 + ε` the truncation
+/// `r^13/13!` is below `2^-116·|r|`.
+const EXP_DEGREE: usize = 12;
+
+/// The first term of [`expm1_small`]'s polynomial summed in `f64`: the terms from `r^8/8!` on
+/// total below `2^-56` of the polynomial (`≈ 1/2`), so their `f64` Horner evaluation on `r.hi`
+/// (a few `2^-53` of them) costs below `2^-107` of it, and six double-double steps remain.
+const EXP_TAIL_FROM: usize = 8;
+
+/// `expm1(r)` for `|r| ≤ 1/128 + ε`: `r + r²·(1/2! + r/3! + … + r^10/12!)`, the terms from
+/// [`EXP_TAIL_FROM`] on in `f64` (plain operations: the GPU twin's bits).
+fn expm1_small(r: Dd) -> Dd {
+    let mut s = INV_FACT[EXP_DEGREE].hi;
+    for c in INV_FACT[EXP_TAIL_FROM..EXP_DEGREE].iter().rev() {
+        s = s * r.hi + c.hi;
+    }
+    let mut q = Dd::from_f64(s);
+    for c in INV_FACT[2..EXP_TAIL_FROM].iter().rev() {
+        q = q * r + *c;
+    }
+    r + r.sqr() * q
+}
+
+/// `expm1(r)` for `|r| ≤ ln 2/2 + ε` as `exp` and `exp2` use it (the result then enters
+/// `1 + w`, so its absolute error counts): Tang's table at every `j = round(64r) ≠ 0`
+/// (`r − j/64` exact by Sterbenz, `|r'| ≤ 1/128`) and the short polynomial [`expm1_small`].
+fn exp_reduced(r: Dd) -> Dd {
+    if r.hi.abs() <= 1.0 / 128.0 {
+        return expm1_small(r);
+    }
+    let j = (r.hi * 64.0).round().clamp(-22.0, 22.0);
+    let rp = Dd::new(r.hi - j / 64.0, r.lo);
+    let t = expm1_small(rp);
+    let e = EXPM1_J64[(j as i32 + 22) as usize];
+    e + t * (e + 1.0)
+}
+
 /// Splits an exact argument `z` (an expansion, `|z| ≤ 746`) as `k·ln 2 + r`, `|r| ≤ 0.36`,
 /// returning `k` and `r` rounded to a double-double (absolute error below `2^-150` before that
 /// rounding).
@@ -100,7 +139,7 @@ pub(super) fn exp_expansion(z: Expansion) -> Dd {
         return Dd::ZERO;
     }
     let (k, r) = reduce_ln2(z);
-    scale_one_plus(expm1_reduced(r), k)
+    scale_one_plus(exp_reduced(r), k)
 }
 
 /// `|x|` as an expansion of its words.
@@ -137,8 +176,16 @@ pub(super) fn log_expansion(words: &[f64], scale: &[f64; 3], k_scale: &[f64; 3])
     let (sh, sl) = s.to_dd();
     let sd = Dd { hi: sh, lo: sl };
     // ln(1+s) = s − s²/2 + s³·(1/3 − s/4 + … + s^16/19), |s| ≤ 0.0112: truncation < 2^-127.
-    let mut p = inv_int(19.0);
-    for n in (3..19).rev() {
+    // The terms from s^8/11 on total below 2^-53.9 of the polynomial: summed in f64 on s.hi
+    // (a few 2^-53 of them), they cost below 2^-105 of it, 2^-119 of the result after the
+    // factor s³; eight double-double steps remain of sixteen.
+    let sign = |n: usize, c: f64| if n % 2 == 1 { c } else { -c };
+    let mut tail = sign(19, 1.0 / 19.0);
+    for n in (LN_TAIL_FROM..19).rev() {
+        tail = tail * sh + sign(n, inv_int(n as f64).hi);
+    }
+    let mut p = Dd::from_f64(tail);
+    for n in (3..LN_TAIL_FROM).rev() {
         let c = inv_int(n as f64);
         p = p * sd + if n % 2 == 1 { c } else { -c };
     }
@@ -166,6 +213,9 @@ pub(super) fn log_expansion(words: &[f64], scale: &[f64; 3], k_scale: &[f64; 3])
     out.add(kf * k_scale[2]);
     out
 }
+
+/// The first `n` of the `±1/n` coefficients of `log_expansion`'s polynomial summed in `f64`.
+const LN_TAIL_FROM: usize = 11;
 
 /// The unit triple `[1, 0, 0]` (natural logarithm: no change of base).
 const ONE_3: [f64; 3] = [1.0, 0.0, 0.0];
@@ -201,7 +251,7 @@ impl Dd {
         z.add_mul(&[f.hi, f.lo], &LN2_3);
         let (hi, lo) = z.to_dd();
         let r = Dd { hi, lo };
-        scale_one_plus(expm1_reduced(r), k as i32)
+        scale_one_plus(exp_reduced(r), k as i32)
     }
 
     /// `eˣ − 1`, accurate near 0: directly the reduced-range kernel for `|x| ≤ 0.34`, else

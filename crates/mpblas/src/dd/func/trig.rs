@@ -20,20 +20,48 @@ use super::{dd, frexp, ldexp};
 use crate::eft::{fast_two_sum, two_sqr};
 use crate::trig_reduction::rem_pio2;
 
-/// `sin r` for `|r| ≤ π/4 + ε`, given `t = r²`: `r − r·t·(1/3! − t/5! + … − t^13/29!)`.
+/// The first term of `sin_kernel`'s polynomial summed in `f64`: for `t ≤ (π/4)²` the terms
+/// from `t^8/19!` on total below `2^-59.7` of the polynomial (`≥ 1/3! − t/5! > 0.16`), so
+/// evaluating them by `f64` Horner on `t.hi` (relative error a few `2^-53`) costs below
+/// `2^-110` of it (`0.04u`), and eight double-double steps instead of thirteen remain.
+const SIN_TAIL_FROM: usize = 8;
+
+/// As [`SIN_TAIL_FROM`] for `cos_kernel`: from `t^9/20!` on, below `2^-66` of its polynomial.
+const COS_TAIL_FROM: usize = 9;
+
+/// `±1/(2n + k)!` with the sign of `(−1)^n`: the coefficient of `t^n` in the kernels.
+#[inline]
+fn coeff(n: usize, k: usize) -> Dd {
+    INV_FACT[2 * n + k].neg_if(n % 2 == 1)
+}
+
+/// `Σ_{from ≤ n ≤ last} coeff(n, k)·t^n / t^from` in `f64` on `th = t.hi` (Horner, plain
+/// operations: the GPU twin's bits).
+#[inline]
+fn f64_tail(th: f64, from: usize, last: usize, k: usize) -> Dd {
+    let mut s = coeff(last, k).hi;
+    for n in (from..last).rev() {
+        s = s * th + coeff(n, k).hi;
+    }
+    Dd::from_f64(s)
+}
+
+/// `sin r` for `|r| ≤ π/4 + ε`, given `t = r²`: `r − r·t·(1/3! − t/5! + … − t^13/29!)`, the
+/// terms from [`SIN_TAIL_FROM`] on in `f64`.
 fn sin_kernel(r: Dd, rt: Dd, t: Dd) -> Dd {
-    let mut p = INV_FACT[29].neg_if(true);
-    for n in (0..13).rev() {
-        p = p * t + INV_FACT[2 * n + 3].neg_if(n % 2 == 1);
+    let mut p = f64_tail(t.hi, SIN_TAIL_FROM, 13, 3);
+    for n in (0..SIN_TAIL_FROM).rev() {
+        p = p * t + coeff(n, 3);
     }
     r - rt * p
 }
 
-/// `cos r` for `|r| ≤ π/4 + ε`, given `t = r²`: `1 − t·(1/2! − t/4! + … + t^14/30!)`.
+/// `cos r` for `|r| ≤ π/4 + ε`, given `t = r²`: `1 − t·(1/2! − t/4! + … + t^14/30!)`, the
+/// terms from [`COS_TAIL_FROM`] on in `f64`.
 fn cos_kernel(t: Dd) -> Dd {
-    let mut p = INV_FACT[30];
-    for n in (0..14).rev() {
-        p = p * t + INV_FACT[2 * n + 2].neg_if(n % 2 == 1);
+    let mut p = f64_tail(t.hi, COS_TAIL_FROM, 14, 2);
+    for n in (0..COS_TAIL_FROM).rev() {
+        p = p * t + coeff(n, 2);
     }
     -(t * p) + 1.0
 }
@@ -67,16 +95,36 @@ impl Dd {
         }
     }
 
+    /// `sin x` (`quarter = 0`) or `cos x = sin(x + π/2)` (`quarter = 1`): [`Dd::sin_cos`]'s
+    /// bits, with only the one polynomial the quadrant needs.
+    fn sin_shifted(self, quarter: i32) -> Dd {
+        if !self.hi.is_finite() {
+            return Dd::NAN;
+        }
+        if self.hi == 0.0 {
+            return if quarter == 0 { self } else { Dd::ONE };
+        }
+        let (q, r4) = rem_pio2(&[self.hi, self.lo]);
+        let r = dd(fast_two_sum(r4[0], r4[1]));
+        let t = r.sqr();
+        match (q + quarter) & 3 {
+            0 => sin_kernel(r, r * t, t),
+            1 => cos_kernel(t),
+            2 => -sin_kernel(r, r * t, t),
+            _ => -cos_kernel(t),
+        }
+    }
+
     /// Sine; relative error ≤ [`bounds::SIN_COS`](crate::dd::bounds::SIN_COS)·u (see
-    /// [`Dd::sin_cos`]).
+    /// [`Dd::sin_cos`], whose first result this is, bit for bit).
     pub fn sin(self) -> Dd {
-        self.sin_cos().0
+        self.sin_shifted(0)
     }
 
     /// Cosine; relative error ≤ [`bounds::SIN_COS`](crate::dd::bounds::SIN_COS)·u (see
-    /// [`Dd::sin_cos`]).
+    /// [`Dd::sin_cos`], whose second result this is, bit for bit).
     pub fn cos(self) -> Dd {
-        self.sin_cos().1
+        self.sin_shifted(1)
     }
 
     /// Tangent, `sin/cos` (or `−cos/sin` in odd quadrants); relative error
