@@ -11,6 +11,7 @@
 use super::Qd;
 use super::arith::exponent;
 use super::consts::{FRAC_3PI_4, LN_2_WORDS};
+use crate::Dd;
 use crate::eft::two_prod;
 use std::ops::{Rem, RemAssign};
 use std::sync::OnceLock;
@@ -56,16 +57,63 @@ fn terms_needed(x: f64, coef: impl Fn(usize) -> f64) -> usize {
     TERMS - 1
 }
 
+/// Weight below which [`staged_horner`] carries a Horner value in double-double: the value
+/// enters the polynomial (≈ 1) with that weight, so a double-double's rounding (`2^-104` of
+/// it) stays below `2^-216`.
+const DD_TAIL_WEIGHT: f64 = 1.925_929_944_387_236e-34; // 2^-112
+/// As [`DD_TAIL_WEIGHT`] for `f64` values (rounding `2^-52` of them).
+const F64_TAIL_WEIGHT: f64 = 4.276_423_536_147_513e-50; // 2^-164
+
+/// `q_first` of the Horner recurrence `q_j = c_j + x·q_(j+1)`, `q_(n+1) = 0`, with
+/// `c_j = 1/(stride·j + offset)!` and `c_first = 1`: the series of `expm1` (`r·q_1`), `sin`
+/// and `cos` (in `x = −r²`). `q_j` enters `q_first` with weight `|x|^(j−first)·c_j`; the values
+/// of weight below `2^-164` are carried in `f64` on `x`'s leading word, those below `2^-112` in
+/// double-double on its two leading words, so each lower format's roundings stay below
+/// `2^-216` of the sum (about a third of the quad-double steps at `|r| ≈ 0.35`).
+fn staged_horner(x: Qd, n: usize, first: usize, (stride, offset): (usize, usize)) -> Qd {
+    let f = inv_fact();
+    let c = |j: usize| &f[(stride * j + offset).min(TERMS - 1)];
+    let ax = x.c[0].abs();
+    let start = |weight: f64| {
+        let mut p = 1.0;
+        for j in first..=n {
+            if p * c(j).c[0] < weight {
+                return j;
+            }
+            p *= ax;
+        }
+        n + 1
+    };
+    let j_dd = start(DD_TAIL_WEIGHT);
+    let j_f64 = start(F64_TAIL_WEIGHT).max(j_dd);
+    let mut s = 0.0;
+    for j in (j_f64..=n).rev() {
+        s = c(j).c[0] + x.c[0] * s;
+    }
+    // The leading two words of a (normalised) quad-double are a normalised double-double.
+    let dd_of = |q: &Qd| Dd {
+        hi: q.c[0],
+        lo: q.c[1],
+    };
+    let xd = dd_of(&x);
+    let mut d = Dd::from_f64(s);
+    for j in (j_dd..j_f64).rev() {
+        d = dd_of(c(j)) + xd * d;
+    }
+    let mut q = Qd::from(d);
+    for j in (first..j_dd).rev() {
+        q = *c(j) + x * q;
+    }
+    q
+}
+
 /// `e^r − 1` by its Taylor series in Horner form, for `|r| ≤ 1`: `r·(1 + r/2·(1 + r/3·…))`
-/// written as `r·Σ r^(n−1)/n!`. Relative error ≤ about 13u (see `bounds::EXP_M1`).
+/// written as `r·Σ r^(n−1)/n!` ([`staged_horner`]). Relative error ≤ about 13u (see
+/// `bounds::EXP_M1`).
 fn expm1_series(r: Qd) -> Qd {
     let f = inv_fact();
     let n = terms_needed(r.c[0], |n| f[n.min(TERMS - 1)].c[0]);
-    let mut q = f[n];
-    for k in (1..n).rev() {
-        q = f[k] + r * q;
-    }
-    r * q
+    r * staged_horner(r, n, 1, (1, 0))
 }
 
 /// `2·atanh(z) = ln((1+z)/(1−z))` by its series `2z·Σ z^(2j)/(2j+1)` (Horner in `z²`), for
@@ -83,46 +131,38 @@ fn atanh_series_2(z: Qd) -> Qd {
 
 /// `(sin r, cos r)` by their Taylor series (Horner in `r²`), for `|r| ≤ π/4`.
 fn sin_cos_series(r: Qd) -> (Qd, Qd) {
-    let (f, w, n) = series_terms(r);
-    // sin r = r·Σ (−w)^j/(2j+1)!,  cos r = Σ (−w)^j/(2j)!
-    let mw = -w;
-    let mut s = f[2 * n + 1];
-    let mut c = f[2 * n];
-    for j in (0..n).rev() {
-        s = f[2 * j + 1] + mw * s;
-        c = f[2 * j] + mw * c;
-    }
-    (r * s, c)
+    let (mw, n) = series_terms(r);
+    (r * sin_poly(mw, n), cos_poly(mw, n))
 }
 
-/// The factorials, `w = r²` and the number of terms of [`sin_cos_series`].
-fn series_terms(r: Qd) -> (&'static [Qd; TERMS], Qd, usize) {
+/// `−r²` and the number of terms of the sine and cosine series.
+fn series_terms(r: Qd) -> (Qd, usize) {
     let f = inv_fact();
     let w = r.sqr();
     let n = terms_needed(w.c[0], |j| f[(2 * j).min(TERMS - 1)].c[0]).min(TERMS / 2 - 1);
-    (f, w, n)
+    (-w, n)
 }
 
-/// `sin r` alone: [`sin_cos_series`]'s first result, the same operations.
+/// `Σ (−w)^j/(2j+1)!` (`sin r = r·` this).
+fn sin_poly(mw: Qd, n: usize) -> Qd {
+    staged_horner(mw, n, 0, (2, 1))
+}
+
+/// `Σ (−w)^j/(2j)!` (`cos r`).
+fn cos_poly(mw: Qd, n: usize) -> Qd {
+    staged_horner(mw, n, 0, (2, 0))
+}
+
+/// `sin r` alone.
 fn sin_series(r: Qd) -> Qd {
-    let (f, w, n) = series_terms(r);
-    let mw = -w;
-    let mut s = f[2 * n + 1];
-    for j in (0..n).rev() {
-        s = f[2 * j + 1] + mw * s;
-    }
-    r * s
+    let (mw, n) = series_terms(r);
+    r * sin_poly(mw, n)
 }
 
-/// `cos r` alone: [`sin_cos_series`]'s second result, the same operations.
+/// `cos r` alone.
 fn cos_series(r: Qd) -> Qd {
-    let (f, w, n) = series_terms(r);
-    let mw = -w;
-    let mut c = f[2 * n];
-    for j in (0..n).rev() {
-        c = f[2 * j] + mw * c;
-    }
-    c
+    let (mw, n) = series_terms(r);
+    cos_poly(mw, n)
 }
 
 /// `ln m` for `m` in `[1/√2, √2]`: `2·atanh((m − 1)/(m + 1))`.

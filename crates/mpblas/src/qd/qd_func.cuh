@@ -11,6 +11,7 @@
 #ifndef MPBLAS_QD_FUNC_CUH
 #define MPBLAS_QD_FUNC_CUH
 
+#include "dd.cuh"
 #include "qd.cuh"
 #include "qd_tables.cuh"
 #include "trig_reduction.cuh"
@@ -55,12 +56,49 @@ MP_DEV int terms_needed(double x, const unsigned long long (*table)[4], int stri
     return MPQ_TERMS - 1;
 }
 
+// `staged_horner`: q_first of q_j = c_j + x q_(j+1), q_(n+1) = 0, c_j = 1/(stride j + offset)!;
+// the values of weight |x|^(j-first) c_j below 2^-164 (F64_TAIL_WEIGHT) in f64 on x's leading
+// word, below 2^-112 (DD_TAIL_WEIGHT) in double-double on its two leading words.
+MP_DEV double staged_coef(int j, int stride, int offset, int word) {
+    int idx = stride * j + offset;
+    idx = idx < MPQ_TERMS - 1 ? idx : MPQ_TERMS - 1;
+    return mp_tab(MPQ_INV_FACT[idx][word]);
+}
+
+MP_DEV int staged_start(double ax, int n, int first, int stride, int offset, double weight) {
+    double p = 1.0;
+    for (int j = first; j <= n; j++) {
+        if (p * staged_coef(j, stride, offset, 0) < weight) return j;
+        p *= ax;
+    }
+    return n + 1;
+}
+
+MP_DEV Qd staged_horner(const Qd &x, int n, int first, int stride, int offset) {
+    double ax = mp_abs(x.c[0]);
+    int j_dd = staged_start(ax, n, first, stride, offset, 1.925929944387236e-34);
+    int j_f64 = staged_start(ax, n, first, stride, offset, 4.276423536147513e-50);
+    if (j_f64 < j_dd) j_f64 = j_dd;
+    double s = 0.0;
+    for (int j = n; j >= j_f64; j--) s = staged_coef(j, stride, offset, 0) + x.c[0] * s;
+    Dd xd = dd_make(x.c[0], x.c[1]);
+    Dd d = dd_make(s, 0.0);
+    for (int j = j_f64 - 1; j >= j_dd; j--)
+        d = dd::add_accurate(dd_make(staged_coef(j, stride, offset, 0), staged_coef(j, stride, offset, 1)),
+                             dd::mul_accurate(xd, d));
+    Qd q = qd_make(d.hi, d.lo, 0.0, 0.0);
+    for (int j = j_dd - 1; j >= first; j--) {
+        int idx = stride * j + offset;
+        idx = idx < MPQ_TERMS - 1 ? idx : MPQ_TERMS - 1;
+        q = add_ieee(inv_fact(idx), mul_accurate(x, q));
+    }
+    return q;
+}
+
 // `expm1_series`: e^r - 1 by its Taylor series in Horner form, |r| <= 1.
 MP_DEV Qd expm1_series(const Qd &r) {
     int n = terms_needed(r.c[0], MPQ_INV_FACT, 1);
-    Qd q = inv_fact(n);
-    for (int k = n - 1; k >= 1; k--) q = add_ieee(inv_fact(k), mul_accurate(r, q));
-    return mul_accurate(r, q);
+    return mul_accurate(r, staged_horner(r, n, 1, 1, 0));
 }
 
 // `atanh_series_2`: 2 atanh(z) by its series, |z| <= 0.18.
@@ -72,21 +110,16 @@ MP_DEV Qd atanh_series_2(const Qd &z) {
     return ldexp(mul_accurate(z, q), 1);
 }
 
-// `sin_cos_series`: (sin r, cos r) by their Taylor series in r^2, |r| <= pi/4. The two Horner
-// recurrences are independent; `want_s`/`want_c` skip one (each result as in the Rust code).
+// `sin_cos_series`: (sin r, cos r) by their Taylor series in r^2, |r| <= pi/4 (`sin_poly`,
+// `cos_poly`: staged_horner in -r^2); `want_s`/`want_c` skip one (each result as in the Rust
+// code).
 MP_DEV void sin_cos_series(const Qd &r, bool want_s, bool want_c, Qd &s_out, Qd &c_out) {
     Qd w = sqr(r);
     int n = terms_needed(w.c[0], MPQ_INV_FACT, 2);
     n = n < MPQ_TERMS / 2 - 1 ? n : MPQ_TERMS / 2 - 1;
     Qd mw = neg(w);
-    Qd s = inv_fact(2 * n + 1);
-    Qd c = inv_fact(2 * n);
-    for (int j = n - 1; j >= 0; j--) {
-        if (want_s) s = add_ieee(inv_fact(2 * j + 1), mul_accurate(mw, s));
-        if (want_c) c = add_ieee(inv_fact(2 * j), mul_accurate(mw, c));
-    }
-    s_out = want_s ? mul_accurate(r, s) : s;
-    c_out = c;
+    s_out = want_s ? mul_accurate(r, staged_horner(mw, n, 0, 2, 1)) : w;
+    c_out = want_c ? staged_horner(mw, n, 0, 2, 0) : w;
 }
 
 // `ln_reduced`: ln m for m in [1/sqrt 2, sqrt 2], 2 atanh((m - 1)/(m + 1)).

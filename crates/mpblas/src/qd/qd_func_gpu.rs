@@ -32,6 +32,7 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
     source: include_str!("qd_func_gpu.cu"),
     headers: &[
         &crate::eft::EFT_CUH,
+        &crate::dd::dd_gpu::DD_CUH,
         &QD_CUH,
         &QD_FUNC_CUH,
         &QD_TABLES_CUH,
