@@ -47,18 +47,25 @@ fn expm1_taylor(r: Dd) -> Dd {
     r + r.sqr() * q
 }
 
-/// `expm1(r)` for `|r| ≤ 0.36` (the range left by the `k·ln 2` reduction).
-fn expm1_reduced(r: Dd) -> Dd {
-    if r.hi.abs() <= 0.0625 {
-        return expm1_taylor(r);
+/// Tang's table step for `|r| ≤ 0.36` (the range left by the `k·ln 2` reduction): `poly(r)`
+/// itself for `|r| ≤ direct`, else `r = j/64 + r'` with `j = round(64r) ≠ 0` and
+/// `expm1(r) = e + (1 + e)·poly(r')`, `e = expm1(j/64)` from the table.
+fn expm1_table(r: Dd, direct: f64, poly: fn(Dd) -> Dd) -> Dd {
+    if r.hi.abs() <= direct {
+        return poly(r);
     }
     let j = (r.hi * 64.0).round().clamp(-22.0, 22.0);
-    // r.hi − j/64 is exact (Sterbenz: both lie within a factor 2 of each other for |j| ≥ 4).
+    // r.hi − j/64 is exact (Sterbenz: both lie within a factor 2 of each other for j ≠ 0).
     let rp = Dd::new(r.hi - j / 64.0, r.lo);
-    let t = expm1_taylor(rp);
+    let t = poly(rp);
     let e = EXPM1_J64[(j as i32 + 22) as usize];
-    // expm1(j/64 + r') = e + (1 + e)·expm1(r').
     e + t * (e + 1.0)
+}
+
+/// `expm1(r)` for `|r| ≤ 0.36` where its relative error counts (`exp_m1`): the degree-16
+/// polynomial on `|r| ≤ 1/16`, the table beyond.
+fn expm1_reduced(r: Dd) -> Dd {
+    expm1_table(r, 0.0625, expm1_taylor)
 }
 
 /// Degree of [`expm1_small`]'s Taylor polynomial: for `|r| ≤ 1/128 + ε` the truncation
@@ -88,14 +95,7 @@ fn expm1_small(r: Dd) -> Dd {
 /// `1 + w`, so its absolute error counts): Tang's table at every `j = round(64r) ≠ 0`
 /// (`r − j/64` exact by Sterbenz, `|r'| ≤ 1/128`) and the short polynomial [`expm1_small`].
 fn exp_reduced(r: Dd) -> Dd {
-    if r.hi.abs() <= 1.0 / 128.0 {
-        return expm1_small(r);
-    }
-    let j = (r.hi * 64.0).round().clamp(-22.0, 22.0);
-    let rp = Dd::new(r.hi - j / 64.0, r.lo);
-    let t = expm1_small(rp);
-    let e = EXPM1_J64[(j as i32 + 22) as usize];
-    e + t * (e + 1.0)
+    expm1_table(r, 1.0 / 128.0, expm1_small)
 }
 
 /// Splits an exact argument `z` (an expansion, `|z| ≤ 746`) as `k·ln 2 + r`, `|r| ≤ 0.36`,
