@@ -144,6 +144,22 @@ pub(super) fn strides(l: &MatLayout) -> (u64, u64) {
     (l.row_stride as u64, l.col_stride as u64)
 }
 
+/// The order limit of the LU kernels' 32-bit pivots.
+///
+/// # Errors
+/// [`Error::OutOfRange`] beyond `u32::MAX − 1`.
+pub(super) fn check_order(n: usize) -> Result<()> {
+    if n > u32::MAX as usize - 1 {
+        return Err(Error::OutOfRange {
+            what: "order of a GPU LU",
+            got: n,
+            min: 0,
+            max: u32::MAX as usize - 1,
+        });
+    }
+    Ok(())
+}
+
 /// The device side of a factorisation's pivots: `ipiv` (one `u32` per step) and `info` (the
 /// first zero pivot's step, `u32::MAX` for none), written by the pivot kernels.
 pub(super) struct Pivots {
@@ -161,6 +177,13 @@ impl Pivots {
             piv: DeviceBuffer::<u32>::zeros(dev, steps)?,
             info,
         })
+    }
+
+    /// The solves' pivots on the device as the kernels read them (`u32`; each is below the
+    /// order `n`, by `check_factor_shape`).
+    pub(super) fn upload(dev: &Device, ipiv: &[usize]) -> Result<DeviceBuffer<u32>> {
+        let host: Vec<u32> = ipiv.iter().map(|&p| p as u32).collect();
+        DeviceBuffer::<u32>::from_host(dev, &host)
     }
 
     /// The pivots into `ipiv` (its first `steps` entries) and `getrf`'s result: the first zero
@@ -197,14 +220,7 @@ pub fn getrf<T: GpuFormat>(
     let steps = m.min(n);
     check_pivots(ipiv, steps)?;
     dev.check_on("a", a.ordinal())?;
-    if m.max(n) > u32::MAX as usize - 1 {
-        return Err(Error::OutOfRange {
-            what: "order of a GPU LU",
-            got: m.max(n),
-            min: 0,
-            max: u32::MAX as usize - 1,
-        });
-    }
+    check_order(m.max(n))?;
     if steps == 0 {
         return Ok(None);
     }
@@ -365,8 +381,7 @@ pub fn getrs<T: GpuFormat>(
     if n == 0 || nrhs == 0 {
         return Ok(());
     }
-    let host: Vec<u32> = ipiv[..n].iter().map(|&p| p as u32).collect();
-    let piv = DeviceBuffer::<u32>::from_host(dev, &host)?;
+    let piv = Pivots::upload(dev, &ipiv[..n])?;
     let (ll, lb) = (lu.layout(), b.layout());
     let m_lu = lu_mat::<T>(|k| lu.word_addr(k), &ll);
     let m_lut = lu_mat::<T>(|k| lu.word_addr(k), &ll.t());

@@ -24,7 +24,7 @@ static __device__ int lu_rns_cmp_abs(const RnsBasis &b, const RnsNum &x, const u
     if (xz || yz) return (int)!xz - (int)!yz;
     if (x.exp != y.exp) return x.exp < y.exp ? -1 : 1;
     u32 d[RNS_MAX_N];
-    for (u32 i = 0; i < b.n; i++) d[i] = xr[i] >= yr[i] ? xr[i] - yr[i] : xr[i] + (b.m[i] - yr[i]);
+    for (u32 i = 0; i < b.n; i++) d[i] = sub_mod(xr[i], yr[i], b.m[i]);
     return sign_of(b, d, (u64)b.p);
 }
 

@@ -17,9 +17,9 @@
 //! (the chain of a rounding: interval evaluations and base extensions), dominate for small `n`.
 
 use super::lu::{LU_BLOCK, check_factor_shape, check_pivots};
-use super::lu_gpu::Pivots;
+use super::lu_gpu::{Pivots, check_order};
 use crate::blas::blas_level2_rns_gpu::{BLAS_RNS_CUH, rns_arg, same_basis};
-use crate::cuda::{Arg, Device, DeviceBuffer, LaunchConfig, ModuleSource};
+use crate::cuda::{Arg, Device, LaunchConfig, ModuleSource};
 use crate::error::{Error, Result};
 use crate::rns::array_gpu::{DeviceMpArray, RNS_CUH};
 use crate::rns::{MpArray, MpFloat};
@@ -63,19 +63,6 @@ unsafe fn launch(dev: &Device, kernel: &'static str, work: usize, a: &[Arg]) -> 
 /// A column-major layout's view of `a`: element `(i, j)` at `offset + i·rs + j·cs`.
 fn view(a: &DeviceMpArray, l: &MatLayout) -> Arg {
     rns_arg(a, l.offset, l.row_stride as isize, l.col_stride as isize)
-}
-
-/// The order limit of the kernels' 32-bit pivots.
-fn check_order(n: usize) -> Result<()> {
-    if n > u32::MAX as usize - 1 {
-        return Err(Error::OutOfRange {
-            what: "order of a GPU LU",
-            got: n,
-            min: 0,
-            max: u32::MAX as usize - 1,
-        });
-    }
-    Ok(())
 }
 
 /// `A = P·L·U` in place on the GPU for the `m × n` column-major matrix of leading dimension
@@ -288,8 +275,7 @@ pub fn getrs(
     if n == 0 || nrhs == 0 {
         return Ok(());
     }
-    let host: Vec<u32> = ipiv[..n].iter().map(|&p| p as u32).collect();
-    let piv = DeviceBuffer::<u32>::from_host(dev, &host)?;
+    let piv = Pivots::upload(dev, &ipiv[..n])?;
     let tab = Arg::U64(lu.tables());
     let (m_lu, m_lut, mb) = (view(lu, &ll), view(lu, &ll.t()), view(b, &lb));
     let swaps = |reverse: bool| -> Result<()> {
@@ -308,33 +294,26 @@ pub fn getrs(
     // Column-oriented substitutions, a launch per step: each row's terms in the CPU's order
     // (ascending forward, descending backward), the division after its last term.
     let cols = (0, nrhs);
-    let forward = |mat: &Arg, unit: bool| -> Result<()> {
-        for q in 0..n {
+    let sweep = |mat: &Arg, backward: bool, unit: bool| -> Result<()> {
+        for s in 0..n {
+            let q = if backward { n - 1 - s } else { s };
             if !unit {
                 divide(dev, (&tab, mat, &mb), q, (q, q + 1), cols, false)?;
             }
-            eliminate(dev, (&tab, mat, &mb), q, (q + 1, n), cols)?;
-        }
-        Ok(())
-    };
-    let backward = |mat: &Arg, unit: bool| -> Result<()> {
-        for q in (0..n).rev() {
-            if !unit {
-                divide(dev, (&tab, mat, &mb), q, (q, q + 1), cols, false)?;
-            }
-            eliminate(dev, (&tab, mat, &mb), q, (0, q), cols)?;
+            let rows = if backward { (0, q) } else { (q + 1, n) };
+            eliminate(dev, (&tab, mat, &mb), q, rows, cols)?;
         }
         Ok(())
     };
     match trans {
         Trans::No => {
             swaps(false)?;
-            forward(&m_lu, true)?;
-            backward(&m_lu, false)
+            sweep(&m_lu, false, true)?;
+            sweep(&m_lu, true, false)
         }
         Trans::Yes => {
-            forward(&m_lut, false)?;
-            backward(&m_lut, true)?;
+            sweep(&m_lut, false, false)?;
+            sweep(&m_lut, true, true)?;
             swaps(true)
         }
     }

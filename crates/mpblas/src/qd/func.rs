@@ -521,15 +521,11 @@ impl Qd {
     /// both, and the quadrant. Relative errors ≤ [`bounds::SIN`](super::bounds::SIN)·u and
     /// [`bounds::COS`](super::bounds::COS)·u, for any finite argument. NaN for ±Inf and NaN.
     pub fn sin_cos(self) -> (Qd, Qd) {
-        let x0 = self.c[0];
-        if !x0.is_finite() {
-            return (Qd::NAN, Qd::NAN);
-        }
-        if x0 == 0.0 {
-            return (self, Qd::ONE);
-        }
-        let (q, r) = crate::trig_reduction::rem_pio2(&self.c);
-        let (s, c) = sin_cos_series(Qd { c: r });
+        let (q, r) = match self.quadrant() {
+            Ok(reduced) => reduced,
+            Err(special) => return special,
+        };
+        let (s, c) = sin_cos_series(r);
         match q & 3 {
             0 => (s, c),
             1 => (c, -s),
@@ -538,18 +534,27 @@ impl Qd {
         }
     }
 
+    /// `x = q·π/2 + r` (exact reduction, `r` rounded to a quad-double), or
+    /// `Err((sin x, cos x))` for the special arguments: NaN for ±Inf and NaN, `(±0, 1)` for ±0.
+    fn quadrant(self) -> Result<(i32, Qd), (Qd, Qd)> {
+        let x0 = self.c[0];
+        if !x0.is_finite() {
+            return Err((Qd::NAN, Qd::NAN));
+        }
+        if x0 == 0.0 {
+            return Err((self, Qd::ONE));
+        }
+        let (q, r) = crate::trig_reduction::rem_pio2(&self.c);
+        Ok((q, Qd { c: r }))
+    }
+
     /// `sin x` (`quarter = 0`) or `cos x = sin(x + π/2)` (`quarter = 1`): [`Qd::sin_cos`]'s
     /// bits, with only the one series the quadrant needs.
     fn sin_shifted(self, quarter: i32) -> Qd {
-        let x0 = self.c[0];
-        if !x0.is_finite() {
-            return Qd::NAN;
-        }
-        if x0 == 0.0 {
-            return if quarter == 0 { self } else { Qd::ONE };
-        }
-        let (q, r) = crate::trig_reduction::rem_pio2(&self.c);
-        let r = Qd { c: r };
+        let (q, r) = match self.quadrant() {
+            Ok(reduced) => reduced,
+            Err((s, c)) => return if quarter == 0 { s } else { c },
+        };
         match (q + quarter) & 3 {
             0 => sin_series(r),
             1 => cos_series(r),

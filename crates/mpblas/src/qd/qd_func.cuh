@@ -59,10 +59,13 @@ MP_DEV int terms_needed(double x, const unsigned long long (*table)[4], int stri
 // `staged_horner`: q_first of q_j = c_j + x q_(j+1), q_(n+1) = 0, c_j = 1/(stride j + offset)!;
 // the values of weight |x|^(j-first) c_j below 2^-164 (F64_TAIL_WEIGHT) in f64 on x's leading
 // word, below 2^-112 (DD_TAIL_WEIGHT) in double-double on its two leading words.
-MP_DEV double staged_coef(int j, int stride, int offset, int word) {
+MP_DEV int staged_index(int j, int stride, int offset) {
     int idx = stride * j + offset;
-    idx = idx < MPQ_TERMS - 1 ? idx : MPQ_TERMS - 1;
-    return mp_tab(MPQ_INV_FACT[idx][word]);
+    return idx < MPQ_TERMS - 1 ? idx : MPQ_TERMS - 1;
+}
+
+MP_DEV double staged_coef(int j, int stride, int offset, int word) {
+    return mp_tab(MPQ_INV_FACT[staged_index(j, stride, offset)][word]);
 }
 
 MP_DEV int staged_start(double ax, int n, int first, int stride, int offset, double weight) {
@@ -87,11 +90,7 @@ MP_DEV Qd staged_horner(const Qd &x, int n, int first, int stride, int offset) {
         d = dd::add_accurate(dd_make(staged_coef(j, stride, offset, 0), staged_coef(j, stride, offset, 1)),
                              dd::mul_accurate(xd, d));
     Qd q = qd_make(d.hi, d.lo, 0.0, 0.0);
-    for (int j = j_dd - 1; j >= first; j--) {
-        int idx = stride * j + offset;
-        idx = idx < MPQ_TERMS - 1 ? idx : MPQ_TERMS - 1;
-        q = add_ieee(inv_fact(idx), mul_accurate(x, q));
-    }
+    for (int j = j_dd - 1; j >= first; j--) q = add_ieee(inv_fact(staged_index(j, stride, offset)), mul_accurate(x, q));
     return q;
 }
 

@@ -73,19 +73,28 @@ impl Dd {
         if neg { -self } else { self }
     }
 
+    /// `x = q·π/2 + r` (exact reduction, `r` rounded to a double-double) with `t = r²`, or
+    /// `Err((sin x, cos x))` for the special arguments: NaN for ±Inf and NaN, `(±0, 1)` for ±0.
+    fn quadrant(self) -> Result<(i32, Dd, Dd), (Dd, Dd)> {
+        if !self.hi.is_finite() {
+            return Err((Dd::NAN, Dd::NAN));
+        }
+        if self.hi == 0.0 {
+            return Err((self, Dd::ONE));
+        }
+        let (q, r4) = rem_pio2(&[self.hi, self.lo]);
+        let r = dd(fast_two_sum(r4[0], r4[1]));
+        Ok((q, r, r.sqr()))
+    }
+
     /// `(sin x, cos x)` (method notes in `dd/func/trig.rs`), each with relative error
     /// ≤ [`bounds::SIN_COS`](crate::dd::bounds::SIN_COS)·u for every finite `x` (results in the
     /// normal range). NaN for ±Inf and NaN; `sin(±0) = ±0`.
     pub fn sin_cos(self) -> (Dd, Dd) {
-        if !self.hi.is_finite() {
-            return (Dd::NAN, Dd::NAN);
-        }
-        if self.hi == 0.0 {
-            return (self, Dd::ONE);
-        }
-        let (q, r4) = rem_pio2(&[self.hi, self.lo]);
-        let r = dd(fast_two_sum(r4[0], r4[1]));
-        let t = r.sqr();
+        let (q, r, t) = match self.quadrant() {
+            Ok(reduced) => reduced,
+            Err(special) => return special,
+        };
         let (s, c) = (sin_kernel(r, r * t, t), cos_kernel(t));
         match q {
             0 => (s, c),
@@ -98,15 +107,10 @@ impl Dd {
     /// `sin x` (`quarter = 0`) or `cos x = sin(x + π/2)` (`quarter = 1`): [`Dd::sin_cos`]'s
     /// bits, with only the one polynomial the quadrant needs.
     fn sin_shifted(self, quarter: i32) -> Dd {
-        if !self.hi.is_finite() {
-            return Dd::NAN;
-        }
-        if self.hi == 0.0 {
-            return if quarter == 0 { self } else { Dd::ONE };
-        }
-        let (q, r4) = rem_pio2(&[self.hi, self.lo]);
-        let r = dd(fast_two_sum(r4[0], r4[1]));
-        let t = r.sqr();
+        let (q, r, t) = match self.quadrant() {
+            Ok(reduced) => reduced,
+            Err((s, c)) => return if quarter == 0 { s } else { c },
+        };
         match (q + quarter) & 3 {
             0 => sin_kernel(r, r * t, t),
             1 => cos_kernel(t),
