@@ -11,7 +11,7 @@
 use super::Qd;
 use super::arith::exponent;
 use super::consts::{FRAC_3PI_4, LN_2_WORDS};
-use crate::Dd;
+use crate::dd::Dd;
 use crate::eft::two_prod;
 use std::ops::{Rem, RemAssign};
 use std::sync::OnceLock;
