@@ -8,8 +8,8 @@
 //! GQD's Gop/s and our ratio to it (target: at least 50×).
 //!
 //! Arguments (full-precision lower words): `√` and `ln` on `[2^-50, 2^50)` (random binade and
-//! significand), `exp` on `(−50, 50)`, `sin` on `(−50, 50)` (every `|x| ≥ π/4` takes the
-//! Payne–Hanek path, as on the CPU), `+ ×` on `[1, 4)`.
+//! significand), `exp` on `(−50, 50)`, `sin` on `(−50, 50)` (every `|x| ≥ π/4` is reduced, by
+//! Cody–Waite there as on the CPU; Payne–Hanek only near multiples of π/2), `+ ×` on `[1, 4)`.
 //!
 //! Run: `cargo run --release --example gpu_func_bench [-- <elements>]` (default 16777216), or
 //! via `scripts/gpu-check.sh`, whose bundle runs it after the tests.

@@ -311,6 +311,39 @@ MP_DEV int rem_pio2(const double *x, int nx, double *r) {
     }
 }
 
+// `cody_waite_dd`: false when |r| < 2^-40 |hi| (then Payne-Hanek decides).
+MP_DEV bool cody_waite_dd(double hi, double lo, int &q, double &rh, double &rl) {
+    double n = mp_round(hi * MPF_FRAC_2_PI);
+    double a0, b0, a1, b1, s, e1, e2, h, e3;
+    two_prod(n, MPR_PIO2_W0, a0, b0);
+    two_prod(n, MPR_PIO2_W1, a1, b1);
+    double a2 = n * MPR_PIO2_W2;
+    double d = hi - a0;
+    two_sum(lo, -b0, s, e1);
+    two_sum(s, -a1, s, e2);
+    double low = ((e1 + e2) - b1) - a2;
+    two_sum(d, s, h, e3);
+    fast_two_sum(h, e3 + low, rh, rl);
+    if (mp_abs(rh) < mp_abs(hi) * MPR_CODY_WAITE_MIN_RATIO) return false;
+    q = (int)((long long)n & 3);
+    return true;
+}
+
+// `rem_pio2_dd`: x = N*pi/2 + r for a finite double-double, r rounded to a double-double;
+// returns N mod 4. Cody-Waite for fl(pi/4) <= |hi| < 2^20 where it is accurate, else Payne-Hanek.
+MP_DEV int rem_pio2_dd(double hi, double lo, double &rh, double &rl) {
+    double a = mp_abs(hi);
+    if (a >= MPF_FRAC_PI_4 && a < MPR_CODY_WAITE_LIMIT) {
+        int q;
+        if (cody_waite_dd(hi, lo, q, rh, rl)) return q;
+    }
+    double xw[2] = {hi, lo};
+    double r4[4];
+    int q = rem_pio2(xw, 2, r4);
+    fast_two_sum(r4[0], r4[1], rh, rl);
+    return q;
+}
+
 } // namespace trig_reduction
 
 #endif

@@ -38,7 +38,7 @@
 //! The module is self-contained (it uses only [`crate::eft`] and `std`) so that the
 //! quad-double functions can share it.
 
-use crate::eft::fast_two_sum;
+use crate::eft::{fast_two_sum, two_prod, two_sum};
 
 /// `trig_reduction.cuh`: the device twin of this module.
 pub(crate) static TRIG_REDUCTION_CUH: crate::cuda::Header = crate::cuda::Header {
@@ -166,6 +166,73 @@ pub(crate) fn rem_pio2(x: &[f64]) -> (i32, [f64; 4]) {
         let need = (lz + TARGET_BITS + log2_words - 75 + 63) / 64 + 1;
         nf = (need.max(nf as i64 + 1) as usize).min(MAX_FRAC_LIMBS);
     }
+}
+
+/// π/2 as a 4-word expansion, each word the nearest `f64` to what the words before it leave
+/// (the unit test `pio2_words_match_mpfr` recomputes them); the rest is below `2^-217`.
+pub(crate) const PIO2_WORDS: [f64; 4] = [
+    f64::from_bits(0x3ff921fb54442d18),
+    f64::from_bits(0x3c91a62633145c07),
+    f64::from_bits(0xb91f1976b7ed8fbc),
+    f64::from_bits(0x35b4cf98e804177d),
+];
+
+/// Arguments with `|x.hi| <` this (`2^20`) are first tried by [`rem_pio2_dd`]'s Cody–Waite step.
+pub(crate) const CODY_WAITE_LIMIT: f64 = 1_048_576.0;
+
+/// The Cody–Waite result is kept when `|r| ≥ 2^-40·|x.hi|` (`2^-40`); closer to a multiple of
+/// π/2, its absolute error (below `2^-153.9·|x|`) would exceed `2^-113` of `r`.
+pub(crate) const CODY_WAITE_MIN_RATIO: f64 = 9.094_947_017_729_282e-13;
+
+/// `x = N·π/2 + r` for a finite double-double `x = hi + lo` (normalised), with `r` rounded to a
+/// double-double: returns `(N mod 4, r.hi, r.lo)`.
+///
+/// For `fl(π/4) ≤ |hi| < 2^20` it first tries [`cody_waite_dd`] (a few exact products and sums,
+/// no tables), which is kept when `|r| ≥ 2^-40·|hi|`; otherwise, and for the rare arguments that
+/// close to a multiple of π/2, [`rem_pio2`] (Payne–Hanek) with `r` rounded to its first two
+/// words. Either way the relative error of `r` is at most `1.005·2^-106`, and `|r| ≤ π/4 + 2^-31`
+/// (the Cody–Waite `N` comes from `hi·2/π` in `f64`, so it can be off by one at a midpoint).
+/// `|hi| < fl(π/4)` is returned as it is.
+pub(crate) fn rem_pio2_dd(hi: f64, lo: f64) -> (i32, f64, f64) {
+    let a = hi.abs();
+    if (std::f64::consts::FRAC_PI_4..CODY_WAITE_LIMIT).contains(&a)
+        && let Some(reduced) = cody_waite_dd(hi, lo)
+    {
+        return reduced;
+    }
+    let (q, r4) = rem_pio2(&[hi, lo]);
+    let (rh, rl) = fast_two_sum(r4[0], r4[1]);
+    (q, rh, rl)
+}
+
+/// Cody–Waite reduction of `hi + lo` (`|hi| < 2^20`) by the 4-word π/2 of [`PIO2_WORDS`] (Cody
+/// and Waite, *Software Manual for the Elementary Functions*, 1980; with exact products by FMA,
+/// as in Muller, *Elementary Functions*, 3rd ed., §11.2), or `None` when `|r| < 2^-40·|hi|`.
+///
+/// With `N = round(hi·2/π)` (`|N| < 2^20`), `U = 2^-53`, and `aₖ + bₖ = N·Pₖ` exact (TwoProd):
+/// `d = hi − a₀` is exact (Sterbenz: `hi` and `a₀` are within a factor 2 for `N ≠ 0`), the
+/// order-`U|x|` terms `lo − b₀ − a₁ = s + e₁ + e₂` are summed exactly, and the order-`U²|x|`
+/// terms `e₁ + e₂ − b₁ − a₂` in `f64` (`low`, error `≤ 3·2^-156·|x|`); `b₂`, `N·P₃` and the
+/// rest of π/2 are dropped (`≤ 2^-161·|x|`). Then `d + s = h + e₃` (TwoSum) and
+/// `r ≈ h + fl(e₃ + low)`, whose rounding costs `≤ U·(U|h| + 2^-103|x|)`. In all
+/// `|r̂ − r| ≤ 2^-106·|h| + 2^-153.9·|x|`, at most `1.005·2^-106·|r|` when `|r| ≥ 2^-40|x|`.
+fn cody_waite_dd(hi: f64, lo: f64) -> Option<(i32, f64, f64)> {
+    let n = (hi * std::f64::consts::FRAC_2_PI).round();
+    let (a0, b0) = two_prod(n, PIO2_WORDS[0]);
+    let (a1, b1) = two_prod(n, PIO2_WORDS[1]);
+    let a2 = n * PIO2_WORDS[2];
+    let d = hi - a0;
+    let (s, e1) = two_sum(lo, -b0);
+    let (s, e2) = two_sum(s, -a1);
+    let low = ((e1 + e2) - b1) - a2;
+    let (h, e3) = two_sum(d, s);
+    let (rh, rl) = fast_two_sum(h, e3 + low);
+    // (Finite operands: the result is finite.)
+    if rh.abs() < hi.abs() * CODY_WAITE_MIN_RATIO {
+        return None;
+    }
+    // N mod 4 in 0..=3 (two's complement: also for negative N).
+    Some((((n as i64) & 3) as i32, rh, rl))
 }
 
 /// 64 bits of the fraction of 2/π starting at bit `j0` (weight `2^-j0`, the result's MSB).
@@ -539,6 +606,89 @@ mod tests {
     }
 
     #[test]
+    fn pio2_words_match_mpfr() {
+        assert_eq!(PIO2_WORDS.to_vec(), expansion(&pio2(), 4));
+        let rest = Float::with_val(PREC, &pio2() - exact(&PIO2_WORDS));
+        assert!(rest.abs() < Float::with_val(PREC, 2f64.powi(-217)));
+    }
+
+    /// `rem_pio2_dd` against MPFR: relative error of `r` within `1.005·2^-106`, the quadrant
+    /// that of its `N` (exact `round` except where Cody–Waite's `N` is off by one at a
+    /// midpoint, where `|r| ≤ π/4 + 2^-31` instead). Returns the error in units of `2^-106`.
+    fn check_dd(hi: f64, lo: f64) -> f64 {
+        let (q, rh, rl) = rem_pio2_dd(hi, lo);
+        let (xv, p) = (exact(&[hi, lo]), pio2());
+        if hi.abs() < std::f64::consts::FRAC_PI_4 {
+            assert_eq!((q, rh, rl), (0, hi, lo));
+            return 0.0;
+        }
+        assert_eq!(rh, rh + rl, "r not normalised for {hi:e} + {lo:e}");
+        // N from the result itself: (x − r)/(π/2) must be an integer with N mod 4 = q.
+        let got = exact(&[rh, rl]);
+        let n = Float::with_val(PREC, Float::with_val(PREC, &xv - &got) / &p).round();
+        let want = Float::with_val(PREC, &xv - Float::with_val(PREC, &n * &p));
+        let n_int: Integer = n.to_integer().unwrap();
+        assert_eq!(q, n_int.mod_u(4) as i32, "quadrant of {hi:e} + {lo:e}");
+        assert!(
+            want.clone().abs()
+                <= Float::with_val(PREC, std::f64::consts::FRAC_PI_4 + 2f64.powi(-31)),
+            "|r| too large for {hi:e} + {lo:e}"
+        );
+        let err = Float::with_val(PREC, &got - &want).abs() / want.abs();
+        let units = err.to_f64() * 2f64.powi(106);
+        assert!(
+            units <= 1.005,
+            "rem_pio2_dd({hi:e} + {lo:e}): error {units} units of 2^-106"
+        );
+        units
+    }
+
+    #[test]
+    fn double_double_reduction_both_paths() {
+        let mut rng = Rng(0x51_7cc1_b727_220a);
+        let p = pio2();
+        let mut worst = 0.0f64;
+        let (mut fast, mut slow) = (0, 0);
+        for i in 0..20000 {
+            let (hi, lo) = if i % 2 == 0 {
+                // Random magnitudes from 2^-1 to 2^24 (both sides of the 2^20 limit).
+                let e = -1.0 + rng.unit() * 25.0;
+                let sign = if rng.next() & 1 == 0 { 1.0 } else { -1.0 };
+                let hi = sign * (1.0 + rng.unit()) * 2f64.powf(e.floor());
+                let ulp = f64::from_bits(hi.abs().to_bits() + 1) - hi.abs();
+                (hi, (rng.unit() - 0.5) * ulp * 0.999)
+            } else {
+                // Close to k·π/2 for k up to 2^21: the double-double nearest, nudged by a few
+                // units of its low word, so that |r| goes down to about 2^-106·|x|.
+                let k = (rng.next() >> (43 + rng.next() % 20)) + 1;
+                let v = Float::with_val(PREC, &p * k);
+                let w = expansion(&v, 2);
+                let nudge = (rng.next() % 9) as f64 - 4.0;
+                let ulp_lo = f64::from_bits(w[1].abs().to_bits() + 1) - w[1].abs();
+                let lo = w[1] + nudge * ulp_lo * (1u64 << (rng.next() % 40)) as f64;
+                let (hi, lo) = crate::eft::fast_two_sum(w[0], lo);
+                if rng.next() & 1 == 0 {
+                    (hi, lo)
+                } else {
+                    (-hi, -lo)
+                }
+            };
+            if (std::f64::consts::FRAC_PI_4..CODY_WAITE_LIMIT).contains(&hi.abs()) {
+                if cody_waite_dd(hi, lo).is_some() {
+                    fast += 1
+                } else {
+                    slow += 1
+                }
+            }
+            worst = worst.max(check_dd(hi, lo));
+        }
+        // Both branches below the limit were exercised.
+        assert!(fast > 1000 && slow > 100, "fast {fast}, slow {slow}");
+        assert!(worst > 0.25, "worst {worst}");
+        eprintln!("fast {fast}, slow {slow}, worst {worst} units of 2^-106");
+    }
+
+    #[test]
     fn random_magnitudes_one_two_four_words() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let mut worst = 0.0f64;
@@ -622,7 +772,10 @@ mod tests {
 /// share), rendered from this module's Rust tables.
 #[cfg(all(test, feature = "cuda"))]
 mod device_tables {
-    use super::{GUARD, MAX_FRAC_LIMBS, MIN_FRAC_LIMBS, PIO2, TARGET_BITS, TWO_OVER_PI};
+    use super::{
+        CODY_WAITE_LIMIT, CODY_WAITE_MIN_RATIO, GUARD, MAX_FRAC_LIMBS, MIN_FRAC_LIMBS, PIO2,
+        PIO2_WORDS, TARGET_BITS, TWO_OVER_PI,
+    };
     use crate::cuda::tables::{check_generated, f64_macro, header_start, u64_table};
     use std::fmt::Write;
 
@@ -638,6 +791,17 @@ mod device_tables {
         f64_macro(&mut o, "MPF_FRAC_1_SQRT_2", std::f64::consts::FRAC_1_SQRT_2);
         f64_macro(&mut o, "MPF_SQRT_2", std::f64::consts::SQRT_2);
         f64_macro(&mut o, "MPF_FRAC_PI_4", std::f64::consts::FRAC_PI_4);
+        f64_macro(&mut o, "MPF_FRAC_2_PI", std::f64::consts::FRAC_2_PI);
+        o.push('\n');
+        let _ = writeln!(
+            o,
+            "// ---- trig_reduction.rs (Cody-Waite, double-double) ----"
+        );
+        f64_macro(&mut o, "MPR_CODY_WAITE_LIMIT", CODY_WAITE_LIMIT);
+        f64_macro(&mut o, "MPR_CODY_WAITE_MIN_RATIO", CODY_WAITE_MIN_RATIO);
+        for (k, w) in PIO2_WORDS.iter().enumerate() {
+            f64_macro(&mut o, &format!("MPR_PIO2_W{k}"), *w);
+        }
         o.push('\n');
         let _ = writeln!(o, "// ---- trig_reduction.rs (Payne-Hanek) ----");
         let _ = writeln!(o, "#define MPR_MIN_FRAC_LIMBS {MIN_FRAC_LIMBS}");

@@ -13,6 +13,15 @@
 #define MPF_FRAC_1_SQRT_2 __longlong_as_double(0x3fe6a09e667f3bcdLL) // 7.071067811865476e-1
 #define MPF_SQRT_2 __longlong_as_double(0x3ff6a09e667f3bcdLL) // 1.4142135623730951e0
 #define MPF_FRAC_PI_4 __longlong_as_double(0x3fe921fb54442d18LL) // 7.853981633974483e-1
+#define MPF_FRAC_2_PI __longlong_as_double(0x3fe45f306dc9c883LL) // 6.366197723675814e-1
+
+// ---- trig_reduction.rs (Cody-Waite, double-double) ----
+#define MPR_CODY_WAITE_LIMIT __longlong_as_double(0x4130000000000000LL) // 1.048576e6
+#define MPR_CODY_WAITE_MIN_RATIO __longlong_as_double(0x3d70000000000000LL) // 9.094947017729282e-13
+#define MPR_PIO2_W0 __longlong_as_double(0x3ff921fb54442d18LL) // 1.5707963267948966e0
+#define MPR_PIO2_W1 __longlong_as_double(0x3c91a62633145c07LL) // 6.123233995736766e-17
+#define MPR_PIO2_W2 __longlong_as_double(0xb91f1976b7ed8fbcLL) // -1.4973849048591698e-33
+#define MPR_PIO2_W3 __longlong_as_double(0x35b4cf98e804177dLL) // 5.562271104316826e-50
 
 // ---- trig_reduction.rs (Payne-Hanek) ----
 #define MPR_MIN_FRAC_LIMBS 3

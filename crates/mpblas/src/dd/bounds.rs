@@ -27,14 +27,14 @@ pub const SQRT: f64 = 3.125;
 // above (written as "a + b·c" for the contributions), rounded up with a small margin. They hold
 // for arguments and results in the normal range; see each function's docs for its domain.
 
-/// `exp`, `exp2`: reduced argument `r` to `≤ 0.4u` absolute (exact `k·ln2`), `expm1(r)` table
+/// `exp`, `exp2`: reduced argument `r` to `≤ 0.4u` absolute (`k·ln2` exact, one rounding), `expm1(r)` table
 /// kernel `≤ 5.5u` (Taylor `≤ 3.6u`) weighted by `|w|/e^r ≤ 0.6`, `1 + w` (`2u`): `≈ 5.7u`.
 pub const EXP: f64 = 8.0;
 /// `exp_m1`: kernel `5.5u` for `|x| ≤ 0.34`; otherwise `2^k·w + (2^k − 1)` with the
 /// cancellation of `k = 1` amplifying `w` by up to 2: `2·5.5 + 3 ≈ 14u`.
 pub const EXP_M1: f64 = 16.0;
-/// `ln`, `log2`, `log10`, `ln_1p`: exact assembly, absolute error `≤ 2^-122` before one
-/// rounding of an expansion (`≈ 1.01u`), and the base-change product `≤ 2^-150`.
+/// `ln`, `log2`, `log10`, `ln_1p`: assembly exact to `2^-122` absolute (`ln`: to `2^-143`
+/// relative, by weight) before one rounding (`≈ 1.01u`), and the base-change product `≤ 2^-150`.
 pub const LN: f64 = 1.5;
 /// `log(base)`: two logarithms and a division: `1.5 + 1.5 + 9.8`.
 pub const LOG: f64 = 13.0;
@@ -45,7 +45,7 @@ pub const POW: f64 = 8.0;
 pub const POWI: f64 = 9.8;
 /// `cbrt`: exact residual, correction to `2^-150`, final `y₀ + δ` rounding (`≤ 2u`).
 pub const CBRT: f64 = 2.5;
-/// `sin`, `cos`: reduced argument `≤ 1u` (relative), kernel: `cos` `1 − t·p` with `t·p/cos ≤ 0.42`
+/// `sin`, `cos`: reduced argument `≤ 1.005u` (relative; Cody–Waite or Payne–Hanek), kernel: `cos` `1 − t·p` with `t·p/cos ≤ 0.42`
 /// times `≈ 15u`, plus `2u`; `sin` `≈ 6.6u`.
 pub const SIN_COS: f64 = 10.0;
 /// `tan`: `sin/cos`, `10 + 10 + 9.8`.

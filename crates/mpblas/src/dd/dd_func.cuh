@@ -1,5 +1,8 @@
 // Double-double exp, ln, sin, cos: the device twins of crates/mpblas/src/dd/func/{mod.rs,
-// expansion.rs, explog.rs, trig.rs}.
+// explog.rs, trig.rs}. Every path is register-resident: the exp and ln reductions and the ln
+// assembly are fixed sequences of exact transformations (no expansion arrays), and sin/cos
+// reduce by Cody-Waite below 2^20 (trig_reduction.cuh's rem_pio2_dd; Payne-Hanek, with its
+// local limb arrays, only for larger or nearly-exact multiples of pi/2).
 //
 // Same function names and the same floating-point operations in the same order as the Rust
 // code, so the GPU returns the CPU's bits (tests/cuda_twin_host.rs compiles this header as host
@@ -104,87 +107,6 @@ MP_DEV double ldexp(double x, int n) {
     }
 }
 
-// ---- dd/func/expansion.rs ---------------------------------------------------------------------
-
-// Capacity. The Rust `Expansion` has 48 slots; the functions here never hold more than 19
-// components (exp: 2 words + 5 products/terms; ln: 5 + 9 + 5 additions), so neither capacity
-// is ever reached and the (identical) overflow branch never runs on either side.
-#define MPE_CAP 24
-
-// An exact sum of non-overlapping doubles, smallest first.
-struct Expansion {
-    double c[MPE_CAP];
-    int n;
-};
-
-MP_DEV void exp_init(Expansion &x) { x.n = 0; }
-
-// GROW-EXPANSION with zero elimination.
-MP_DEV void exp_add(Expansion &x, double b) {
-    if (b == 0.0) return;
-    if (x.n == MPE_CAP) {
-        x.c[1] += x.c[0];
-        for (int k = 0; k + 1 < MPE_CAP; k++) x.c[k] = x.c[k + 1];
-        x.n -= 1;
-    }
-    double q = b;
-    int m = 0;
-    for (int i = 0; i < x.n; i++) {
-        double s, h;
-        two_sum(q, x.c[i], s, h);
-        q = s;
-        if (h != 0.0) {
-            x.c[m] = h;
-            m += 1;
-        }
-    }
-    if (q != 0.0 || m == 0) {
-        x.c[m] = q;
-        m += 1;
-    }
-    x.n = m;
-}
-
-// The exact product a*b (TwoProd).
-MP_DEV void exp_add_prod(Expansion &x, double a, double b) {
-    double p, e;
-    two_prod(a, b, p, e);
-    exp_add(x, p);
-    exp_add(x, e);
-}
-
-// The floating-point sum of the components, largest first.
-MP_DEV double exp_approx(const Expansion &x) {
-    double s = 0.0;
-    for (int i = x.n - 1; i >= 0; i--) s = s + x.c[i];
-    return s;
-}
-
-// `split`: s + (t0 + t1).
-MP_DEV void exp_split(const Expansion &x, double &s, double &t0, double &t1) {
-    s = 0.0;
-    t0 = 0.0;
-    t1 = 0.0;
-    for (int i = 0; i < x.n; i++) {
-        double s2, e, a, b;
-        two_sum(x.c[i], s, s2, e);
-        s = s2;
-        two_sum(t0, e, a, b);
-        t0 = a;
-        t1 += b;
-    }
-}
-
-// `to_dd`.
-MP_DEV Dd exp_to_dd(const Expansion &x) {
-    double s, t0, t1, h, l, zh, zl;
-    exp_split(x, s, t0, t1);
-    fast_two_sum(s, t0, h, l);
-    l = l + t1;
-    fast_two_sum(h, l, zh, zl);
-    return dd_make(zh, zl);
-}
-
 // ---- dd/func/explog.rs ------------------------------------------------------------------------
 
 // `clean`: a non-finite or zero hi has lo = 0.
@@ -221,30 +143,26 @@ MP_DEV Dd exp_reduced(Dd r) {
     return add_accurate(e, mul_accurate(t, add_f64(e, 1.0)));
 }
 
-// `reduce_ln2`: z = k*ln 2 + r.
-MP_DEV Dd reduce_ln2(Expansion &z, int &k_out) {
-    double k = mp_round(exp_approx(z) / MPF_LN_2);
-    exp_add_prod(z, -k, mp_tab(MPD_LN2_3[0][0]));
-    exp_add_prod(z, -k, mp_tab(MPD_LN2_3[0][1]));
-    exp_add(z, -k * mp_tab(MPD_LN2_3[0][2]));
+// `reduce_ln2_dd`: x = k*ln 2 + r for a finite double-double, |hi| <= 746.
+MP_DEV Dd reduce_ln2_dd(double hi, double lo, int &k_out) {
+    double k = mp_round(hi / MPF_LN_2);
+    double a0, b0, a1, b1, s, e1, e2, h, e3, rh, rl;
+    two_prod(k, mp_tab(MPD_LN2_3[0][0]), a0, b0);
+    two_prod(k, mp_tab(MPD_LN2_3[0][1]), a1, b1);
+    double d = hi - a0;
+    two_sum(lo, -b0, s, e1);
+    two_sum(s, -a1, s, e2);
+    double low = ((e1 + e2) - b1) - k * mp_tab(MPD_LN2_3[0][2]);
+    two_sum(d, s, h, e3);
+    fast_two_sum(h, e3 + low, rh, rl);
     k_out = (int)k;
-    return exp_to_dd(z);
+    return dd_make(rh, rl);
 }
 
 // `scale_one_plus`: 2^k*(1 + w).
 MP_DEV Dd scale_one_plus(Dd w, int k) {
     Dd m = add_f64(w, 1.0);
     return clean(ldexp_dd(m, k));
-}
-
-// `exp_expansion`: exp of a finite exact expansion.
-MP_DEV Dd exp_expansion(Expansion &z) {
-    double a = exp_approx(z);
-    if (a > 709.782712893384 + 1e-9) return dd_make(__longlong_as_double(0x7ff0000000000000LL), 0.0);
-    if (a < -745.1332191019412 - 1e-9) return dd_make(0.0, 0.0);
-    int k;
-    Dd r = reduce_ln2(z, k);
-    return scale_one_plus(exp_reduced(r), k);
 }
 
 // `Dd::exp`.
@@ -254,58 +172,87 @@ MP_DEV Dd exp(Dd x) {
         if (mp_is_nan(x.hi)) return dd_make(x.hi, 0.0);
         return dd_make(x.hi > 0.0 ? x.hi : 0.0, 0.0);
     }
-    Expansion z;
-    exp_init(z);
-    exp_add(z, x.hi);
-    exp_add(z, x.lo);
-    return exp_expansion(z);
+    if (x.hi > 709.782712893384 + 1e-9) return dd_make(__longlong_as_double(0x7ff0000000000000LL), 0.0);
+    if (x.hi < -745.1332191019412 - 1e-9) return dd_make(0.0, 0.0);
+    int k;
+    Dd r = reduce_ln2_dd(x.hi, x.lo, k);
+    return scale_one_plus(exp_reduced(r), k);
 }
 
-// `log_expansion` for the natural logarithm (scale = [1, 0, 0], k_scale = LN2_3) of the
-// positive finite expansion words[0..nw].
-MP_DEV void log_expansion_ln(const double *words, int nw, Expansion &out) {
-    double approx = 0.0;
-    for (int w = 0; w < nw; w++) approx = approx + words[w];
+// `log_table_step`: x = 2^k*m, m in [1/sqrt 2, sqrt 2), judged on approx; the table row of
+// i = round(64(m - 1)) (r_i, then -ln r_i as three words).
+MP_DEV const unsigned long long *log_table_step(double approx, int &k) {
     double f;
     int e;
     frexp(approx, f, e);
-    int k = f < MPF_FRAC_1_SQRT_2 ? e - 1 : e;
+    k = f < MPF_FRAC_1_SQRT_2 ? e - 1 : e;
     double m_hi = ldexp(approx, -k);
     double id = mp_round((m_hi - 1.0) * 64.0);
     id = id < -20.0 ? -20.0 : (id > 27.0 ? 27.0 : id);
-    int i = (int)id;
-    const unsigned long long *row = MPD_LOG_TABLE[i + 20];
-    double ri = mp_tab(row[0]);
-    Expansion s;
-    exp_init(s);
-    for (int w = 0; w < nw; w++) exp_add_prod(s, ldexp(words[w], -k), ri);
-    exp_add(s, -1.0);
-    Dd sd = exp_to_dd(s);
-    double sh = sd.hi, sl = sd.lo;
-    // Terms from n = LN_TAIL_FROM = 11 on in f64 on s.hi (plain operations: the Rust bits).
+    return MPD_LOG_TABLE[(int)id + 20];
+}
+
+// `ln1p_cubic`: s^3 (1/3 - s/4 + ... + s^16/19), the terms from n = LN_TAIL_FROM = 11 on in f64
+// on s.hi (plain operations: the Rust bits).
+MP_DEV Dd ln1p_cubic(Dd sd) {
     double tail = 1.0 / 19.0;
     for (int n = 18; n >= 11; n--) {
         double c = inv_int(n).hi;
-        tail = tail * sh + ((n % 2 == 1) ? c : -c);
+        tail = tail * sd.hi + ((n % 2 == 1) ? c : -c);
     }
     Dd p = dd_make(tail, 0.0);
     for (int n = 10; n >= 3; n--) {
         Dd c = inv_int(n);
         p = add_accurate(mul_accurate(p, sd), (n % 2 == 1) ? c : neg(c));
     }
-    Dd r3 = mul_accurate(mul_accurate(sqr(sd), sd), p);
-    out = s;
-    exp_add_prod(out, -0.5 * sh, sh);
-    exp_add_prod(out, -sh, sl);
-    exp_add(out, r3.hi);
-    exp_add(out, r3.lo);
-    exp_add(out, mp_tab(row[1]));
-    exp_add(out, mp_tab(row[2]));
-    exp_add(out, mp_tab(row[3]));
+    return mul_accurate(mul_accurate(sqr(sd), sd), p);
+}
+
+// `ln_dd`: ln x for a positive finite double-double x != 1, summed by weight in three levels
+// (the Rust docs give the error analysis).
+MP_DEV Dd ln_dd(double hi, double lo) {
+    int k;
+    const unsigned long long *row = log_table_step(hi + lo, k);
+    double ri = mp_tab(row[0]);
+    double p1, q1, p2, q2, u, v, sh, sl;
+    two_prod(ldexp(hi, -k), ri, p1, q1);
+    two_prod(ldexp(lo, -k), ri, p2, q2);
+    double s0 = p1 - 1.0;
+    two_sum(s0, p2, u, v);
+    two_sum(u, v + q1, sh, sl);
+    Dd r3 = ln1p_cubic(dd_make(sh, sl));
     double kf = (double)k;
-    exp_add_prod(out, kf, mp_tab(MPD_LN2_3[0][0]));
-    exp_add_prod(out, kf, mp_tab(MPD_LN2_3[0][1]));
-    exp_add(out, kf * mp_tab(MPD_LN2_3[0][2]));
+    double a0, b0, a1, b1, e0, f0;
+    two_prod(kf, mp_tab(MPD_LN2_3[0][0]), a0, b0);
+    two_prod(kf, mp_tab(MPD_LN2_3[0][1]), a1, b1);
+    two_prod(-0.5 * sh, sh, e0, f0);
+    // Level 0.
+    double h, x1, x2, x3, x4, x5;
+    two_sum(a0, mp_tab(row[1]), h, x1);
+    two_sum(h, s0, h, x2);
+    two_sum(h, p2, h, x3);
+    two_sum(h, e0, h, x4);
+    two_sum(h, r3.hi, h, x5);
+    // Level 1.
+    double m, y1, y2, y3, y4, y5, y6, y7, y8, y9, y10, y11;
+    two_sum(b0, a1, m, y1);
+    two_sum(m, mp_tab(row[2]), m, y2);
+    two_sum(m, q1, m, y3);
+    two_sum(m, f0, m, y4);
+    two_sum(m, -sh * sl, m, y5);
+    two_sum(m, r3.lo, m, y6);
+    two_sum(m, x1, m, y7);
+    two_sum(m, x2, m, y8);
+    two_sum(m, x3, m, y9);
+    two_sum(m, x4, m, y10);
+    two_sum(m, x5, m, y11);
+    // Level 2.
+    double ys = ((((y1 + y2) + (y3 + y4)) + ((y5 + y6) + (y7 + y8))) + (y9 + y10)) + y11;
+    double low = (((b1 + kf * mp_tab(MPD_LN2_3[0][2])) + mp_tab(row[3])) + q2) + ys;
+    double g, z, rh, rl;
+    two_sum(h, m, g, z);
+    fast_two_sum(g, z + low, rh, rl);
+    return dd_make(rh, rl);
 }
 
 // `Dd::ln` (`log_base` with the natural-log scales).
@@ -318,10 +265,7 @@ MP_DEV Dd ln(Dd x) {
         return dd_make(x.hi, 0.0);
     }
     if (x.hi == 1.0 && x.lo == 0.0) return dd_make(0.0, 0.0);
-    double words[2] = {x.hi, x.lo};
-    Expansion out;
-    log_expansion_ln(words, 2, out);
-    return exp_to_dd(out);
+    return ln_dd(x.hi, x.lo);
 }
 
 // ---- dd/func/trig.rs --------------------------------------------------------------------------
@@ -337,68 +281,37 @@ MP_DEV Dd trig_f64_tail(double th, int from, int last, int k) {
     return dd_make(s, 0.0);
 }
 
-// `sin_kernel`: sin r for |r| <= pi/4 + eps, given t = r^2 and rt = r*t; terms from
-// SIN_TAIL_FROM = 8 on in f64.
-MP_DEV Dd sin_kernel(Dd r, Dd rt, Dd t) {
-    Dd p = trig_f64_tail(t.hi, 8, 13, 3);
-    for (int n = 7; n >= 0; n--) p = add_accurate(mul_accurate(p, t), trig_coeff(n, 3));
-    return sub(r, mul_accurate(rt, p));
+// `sin_kernel(r, r*t, t)` (sine) or `cos_kernel(t)` in one instruction stream, with the same
+// operations as each: a warp whose lanes fall in different quadrants runs one Horner loop
+// instead of both polynomials one after the other.
+MP_DEV Dd sin_or_cos_kernel(Dd r, Dd t, bool sine) {
+    int k = sine ? 3 : 2;
+    int from = sine ? 8 : 9;
+    Dd p = trig_f64_tail(t.hi, from, sine ? 13 : 14, k);
+    for (int n = from - 1; n >= 0; n--) p = add_accurate(mul_accurate(p, t), trig_coeff(n, k));
+    Dd a = sine ? r : dd_make(1.0, 0.0);
+    Dd b = sine ? mul_accurate(r, t) : t;
+    return sub(a, mul_accurate(b, p));
 }
 
-// `cos_kernel`: cos r given t = r^2; terms from COS_TAIL_FROM = 9 on in f64.
-MP_DEV Dd cos_kernel(Dd t) {
-    Dd p = trig_f64_tail(t.hi, 9, 14, 2);
-    for (int n = 8; n >= 0; n--) p = add_accurate(mul_accurate(p, t), trig_coeff(n, 2));
-    return add_f64(neg(mul_accurate(t, p)), 1.0);
-}
-
-// `Dd::sin_cos`; `want_sin`/`want_cos` let a caller skip the polynomial it does not need
-// (each result is computed exactly as in the Rust code, which evaluates both).
-MP_DEV void sin_cos_sel(Dd x, bool want_sin, bool want_cos, Dd &s_out, Dd &c_out) {
-    if (!mp_is_finite(x.hi)) {
-        double nan = __longlong_as_double(0x7ff8000000000000LL);
-        s_out = dd_make(nan, 0.0);
-        c_out = dd_make(nan, 0.0);
-        return;
-    }
-    if (x.hi == 0.0) {
-        s_out = x;
-        c_out = dd_make(1.0, 0.0);
-        return;
-    }
-    double xw[2] = {x.hi, x.lo};
-    double r4[4];
-    int q = trig_reduction::rem_pio2(xw, 2, r4);
+// `Dd::sin_shifted`: sin x (quarter = 0) or cos x (quarter = 1).
+MP_DEV Dd sin_shifted(Dd x, int quarter) {
+    if (!mp_is_finite(x.hi)) return dd_make(__longlong_as_double(0x7ff8000000000000LL), 0.0);
+    if (x.hi == 0.0) return quarter == 0 ? x : dd_make(1.0, 0.0);
     double rh, rl;
-    fast_two_sum(r4[0], r4[1], rh, rl);
+    int q = trig_reduction::rem_pio2_dd(x.hi, x.lo, rh, rl);
     Dd r = dd_make(rh, rl);
     Dd t = sqr(r);
-    // Quadrant: 0 (s, c), 1 (c, -s), 2 (-s, -c), 3 (-c, s).
-    bool need_s = (q & 1) == 0 ? want_sin : want_cos;
-    bool need_c = (q & 1) == 0 ? want_cos : want_sin;
-    Dd s = need_s ? sin_kernel(r, mul_accurate(r, t), t) : dd_make(0.0, 0.0);
-    Dd c = need_c ? cos_kernel(t) : dd_make(0.0, 0.0);
-    switch (q) {
-    case 0: s_out = s; c_out = c; break;
-    case 1: s_out = c; c_out = neg(s); break;
-    case 2: s_out = neg(s); c_out = neg(c); break;
-    default: s_out = neg(c); c_out = s; break;
-    }
+    int j = (q + quarter) & 3;
+    Dd v = sin_or_cos_kernel(r, t, (j & 1) == 0);
+    return (j & 2) ? neg(v) : v;
 }
 
 // `Dd::sin`.
-MP_DEV Dd sin(Dd x) {
-    Dd s, c;
-    sin_cos_sel(x, true, false, s, c);
-    return s;
-}
+MP_DEV Dd sin(Dd x) { return sin_shifted(x, 0); }
 
 // `Dd::cos`.
-MP_DEV Dd cos(Dd x) {
-    Dd s, c;
-    sin_cos_sel(x, false, true, s, c);
-    return c;
-}
+MP_DEV Dd cos(Dd x) { return sin_shifted(x, 1); }
 
 } // namespace dd
 

@@ -1,7 +1,9 @@
 //! Exponentials, logarithms, powers and the cube root.
 //!
-//! * `exp`: `x = k·ln2 + r` with `ln 2` as a triple-double so that `r` is exact to `2^-150`
-//!   (an [`Expansion`]), then `r = j/64 + r'`, `|r'| ≤ 1/128`, and
+//! * `exp`: `x = k·ln2 + r` with `ln 2` as a triple-double, `r` summed by weight with exact
+//!   transformations (no expansion: the GPU keeps it in registers) and rounded once to a
+//!   double-double (absolute error below `0.4u`; `pow` and the hyperbolic functions reduce an
+//!   [`Expansion`] instead), then `r = j/64 + r'`, `|r'| ≤ 1/128`, and
 //!   `expm1(r) = expm1(j/64) + exp(j/64)·expm1(r')` with a 45-entry table and a degree-12 Taylor
 //!   polynomial (its terms from `r'^8/8!` on in `f64`); `|r| ≤ 1/128` uses the polynomial
 //!   directly. `exp_m1` near 0, where the relative error of `expm1(r)` counts, keeps the
@@ -11,8 +13,10 @@
 //! * `ln`: `x = 2^k·m`, `m ∈ [1/√2, √2)`, `m·r_i = 1 + s` with `r_i ≈ 1/(1 + i/64)` from a
 //!   48-entry table of `−ln r_i` in triple-double, and `ln(1+s) = s − s²/2 + s³·P(s)`, the first
 //!   two terms exact and `P` in double-double (the same table-driven shape as Tang 1990 for
-//!   the logarithm). Everything is summed exactly in an [`Expansion`] and rounded once, so the
-//!   logarithm is nearly correctly rounded and its triple-double form serves `pow`.
+//!   the logarithm). `ln` sums the pieces by weight in three levels of exact transformations
+//!   and rounds once (relative error below `1.01u`, no expansion: the GPU keeps it in
+//!   registers); `log2`, `log10`, `ln_1p` and `pow` sum them exactly in an [`Expansion`], whose
+//!   triple-double form serves `pow`.
 //! * `pow`: `y·ln x` is formed exactly from the triple-double logarithm, so that its absolute
 //!   error stays far below `2^-106` even when `|y·ln x|` is near 709 and the result near
 //!   overflow; then the exponential of that expansion.
@@ -21,7 +25,7 @@ use super::super::Dd;
 use super::super::consts::{EXPM1_J64, INV_FACT, LN2_3, LOG_TABLE, LOG2E_3, LOG10_2_3, LOG10E_3};
 use super::expansion::Expansion;
 use super::{frexp, ldexp};
-use crate::eft::{fast_two_sum, two_prod};
+use crate::eft::{fast_two_sum, two_prod, two_sum};
 
 /// `x > ln(Dd::MAX)`: every exponential overflows (`ln(f64::MAX) ≈ 709.782712893384`).
 const EXP_OVERFLOW: f64 = 709.782_712_893_384;
@@ -111,6 +115,27 @@ fn reduce_ln2(mut z: Expansion) -> (i32, Dd) {
     (k as i32, Dd { hi, lo })
 }
 
+/// [`reduce_ln2`] for a finite double-double `x = hi + lo` (`|hi| ≤ 746`), without an
+/// expansion (the twin of the GPU's register-resident kernels): `k = round(hi/ln 2)`, and with
+/// `aᵢ + bᵢ = k·Lᵢ` exact (TwoProd, `L` = [`LN2_3`]): `d = hi − a₀` is exact (Sterbenz for
+/// `|k| ≥ 2`; for `|k| = 1`, `hi` can fall just below `a₀/2`, and then `a₀ − hi` is a multiple
+/// of `ulp(hi)` in `hi`'s binade), the
+/// order-`2^-53` terms `lo − b₀ − a₁ = s + e₁ + e₂` exactly (TwoSum), the order-`2^-106` terms
+/// `e₁ + e₂ − b₁ − k·L₂` in `f64` (error below `2^-144`), and `r ≈ h + fl(e₃ + low)` with
+/// `d + s = h + e₃`. The error of `r` is below `2^-106·|r| + 2^-143`, as [`reduce_ln2`]'s.
+fn reduce_ln2_dd(hi: f64, lo: f64) -> (i32, Dd) {
+    let k = (hi / std::f64::consts::LN_2).round();
+    let (a0, b0) = two_prod(k, LN2_3[0]);
+    let (a1, b1) = two_prod(k, LN2_3[1]);
+    let d = hi - a0;
+    let (s, e1) = two_sum(lo, -b0);
+    let (s, e2) = two_sum(s, -a1);
+    let low = ((e1 + e2) - b1) - k * LN2_3[2];
+    let (h, e3) = two_sum(d, s);
+    let (rh, rl) = fast_two_sum(h, e3 + low);
+    (k as i32, Dd { hi: rh, lo: rl })
+}
+
 /// `2^k·(1 + w)` with overflow to +Inf and gradual underflow; `lo` is zeroed if `hi` is not
 /// finite or zero.
 fn scale_one_plus(w: Dd, k: i32) -> Dd {
@@ -142,30 +167,13 @@ pub(super) fn exp_expansion(z: Expansion) -> Dd {
     scale_one_plus(exp_reduced(r), k)
 }
 
-/// `|x|` as an expansion of its words.
-fn expansion_of(words: &[f64]) -> Expansion {
-    let mut e = Expansion::new();
-    e.add_all(words);
-    e
-}
-
 /// The logarithm of an exact positive finite expansion `x` (its words in any order, at least
 /// one non-zero), in base `b`: `log_b x = k·log_b 2 + log_b e·ln m`. `scale` is `log_b e`
 /// and `k_scale` is `log_b 2`, both as triple-doubles. The result is an expansion whose
 /// absolute error is below `2^-122·|log_b e|` and relative error below `2^-150` where
 /// `x = 1 + s` with `|s| < 1/128`.
 pub(super) fn log_expansion(words: &[f64], scale: &[f64; 3], k_scale: &[f64; 3]) -> Expansion {
-    let approx = words.iter().fold(0.0, |s, &w| s + w);
-    // Exponent k with m = x·2^-k in [1/√2, √2).
-    let (f, e) = frexp(approx);
-    let k = if f < std::f64::consts::FRAC_1_SQRT_2 {
-        e - 1
-    } else {
-        e
-    };
-    let m_hi = ldexp(approx, -k);
-    let i = ((m_hi - 1.0) * 64.0).round().clamp(-20.0, 27.0) as i32;
-    let (ri, t) = LOG_TABLE[(i + 20) as usize];
+    let (k, ri, t) = log_table_step(words.iter().fold(0.0, |s, &w| s + w));
     // s = m·r_i − 1 exactly: each scaled word times r_i by TwoProd (scaling by 2^-k is exact
     // unless a word underflows, which only happens far below 2^-150 relative).
     let mut s = Expansion::new();
@@ -174,22 +182,7 @@ pub(super) fn log_expansion(words: &[f64], scale: &[f64; 3], k_scale: &[f64; 3])
     }
     s.add(-1.0);
     let (sh, sl) = s.to_dd();
-    let sd = Dd { hi: sh, lo: sl };
-    // ln(1+s) = s − s²/2 + s³·(1/3 − s/4 + … + s^16/19), |s| ≤ 0.0112: truncation < 2^-127.
-    // The terms from s^8/11 on total below 2^-53.9 of the polynomial: summed in f64 on s.hi
-    // (a few 2^-53 of them), they cost below 2^-105 of it, 2^-119 of the result after the
-    // factor s³; eight double-double steps remain of sixteen.
-    let sign = |n: usize, c: f64| if n % 2 == 1 { c } else { -c };
-    let mut tail = sign(19, 1.0 / 19.0);
-    for n in (LN_TAIL_FROM..19).rev() {
-        tail = tail * sh + sign(n, inv_int(n as f64).hi);
-    }
-    let mut p = Dd::from_f64(tail);
-    for n in (3..LN_TAIL_FROM).rev() {
-        let c = inv_int(n as f64);
-        p = p * sd + if n % 2 == 1 { c } else { -c };
-    }
-    let r3 = sd.sqr() * sd * p;
+    let r3 = ln1p_cubic(Dd { hi: sh, lo: sl });
     let mut ln_m = s;
     // −s²/2 with the square of the rounded s: its error, 2^-106·s², is below 2^-120 relative.
     ln_m.add_prod(-0.5 * sh, sh);
@@ -214,8 +207,99 @@ pub(super) fn log_expansion(words: &[f64], scale: &[f64; 3], k_scale: &[f64; 3])
     out
 }
 
-/// The first `n` of the `±1/n` coefficients of `log_expansion`'s polynomial summed in `f64`.
+/// `x = 2^k·m` with `m ∈ [1/√2, √2)` judged on `approx ≈ x`, and the table row of
+/// `i = round(64·(m − 1))`: `(k, r_i, −ln r_i)` with `r_i ≈ 1/(1 + i/64)` (`r_0 = 1`, `−ln r_0 = 0`)
+/// and `−ln r_i` a triple-double, so that `m·r_i = 1 + s` with `|s| ≤ 0.0112`.
+fn log_table_step(approx: f64) -> (i32, f64, [f64; 3]) {
+    let (f, e) = frexp(approx);
+    let k = if f < std::f64::consts::FRAC_1_SQRT_2 {
+        e - 1
+    } else {
+        e
+    };
+    let m_hi = ldexp(approx, -k);
+    let i = ((m_hi - 1.0) * 64.0).round().clamp(-20.0, 27.0) as i32;
+    let (ri, t) = LOG_TABLE[(i + 20) as usize];
+    (k, ri, t)
+}
+
+/// `ln(1 + s) − s + s²/2 = s³·(1/3 − s/4 + … + s^16/19)` for `|s| ≤ 0.0112` (truncation below
+/// `2^-127`). The terms from `s^8/11` on total below `2^-53.9` of the polynomial: summed in `f64`
+/// on `s.hi` (a few `2^-53` of them), they cost below `2^-105` of it, `2^-119` of the result after
+/// the factor `s³`; eight double-double steps remain of sixteen.
+fn ln1p_cubic(sd: Dd) -> Dd {
+    let sign = |n: usize, c: f64| if n % 2 == 1 { c } else { -c };
+    let mut tail = sign(19, 1.0 / 19.0);
+    for n in (LN_TAIL_FROM..19).rev() {
+        tail = tail * sd.hi + sign(n, inv_int(n as f64).hi);
+    }
+    let mut p = Dd::from_f64(tail);
+    for n in (3..LN_TAIL_FROM).rev() {
+        let c = inv_int(n as f64);
+        p = p * sd + if n % 2 == 1 { c } else { -c };
+    }
+    sd.sqr() * sd * p
+}
+
+/// The first `n` of the `±1/n` coefficients of [`ln1p_cubic`]'s polynomial summed in `f64`.
 const LN_TAIL_FROM: usize = 11;
+
+/// `ln x` for a positive finite normalised double-double `x = hi + lo ≠ 1`, with a fixed number
+/// of exact transformations instead of an expansion (the twin of the GPU's register-resident
+/// kernel). Same reduction and polynomial as [`log_expansion`]; `R = |ln x|`, `U = 2^-53`.
+///
+/// `s = m·r_i − 1 = s₀ + p₂ + q₁ + q₂` exactly, with `p₁ + q₁ = 2^-k·hi·r_i`,
+/// `p₂ + q₂ = 2^-k·lo·r_i` (TwoProd) and `s₀ = p₁ − 1` (exact: `p₁` is within `2^-6` of 1).
+/// `ln x = k·ln 2 − ln r_i + s − s²/2 + s³P(s)` is then summed by weight:
+/// * level 0, the terms of order `R`: `a₀ = fl(k·L₀)`, `t₀`, `s₀`, `p₂`, `fl(−s_h²/2)`, `r₃.hi`,
+///   by an exact TwoSum chain (its partial sums stay below `2R + 2^-7`);
+/// * level 1, order `U·R`: the TwoProd errors `b₀`, `b(s_h²/2)`, `a₁ = fl(k·L₁)`, `t₁`, `q₁`,
+///   `−s_h·s_l`, `r₃.lo` and level 0's errors, by an exact TwoSum chain. Its terms total below
+///   `2^-44.8·R`: `q₁` and `b₀` are below `2^-53·max(1.02, |a₀|)`, and `R ≥ 2^-7.1` unless
+///   `k = i = 0`, where `r_0 = 1` makes `q₁ = 0` (and `p₂`, of order `R` there, is in level 0);
+/// * level 2, order `U²·R`: `b₁`, `k·L₂`, `t₂`, `q₂` and level 1's errors, in `f64` (error below
+///   `2^-143·R`);
+///
+/// Then `h + m = g + z` (TwoSum) and `ln x ≈ g + fl(z + low)`, one rounding of at most
+/// `2^-106·|g|`. With the truncation (`2^-127`), the polynomial's error (`r₃ ≤ 2^-22·R`, `2^-18u`
+/// of the result) and `s²`'s (`2^-113·R`), the relative error is below `1.01·2^-106`.
+fn ln_dd(hi: f64, lo: f64) -> Dd {
+    let (k, ri, t) = log_table_step(hi + lo);
+    let (p1, q1) = two_prod(ldexp(hi, -k), ri);
+    let (p2, q2) = two_prod(ldexp(lo, -k), ri);
+    let s0 = p1 - 1.0;
+    let (u, v) = two_sum(s0, p2);
+    let (sh, sl) = two_sum(u, v + q1);
+    let r3 = ln1p_cubic(Dd { hi: sh, lo: sl });
+    let kf = k as f64;
+    let (a0, b0) = two_prod(kf, LN2_3[0]);
+    let (a1, b1) = two_prod(kf, LN2_3[1]);
+    let (e0, f0) = two_prod(-0.5 * sh, sh);
+    // Level 0.
+    let (h, x1) = two_sum(a0, t[0]);
+    let (h, x2) = two_sum(h, s0);
+    let (h, x3) = two_sum(h, p2);
+    let (h, x4) = two_sum(h, e0);
+    let (h, x5) = two_sum(h, r3.hi);
+    // Level 1.
+    let (m, y1) = two_sum(b0, a1);
+    let (m, y2) = two_sum(m, t[1]);
+    let (m, y3) = two_sum(m, q1);
+    let (m, y4) = two_sum(m, f0);
+    let (m, y5) = two_sum(m, -sh * sl);
+    let (m, y6) = two_sum(m, r3.lo);
+    let (m, y7) = two_sum(m, x1);
+    let (m, y8) = two_sum(m, x2);
+    let (m, y9) = two_sum(m, x3);
+    let (m, y10) = two_sum(m, x4);
+    let (m, y11) = two_sum(m, x5);
+    // Level 2.
+    let ys = ((((y1 + y2) + (y3 + y4)) + ((y5 + y6) + (y7 + y8))) + (y9 + y10)) + y11;
+    let low = (((b1 + kf * LN2_3[2]) + t[2]) + q2) + ys;
+    let (g, z) = two_sum(h, m);
+    let (rh, rl) = fast_two_sum(g, z + low);
+    Dd { hi: rh, lo: rl }
+}
 
 /// The unit triple `[1, 0, 0]` (natural logarithm: no change of base).
 const ONE_3: [f64; 3] = [1.0, 0.0, 0.0];
@@ -229,7 +313,14 @@ impl Dd {
         if !self.hi.is_finite() {
             return Dd::from_f64(self.hi.exp());
         }
-        exp_expansion(expansion_of(&[self.hi, self.lo]))
+        if self.hi > EXP_OVERFLOW + 1e-9 {
+            return Dd::INFINITY;
+        }
+        if self.hi < EXP_UNDERFLOW - 1e-9 {
+            return Dd::ZERO;
+        }
+        let (k, r) = reduce_ln2_dd(self.hi, self.lo);
+        scale_one_plus(exp_reduced(r), k)
     }
 
     /// `2ˣ`: `x = k + f`, `|f| ≤ 1/2` (exact), then `2^k·exp(f·ln 2)` with the product formed
@@ -272,7 +363,7 @@ impl Dd {
             // e^x < 2^-115: −1 + e^x rounds to −1 + (e^x as lo word), exact enough.
             return clean(Dd::new(-1.0, self.exp().hi));
         }
-        let (k, r) = reduce_ln2(expansion_of(&[self.hi, self.lo]));
+        let (k, r) = reduce_ln2_dd(self.hi, self.lo);
         let w = expm1_reduced(r);
         // 2^k − 1 is exact as a double-double for |k| ≤ 106 (here −116 ≤ k ≤ 109, and the
         // few bits lost for |k| > 106 are below the bound).
@@ -280,11 +371,17 @@ impl Dd {
         clean(w.ldexp(k) + Dd::new(pk, -1.0))
     }
 
-    /// Natural logarithm: table-driven reduction and exact assembly (method notes in
-    /// `dd/func/explog.rs`), relative error ≤ [`bounds::LN`](crate::dd::bounds::LN)·u.
+    /// Natural logarithm: table-driven reduction and an assembly by weight in exact
+    /// transformations, rounded once (method notes in `dd/func/explog.rs`), relative error ≤ [`bounds::LN`](crate::dd::bounds::LN)·u.
     /// `ln(±0) = −Inf`, `ln(x < 0) = NaN`, `ln(+Inf) = +Inf`, `ln(1) = +0`.
     pub fn ln(self) -> Dd {
-        self.log_base(&ONE_3, &LN2_3, f64::ln)
+        if !(self.hi > 0.0 && self.hi.is_finite()) {
+            return Dd::from_f64(self.hi.ln());
+        }
+        if self.hi == 1.0 && self.lo == 0.0 {
+            return Dd::ZERO;
+        }
+        ln_dd(self.hi, self.lo)
     }
 
     /// Base-2 logarithm, `k + log₂e·ln m` assembled exactly (exact for powers of two);

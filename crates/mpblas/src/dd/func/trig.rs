@@ -1,8 +1,9 @@
 //! Trigonometric and inverse trigonometric functions, and `hypot`.
 //!
-//! * `sin`, `cos`, `tan`: [`rem_pio2`](crate::trig_reduction) reduces `x = N·π/2 + r` exactly
-//!   (Payne–Hanek, relative error of `r` below `2^-212`, rounded here to a double-double:
-//!   `≤ 1u`), then Taylor polynomials in `t = r²` on `|r| ≤ π/4` (degree 29 for `sin`, 30 for
+//! * `sin`, `cos`, `tan`: [`rem_pio2_dd`](crate::trig_reduction) reduces `x = N·π/2 + r` to a
+//!   double-double `r` with relative error `≤ 1.005u`: by Cody–Waite with a 4-word π/2 for
+//!   `|x| < 2^20` (unless `x` is within `2^-40·|x|` of a multiple of π/2), else by Payne–Hanek
+//!   (`r` exact to `2^-212`, then rounded); then Taylor polynomials in `t = r²` on `|r| ≤ π/4` (degree 29 for `sin`, 30 for
 //!   `cos`, truncation below `2^-120`), and the quadrant `N mod 4` picks `±sin r`/`±cos r`.
 //!   Arguments below π/4 are used as they are. No absolute-error caveat is needed: the
 //!   reduction is exact near every multiple of π/2 and for arguments up to `f64::MAX`.
@@ -17,8 +18,8 @@ use super::super::Dd;
 use super::super::consts::INV_FACT;
 use super::expansion::Expansion;
 use super::{dd, frexp, ldexp};
-use crate::eft::{fast_two_sum, two_sqr};
-use crate::trig_reduction::rem_pio2;
+use crate::eft::two_sqr;
+use crate::trig_reduction::rem_pio2_dd;
 
 /// The first term of `sin_kernel`'s polynomial summed in `f64`: for `t ≤ (π/4)²` the terms
 /// from `t^8/19!` on total below `2^-59.7` of the polynomial (`≥ 1/3! − t/5! > 0.16`), so
@@ -63,7 +64,7 @@ fn cos_kernel(t: Dd) -> Dd {
     for n in (0..COS_TAIL_FROM).rev() {
         p = p * t + coeff(n, 2);
     }
-    -(t * p) + 1.0
+    Dd::ONE - t * p
 }
 
 impl Dd {
@@ -82,8 +83,8 @@ impl Dd {
         if self.hi == 0.0 {
             return Err((self, Dd::ONE));
         }
-        let (q, r4) = rem_pio2(&[self.hi, self.lo]);
-        let r = dd(fast_two_sum(r4[0], r4[1]));
+        let (q, hi, lo) = rem_pio2_dd(self.hi, self.lo);
+        let r = Dd { hi, lo };
         Ok((q, r, r.sqr()))
     }
 
