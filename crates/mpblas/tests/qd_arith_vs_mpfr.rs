@@ -37,6 +37,15 @@ fn add_sub() {
         let b = r.qd_with(c0);
         Some((vec![a, b], a + b, Float::with_val(P, ex(&a) + ex(&b))))
     });
+    // Around `+`'s switch between the sloppy and the exact merge (cancellation by 2^-40):
+    // depths 2^-34 .. 2^-46, where the sloppy merge's normwise error is largest relatively.
+    check("qd + qd (cancellation near 2^-40)", bounds::ADD, |r| {
+        let a = r.qd();
+        let depth = 34 + r.below(13) as i32;
+        let c0 = -a.c[0] * (1.0 + (1.0 + r.uniform()) * 2f64.powi(-depth));
+        let b = r.qd_with(c0);
+        Some((vec![a, b], a + b, Float::with_val(P, ex(&a) + ex(&b))))
+    });
 }
 
 #[test]

@@ -154,10 +154,12 @@ fn double_accumulate(u: f64, v: f64, x: f64) -> (f64, f64, f64) {
 impl Qd {
     // ---- addition ----------------------------------------------------------------------------
 
-    /// `self + b`, IEEE-style (HLB Section 4.3, accurate addition): the eight words are merged
-    /// by decreasing magnitude and summed exactly with Double-Accumulate until four words are
-    /// out; only the remaining tail is rounded. Relative error ≤
-    /// [`bounds::ADD`](super::bounds::ADD)·u, also under cancellation. This is what `+` uses.
+    /// `self + b`, IEEE-style (HLB Section 4.3, accurate addition): where the operands cancel
+    /// by more than `2^-40`, the eight words are merged by decreasing magnitude and summed
+    /// exactly with Double-Accumulate until four words are out, only the remaining tail
+    /// rounded; elsewhere HLB's sloppy merge, which is then as accurate (see `add_ieee_raw`).
+    /// Relative error ≤ [`bounds::ADD`](super::bounds::ADD)·u, also under cancellation. This is
+    /// what `+` uses.
     #[inline]
     pub fn add_ieee(self, b: Qd) -> Qd {
         finish_or_rescale(
@@ -330,7 +332,8 @@ impl Qd {
     // ---- square root -------------------------------------------------------------------------
 
     /// Square root (HLB Section 4.6): two Newton steps `x ← x + x·(1/2 − (a/2)·x²)` on
-    /// `x ≈ 1/√a` from the `f64` estimate (53 → 106 → ~205 bits), then Karp's step
+    /// `x ≈ 1/√a` from the `f64` estimate (53 → 104 bits in `f64` operations on exact products,
+    /// → ~205 bits in quad-double), then Karp's step
     /// `y = a·x`, `√a ≈ y + x·(a − y²)/2`, which squares the remaining error. The argument is
     /// first scaled by an even power of two so that no intermediate over- or underflows.
     /// Relative error ≤ [`bounds::SQRT`](super::bounds::SQRT)·u. NaN for negative arguments,
@@ -348,13 +351,24 @@ impl Qd {
                 let k = exponent(a0).div_euclid(2);
                 let m = self.ldexp(-2 * k);
                 let half_m = m.ldexp(-1);
-                let mut x = Qd::from_f64(1.0 / m.c[0].sqrt());
-                for _ in 0..2 {
-                    let r = (-half_m * x.sqr()).add_f64(0.5);
-                    x = x + x * r;
-                }
+                let x0 = 1.0 / m.c[0].sqrt();
+                // The first Newton step (53 → about 104 bits) in f64 operations on exact
+                // products: r = 1/2 − (m/2)·x0² with x0² exact and m/2 to two words (1/2 − p
+                // is exact: p ≈ 1/2), then x0 + x0·r.
+                let (s, e) = two_prod(x0, x0);
+                let (p, pe) = two_prod(half_m.c[0], s);
+                let r = ((0.5 - p) - pe) - (half_m.c[0] * e + half_m.c[1] * s);
+                let (x1, x1_lo) = fast_two_sum(x0, x0 * r);
+                let mut x = Qd {
+                    c: [x1, x1_lo, 0.0, 0.0],
+                };
+                // The second in quad-double (about 104 → 205 bits).
+                let r = (-half_m * x.sqr()).add_f64(0.5);
+                x = x + x * r;
                 let y = m * x;
-                let y = y + (x * (m - y.sqr())).ldexp(-1);
+                // m − y² cancels by design (sloppy merge: its error, below 2^-260·m, costs
+                // 2^-261 of the root after the factor x/2 ≈ 1/(2√m)).
+                let y = y + (x * m.add_sloppy(-y.sqr())).ldexp(-1);
                 y.ldexp(k)
             },
         )
@@ -456,9 +470,32 @@ impl Qd {
 
 // ---- unchecked cores (shared with the functions; callers `finish`) ---------------------------
 
-/// The IEEE-style sum of two expansions, unchecked (see [`Qd::add_ieee`]).
+/// [`add_ieee_raw`] takes the sloppy merge when `|a₀ + b₀| ≥ 2^-40·(|a₀| + |b₀|)` (this value).
+const SLOPPY_ENOUGH: f64 = f64::from_bits(0x3d70000000000000);
+
+/// The IEEE-style sum of two expansions, unchecked (see [`Qd::add_ieee`]): the sloppy merge
+/// where the operands do not cancel by more than `2^-40`, else the exact merge of
+/// [`merge_add_raw`].
+///
+/// Why the sloppy merge is enough there: its errors before the renormalisation are below
+/// `2^-261·(|a| + |b|)` (the order-4 carries summed in `f64`, [`bounds::ADD_SLOPPY`](super::bounds::ADD_SLOPPY)),
+/// the renormalisation costs `≤ 2u` of the result, and `|a + b| ≥ 2^-40.001·(|a| + |b|)` when
+/// `fl(|a₀ + b₀|) ≥ 2^-40·fl(|a₀| + |b₀|)`; in all `≤ 2.002u` relative, within
+/// [`bounds::ADD`](super::bounds::ADD). NaN fails the test (exact merge, as before); infinities
+/// and zeros pass it and are settled by the callers' special-value check.
 #[inline]
 pub(super) fn add_ieee_raw(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
+    if (a[0] + b[0]).abs() >= (a[0].abs() + b[0].abs()) * SLOPPY_ENOUGH {
+        return sloppy_merge(a, b, 0.0);
+    }
+    merge_add_raw(a, b)
+}
+
+/// HLB's accurate sum of two expansions, unchecked: the eight words merged by decreasing
+/// magnitude and accumulated exactly until four words are out (relative error `≤ 3u` under any
+/// cancellation).
+#[inline]
+fn merge_add_raw(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
     // Merge the two (individually magnitude-sorted) expansions by decreasing magnitude, ties
     // to `a` first. Branch-free: the comparisons depend on the data and would be mispredicted
     // about half the time; an exhausted side's key is −1, below every magnitude.
@@ -517,6 +554,14 @@ pub(super) fn add_f64_raw(a: &[f64; 4], b: f64) -> [f64; 4] {
 /// `a × b` for an `f64` `b`, unchecked (see [`Qd::mul_f64`]).
 #[inline(always)]
 pub(super) fn mul_f64_raw(a: &[f64; 4], b: f64) -> [f64; 4] {
+    let [p0, s1, s2, s3, s4] = mul_f64_terms(a, b);
+    renorm5(p0, s1, s2, s3, s4)
+}
+
+/// The five words of `a × b` for an `f64` `b` before renormalisation, by order of `2^-53`:
+/// `fl(a0·b)`, orders 1–3 exact (TwoProd, TwoSum chains), the order-4 terms summed in `f64`.
+#[inline(always)]
+fn mul_f64_terms(a: &[f64; 4], b: f64) -> [f64; 5] {
     let (p0, q0) = two_prod(a[0], b);
     let (p1, q1) = two_prod(a[1], b);
     let (p2, q2) = two_prod(a[2], b);
@@ -529,7 +574,7 @@ pub(super) fn mul_f64_raw(a: &[f64; 4], b: f64) -> [f64; 4] {
     let (s3, y2) = two_sum(s3, x2);
     let (s3, y3) = two_sum(s3, x3);
     let s4 = q3 + (y1 + y2 + y3);
-    renorm5(p0, s1, s2, s3, s4)
+    [p0, s1, s2, s3, s4]
 }
 
 /// The accurate product, unchecked (see [`Qd::mul_accurate`]).
@@ -598,11 +643,12 @@ fn sloppy_merge(a: &[f64; 4], b: &[f64; 4], extra: f64) -> [f64; 4] {
     renorm5(s0, s1, s2, s3, t0)
 }
 
-/// `r − q·b` for `f64` `q`, `b`, with the product exact (TwoProd), unchecked.
+/// `r − q·b` for `f64` `q`, `b`, with the product exact (TwoProd), unchecked; the sloppy
+/// merge, as in [`sub_prod`].
 #[inline(always)]
 fn sub_f64_prod(r: &[f64; 4], q: f64, b: f64) -> [f64; 4] {
     let (p, e) = two_prod(q, b);
-    add_ieee_raw(r, &[-p, -e, 0.0, 0.0])
+    sloppy_merge(r, &[-p, -e, 0.0, 0.0], 0.0)
 }
 
 /// Long division by an `f64`, unchecked (see [`Qd::div_f64`]).
@@ -641,11 +687,16 @@ pub(super) fn div_raw(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
     renorm5(q0, q1, q2, q3, q4)
 }
 
-/// `r − q·b` for an `f64` `q`, unchecked.
+/// `r − q·b` for an `f64` `q`, unchecked: the remainder step of the long divisions, the
+/// product's words unrounded (exact to order 3) merged into `r` by the sloppy merge. `q·b`
+/// cancels `r`'s leading word by design, which would send [`add_ieee_raw`] down its exact
+/// merge every time; the sloppy merge is enough here, since what the quotient needs is the
+/// remainder's error against `|a|` (the dividend), not against the remainder itself: below
+/// `2^-258·(|r| + |q·b|)`, `2^-45u` of the quotient (see [`bounds::DIV`](super::bounds::DIV)).
 #[inline(always)]
 fn sub_prod(r: &[f64; 4], q: f64, b: &[f64; 4]) -> [f64; 4] {
-    let p = mul_f64_raw(b, -q);
-    add_ieee_raw(r, &p)
+    let [p0, p1, p2, p3, p4] = mul_f64_terms(b, -q);
+    sloppy_merge(r, &[p0, p1, p2, p3], p4)
 }
 
 /// 2^n for n in the normal exponent range, built from the bits.

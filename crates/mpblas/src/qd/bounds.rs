@@ -29,17 +29,18 @@ pub const MUL: f64 = 3.0;
 /// `Qd × f64` ([`Qd::mul_f64`](super::Qd::mul_f64)): exact products and TwoSum chains, `q3` and
 /// three carries summed in `f64` (negligible), renormalisation ≤ 2u; stated as 2.5u.
 pub const MUL_F64: f64 = 2.5;
-/// `Qd ÷ Qd` ([`Qd::div_accurate`](super::Qd::div_accurate)): the first remainder
-/// `a − q0·b` carries the product's error (≤ MUL_F64·u·|a|) and the subtraction's (≤ ADD·u of
-/// a remainder `2^-52` smaller: negligible), which becomes ≤ 2.5u of the quotient; the later
-/// remainders are `2^-52` smaller each; the final renormalisation ≤ 2u. Analysis 4.5u; stated
-/// with a margin as 6u.
+/// `Qd ÷ Qd` ([`Qd::div_accurate`](super::Qd::div_accurate)): each remainder `r − q_k·b` merges
+/// the product's unrounded words (exact to order 3) into `r` by the sloppy merge, together
+/// below `2^-257·|a|` of error, negligible in the quotient; the final renormalisation ≤ 2u.
+/// Analysis 2u (4.5u when the products were rounded first, as in HLB); stated with a margin
+/// as 6u.
 pub const DIV: f64 = 6.0;
 /// `Qd ÷ f64` ([`Qd::div_f64`](super::Qd::div_f64)): the remainder products are exact, so only
-/// the first subtraction's tail (≤ 3u of a remainder `2^-52·|a|`: negligible) and the final
+/// the subtractions' sloppy merges (below `2^-260·|a|`: negligible) and the final
 /// renormalisation (≤ 2u) count; stated as 3u.
 pub const DIV_F64: f64 = 3.0;
-/// [`Qd::sqrt`](super::Qd::sqrt): after the Newton steps `x = (1+δ)/√a` with `|δ| ≲ 2^-203`;
+/// [`Qd::sqrt`](super::Qd::sqrt): after the Newton steps (the first in `f64` operations on exact
+/// products, `|δ₁| ≲ 2^-104`; the second in quad-double) `x = (1+δ)/√a` with `|δ| ≲ 2^-203`;
 /// Karp's step leaves `δ²` (negligible) plus the rounding of `y²` (MUL/2 after the halving and
 /// the multiplication by `x ≈ 1/√a`), the final addition (ADD) and the correction product
 /// (MUL·δ: negligible): 1.5u + 3u. Analysis 4.5u; stated with a margin as 6u.

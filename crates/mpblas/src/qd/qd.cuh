@@ -187,8 +187,11 @@ MP_DEV void double_accumulate(double u, double v, double x, double &s_out, doubl
     }
 }
 
-// The IEEE-style sum of two expansions, unchecked.
-MP_DEV Qd add_ieee_raw(const Qd &a, const Qd &b) {
+// HLB's sloppy sum, declared here for add_ieee_raw (defined below).
+MP_DEV Qd sloppy_merge(const Qd &a, double b0, double b1, double b2, double b3, double extra);
+
+// HLB's accurate sum of two expansions, unchecked (the Rust `merge_add_raw`).
+MP_DEV Qd merge_add_raw(const Qd &a, const Qd &b) {
     // Merge the two (individually magnitude-sorted) expansions by decreasing magnitude.
     double m[8];
     int i = 0, j = 0;
@@ -231,6 +234,14 @@ MP_DEV Qd add_ieee_raw(const Qd &a, const Qd &b) {
     return renorm5(u, v, rest, 0.0, 0.0);
 }
 
+// The IEEE-style sum, unchecked: the sloppy merge unless the operands cancel by more than
+// 2^-40 (SLOPPY_ENOUGH; the Rust docs give the error analysis), else the accurate merge.
+MP_DEV Qd add_ieee_raw(const Qd &a, const Qd &b) {
+    if (mp_abs(a.c[0] + b.c[0]) >= (mp_abs(a.c[0]) + mp_abs(b.c[0])) * __longlong_as_double(0x3d70000000000000LL))
+        return sloppy_merge(a, b.c[0], b.c[1], b.c[2], b.c[3], 0.0);
+    return merge_add_raw(a, b);
+}
+
 // a + b for an f64 b, unchecked.
 MP_DEV Qd add_f64_raw(const Qd &a, double b) {
     double c0, c1, c2, c3, e;
@@ -242,20 +253,28 @@ MP_DEV Qd add_f64_raw(const Qd &a, double b) {
 }
 
 // a * b for an f64 b, unchecked.
-MP_DEV Qd mul_f64_raw(const Qd &a, double b) {
-    double p0, q0, p1, q1, p2, q2, p3, q3;
+// The five words of a * b for an f64 b before renormalisation (the Rust `mul_f64_terms`).
+MP_DEV void mul_f64_terms(const Qd &a, double b, double &p0, double &s1, double &s2, double &s3,
+                          double &s4) {
+    double q0, p1, q1, p2, q2, p3, q3;
     two_prod(a.c[0], b, p0, q0);
     two_prod(a.c[1], b, p1, q1);
     two_prod(a.c[2], b, p2, q2);
     two_prod(a.c[3], b, p3, q3);
-    double s1, x1, s2, x2, x3, s3, y1, y2, y3;
+    double x1, x2, x3, y1, y2, y3;
     two_sum(p1, q0, s1, x1);
     two_sum(p2, q1, s2, x2);
     two_sum(s2, x1, s2, x3);
     two_sum(p3, q2, s3, y1);
     two_sum(s3, x2, s3, y2);
     two_sum(s3, x3, s3, y3);
-    double s4 = q3 + (y1 + y2 + y3);
+    s4 = q3 + (y1 + y2 + y3);
+}
+
+// a * b for an f64 b, unchecked.
+MP_DEV Qd mul_f64_raw(const Qd &a, double b) {
+    double p0, s1, s2, s3, s4;
+    mul_f64_terms(a, b, p0, s1, s2, s3, s4);
     return renorm5(p0, s1, s2, s3, s4);
 }
 
@@ -325,10 +344,11 @@ MP_DEV Qd sloppy_merge(const Qd &a, double b0, double b1, double b2, double b3, 
     return renorm5(s0, s1, s2, s3, t0);
 }
 
-// r - q*b for an f64 q, unchecked.
+// r - q*b for an f64 q, unchecked: the sloppy merge (the Rust `sub_prod` says why it is enough).
 MP_DEV Qd sub_prod(const Qd &r, double q, const Qd &b) {
-    Qd p = mul_f64_raw(b, -q);
-    return add_ieee_raw(r, p);
+    double p0, p1, p2, p3, p4;
+    mul_f64_terms(b, -q, p0, p1, p2, p3, p4);
+    return sloppy_merge(r, p0, p1, p2, p3, p4);
 }
 
 // Long division, unchecked.
@@ -423,14 +443,19 @@ MP_DEV Qd sqrt(const Qd &a) {
     int k = (e >= 0) ? e / 2 : -((1 - e) / 2);
     Qd m = ldexp(a, -2 * k);
     Qd half_m = ldexp(m, -1);
-    Qd x = from_f64(1.0 / __dsqrt_rn(m.c[0]));
-#pragma unroll
-    for (int it = 0; it < 2; it++) {
-        Qd r = add_f64(mul_accurate(neg(half_m), sqr(x)), 0.5);
-        x = add_ieee(x, mul_accurate(x, r));
-    }
+    double x0 = 1.0 / __dsqrt_rn(m.c[0]);
+    // First Newton step in f64 operations on exact products (the Rust comments say why).
+    double s, se, p, pe, x1, x1_lo;
+    two_prod(x0, x0, s, se);
+    two_prod(half_m.c[0], s, p, pe);
+    double r1 = ((0.5 - p) - pe) - (half_m.c[0] * se + half_m.c[1] * s);
+    fast_two_sum(x0, x0 * r1, x1, x1_lo);
+    Qd x = qd_make(x1, x1_lo, 0.0, 0.0);
+    // The second in quad-double.
+    Qd r = add_f64(mul_accurate(neg(half_m), sqr(x)), 0.5);
+    x = add_ieee(x, mul_accurate(x, r));
     Qd y = mul_accurate(m, x);
-    y = add_ieee(y, ldexp(mul_accurate(x, sub(m, sqr(y))), -1));
+    y = add_ieee(y, ldexp(mul_accurate(x, add_sloppy(m, neg(sqr(y)))), -1));
     return ldexp(y, k);
 }
 
