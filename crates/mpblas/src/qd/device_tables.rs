@@ -2,7 +2,7 @@
 //! constants and series coefficients so that the GPU functions use exactly the CPU's tables.
 
 use super::Qd;
-use super::consts::LN_2_WORDS;
+use super::consts::{EXP_J64, LN_2_WORDS};
 use crate::cuda::tables::{check_generated, f64_table, header_start};
 
 const GENERATOR: &str = "qd::device_tables";
@@ -39,6 +39,12 @@ fn render() -> String {
         &[LN_2_WORDS.to_vec()],
     );
     f64_table(&mut o, "Qd::LN_2.", "MPQ_LN_2", &[Qd::LN_2.c.to_vec()]);
+    f64_table(
+        &mut o,
+        "EXP_J64: e^(j/64) for j = -22..=22 (row j + 22), greedy words.",
+        "MPQ_EXP_J64",
+        &EXP_J64.iter().map(|w| w.to_vec()).collect::<Vec<_>>(),
+    );
     f64_table(
         &mut o,
         "inv_fact(): 1/n! for n < TERMS (t[n] = t[n-1].div_f64(n)).",
