@@ -76,11 +76,11 @@ const _: () = assert!(ADD_SLOPPY <= ARITH_MAX && ADD_PRODUCT_SLOPPY <= ARITH_MAX
 // trigonometric functions costs 1u relative (`trig_reduction::REM_PIO2_REL_ERR`).
 
 /// [`Qd::exp`](super::Qd::exp): reduction `r = x − k·ln 2` (two roundings on `|r| ≤ 0.35`:
-/// 2·ADD·0.35 = 2.1u absolute, i.e. relative in the result); for `j = round(64r) = 0` the
-/// series for `e^r − 1` (≤ 13u relative to `|e^r − 1| ≤ 0.0079`: 0.1u of `e^r`) and `1 + p`
-/// (ADD_F64); otherwise `r' = r − j/64` (ADD_F64 on `|r'| ≤ 1/128`: 0.02u absolute), the table
-/// word `E_j` (≤ 1u), `E_j·p'` (MUL on `|p'| ≤ 0.008`: 0.03u) and `E_j + E_j·p'` (ADD).
-/// Analysis 6.2u; stated as 16u (the bound before the table, kept).
+/// 2·ADD·0.35 = 2.1u absolute, i.e. relative in the result), `r' = r − j/64` (ADD_F64 on
+/// `|r'| ≤ 1/128`: 0.02u absolute), the series `p'` for `e^r' − 1` (≤ 13u relative to
+/// `|p'| ≤ 0.0079`: 0.1u of `e^r'`), the table word `E_j` (≤ 1u; `E_0 = 1` exact), `E_j·p'`
+/// (MUL on `|p'| ≤ 0.008`: 0.03u) and `E_j + E_j·p'` (ADD). Analysis 6.3u; stated as 16u (the
+/// bound before the table, kept).
 pub const EXP: f64 = 16.0;
 /// [`Qd::exp2`](super::Qd::exp2): `f·ln 2` (MUL plus the constant's 1u, relative to
 /// `|f ln2| ≤ 0.35`), the series as in [`EXP`] and `1 + p`: about 12u; stated as 16u.

@@ -392,8 +392,8 @@ impl Qd {
 
     /// `e^self`: `x = k·ln 2 + r` with `|r| ≤ ln2/2` (`k·ln 2` exact from a six-word ln 2), then
     /// Tang's table: `r = j/64 + r'` with `|r'| ≤ 1/128`, `e^r = E_j + E_j·(e^r' − 1)` from a
-    /// 45-entry table of `E_j = e^(j/64)` and the Taylor series of `e^r' − 1` (about half the
-    /// quad-double steps of the series on `r`); `j = 0` is `1 + (e^r − 1)`. Times `2^k`. Overflows to +Inf above
+    /// 45-entry table of `E_j = e^(j/64)` (`E_0 = 1`) and the Taylor series of `e^r' − 1` (about
+    /// half the quad-double steps of the series on `r`). Times `2^k`. Overflows to +Inf above
     /// about 709.78 and underflows to +0 below about −745.13, as `f64::exp`. Relative error ≤
     /// [`bounds::EXP`](super::bounds::EXP)·u for results in the normal range.
     pub fn exp(self) -> Qd {
@@ -412,16 +412,12 @@ impl Qd {
         }
         let k = (x0 / std::f64::consts::LN_2).round();
         let r = sub_k_ln2(self, k);
+        // One path for every j (also j = 0, E_0 = 1): GPU lanes do not diverge on it.
         let j = (r.c[0] * 64.0).round().clamp(-22.0, 22.0);
-        let y = if j == 0.0 {
-            expm1_series(r) + 1.0
-        } else {
-            let e = Qd {
-                c: EXP_J64[(j as i32 + 22) as usize],
-            };
-            e + e * expm1_series(r.add_f64(-j / 64.0))
+        let e = Qd {
+            c: EXP_J64[(j as i32 + 22) as usize],
         };
-        let y = y.ldexp(k as i32);
+        let y = (e + e * expm1_series(r.add_f64(-j / 64.0))).ldexp(k as i32);
         if y.is_finite() { y } else { Qd::INFINITY }
     }
 

@@ -161,18 +161,12 @@ MP_DEV Qd exp(const Qd &x) {
     if (x0 == 0.0) return from_f64(1.0);
     double k = mp_round(x0 / MPF_LN_2);
     Qd r = sub_k_ln2(x, k);
-    // Tang's table: r = j/64 + r', e^r = E_j + E_j (e^r' - 1); j = 0 is 1 + (e^r - 1).
+    // Tang's table: r = j/64 + r', e^r = E_j + E_j (e^r' - 1), one path for every j (E_0 = 1).
     double j = mp_round(r.c[0] * 64.0);
     j = j < -22.0 ? -22.0 : (j > 22.0 ? 22.0 : j);
-    Qd y;
-    if (j == 0.0) {
-        y = add_f64(expm1_series(r), 1.0);
-    } else {
-        const unsigned long long *row = MPQ_EXP_J64[(int)j + 22];
-        Qd e = qd_make(mp_tab(row[0]), mp_tab(row[1]), mp_tab(row[2]), mp_tab(row[3]));
-        y = add_ieee(e, mul_accurate(e, expm1_series(add_f64(r, -j / 64.0))));
-    }
-    y = ldexp(y, (int)k);
+    const unsigned long long *row = MPQ_EXP_J64[(int)j + 22];
+    Qd e = qd_make(mp_tab(row[0]), mp_tab(row[1]), mp_tab(row[2]), mp_tab(row[3]));
+    Qd y = ldexp(add_ieee(e, mul_accurate(e, expm1_series(add_f64(r, -j / 64.0)))), (int)k);
     if (mp_is_finite(y.c[0])) return y;
     return from_f64(__longlong_as_double(0x7ff0000000000000LL));
 }
