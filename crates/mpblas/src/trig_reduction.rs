@@ -188,9 +188,9 @@ pub(crate) const CODY_WAITE_MIN_RATIO: f64 = 9.094_947_017_729_282e-13;
 /// double-double: returns `(N mod 4, r.hi, r.lo)`.
 ///
 /// For `fl(π/4) ≤ |hi| < 2^20` it first tries [`cody_waite_dd`] (a few exact products and sums,
-/// no tables), which is kept when `|r| ≥ 2^-40·|hi|`; otherwise, and for the rare arguments that
-/// close to a multiple of π/2, [`rem_pio2`] (Payne–Hanek) with `r` rounded to its first two
-/// words. Either way the relative error of `r` is at most `1.005·2^-106`, and `|r| ≤ π/4 + 2^-31`
+/// no tables), which is kept when `|r| ≥ 2^-40·|hi|`; beyond `2^20`, and for the rare arguments
+/// closer than that to a multiple of π/2, [`rem_pio2`] (Payne–Hanek) with `r` rounded to its
+/// first two words. Either way the relative error of `r` is at most `1.005·2^-106`, and `|r| ≤ π/4 + 2^-31`
 /// (the Cody–Waite `N` comes from `hi·2/π` in `f64`, so it can be off by one at a midpoint).
 /// `|hi| < fl(π/4)` is returned as it is.
 pub(crate) fn rem_pio2_dd(hi: f64, lo: f64) -> (i32, f64, f64) {

@@ -479,7 +479,10 @@ const SLOPPY_ENOUGH: f64 = f64::from_bits(0x3d70000000000000);
 ///
 /// Why the sloppy merge is enough there: its errors before the renormalisation are below
 /// `2^-261·(|a| + |b|)` (the order-4 carries summed in `f64`, [`bounds::ADD_SLOPPY`](super::bounds::ADD_SLOPPY)),
-/// the renormalisation costs `≤ 2u` of the result, and `|a + b| ≥ 2^-40.001·(|a| + |b|)` when
+/// the renormalisation costs `≤ 2u` of the result (with the cancellation limited to `2^-40`,
+/// the TwoSum errors it folds into the last word are below `2^-119` of the result, where
+/// [`bounds::ADD_SLOPPY`](super::bounds::ADD_SLOPPY) must allow for words of order `|a| + |b|`), and
+/// `|a + b| ≥ 2^-40.001·(|a| + |b|)` when
 /// `fl(|a₀ + b₀|) ≥ 2^-40·fl(|a₀| + |b₀|)`; in all `≤ 2.002u` relative, within
 /// [`bounds::ADD`](super::bounds::ADD). NaN fails the test (exact merge, as before); infinities
 /// and zeros pass it and are settled by the callers' special-value check.

@@ -119,10 +119,9 @@ fn reduce_ln2(mut z: Expansion) -> (i32, Dd) {
 /// expansion (the twin of the GPU's register-resident kernels): `k = round(hi/ln 2)`, and with
 /// `aᵢ + bᵢ = k·Lᵢ` exact (TwoProd, `L` = [`LN2_3`]): `d = hi − a₀` is exact (Sterbenz for
 /// `|k| ≥ 2`; for `|k| = 1`, `hi` can fall just below `a₀/2`, and then `a₀ − hi` is a multiple
-/// of `ulp(hi)` in `hi`'s binade), the
-/// order-`2^-53` terms `lo − b₀ − a₁ = s + e₁ + e₂` exactly (TwoSum), the order-`2^-106` terms
-/// `e₁ + e₂ − b₁ − k·L₂` in `f64` (error below `2^-144`), and `r ≈ h + fl(e₃ + low)` with
-/// `d + s = h + e₃`. The error of `r` is below `2^-106·|r| + 2^-143`, as [`reduce_ln2`]'s.
+/// of `ulp(hi)` in `hi`'s binade), the order-`2^-53` terms `lo − b₀ − a₁ = s + e₁ + e₂`
+/// exactly (TwoSum), the order-`2^-106` terms `e₁ + e₂ − b₁ − k·L₂` in `f64` (error below
+/// `2^-144`), and `r ≈ h + fl(e₃ + low)` with `d + s = h + e₃`. The error of `r` is below `2^-106·|r| + 2^-143`, as [`reduce_ln2`]'s.
 fn reduce_ln2_dd(hi: f64, lo: f64) -> (i32, Dd) {
     let k = (hi / std::f64::consts::LN_2).round();
     let (a0, b0) = two_prod(k, LN2_3[0]);

@@ -3,8 +3,9 @@
 //! * `sin`, `cos`, `tan`: [`rem_pio2_dd`](crate::trig_reduction) reduces `x = N·π/2 + r` to a
 //!   double-double `r` with relative error `≤ 1.005u`: by Cody–Waite with a 4-word π/2 for
 //!   `|x| < 2^20` (unless `x` is within `2^-40·|x|` of a multiple of π/2), else by Payne–Hanek
-//!   (`r` exact to `2^-212`, then rounded); then Taylor polynomials in `t = r²` on `|r| ≤ π/4` (degree 29 for `sin`, 30 for
-//!   `cos`, truncation below `2^-120`), and the quadrant `N mod 4` picks `±sin r`/`±cos r`.
+//!   (`r` exact to `2^-212`, then rounded); then Taylor polynomials in `t = r²` on
+//!   `|r| ≤ π/4 + 2^-31` (degree 29 for `sin`, 30 for `cos`, truncation below `2^-120`), and
+//!   the quadrant `N mod 4` picks `±sin r`/`±cos r`.
 //!   Arguments below π/4 are used as they are. No absolute-error caveat is needed: the
 //!   reduction is exact near every multiple of π/2 and for arguments up to `f64::MAX`.
 //! * `atan2` (and `atan`, `asin`, `acos` through it): the point is folded into the first
