@@ -31,7 +31,10 @@ cargo test --release -p mpblas --features cuda \
 cargo test --release -p mpblas --features cuda --lib device_tables
 if [ -e "$nvrtc_dir/libnvrtc.so.13" ]; then
     say "NVRTC checks with $nvrtc_dir"
+    # Through a kernel cache kept in target/ (only changed modules compile again), whose
+    # current sm_90 images go into the bundle below.
     LD_LIBRARY_PATH="$nvrtc_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        MPBLAS_PRECOMPILE_DIR="$root/target/kernel-cache-sm90" \
         cargo test --release -p mpblas --features cuda --test kernels_compile -- --include-ignored
     LD_LIBRARY_PATH="$nvrtc_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
         cargo test --release -p mpblas --features cuda --lib cuda::nvrtc -- --include-ignored
@@ -73,6 +76,15 @@ while read -r name exe; do
     strip --strip-debug "$bundle/bin/$name"
 done <"$bundle/bin/.list"
 rm "$bundle/bin/.list"
+# The sm_90 kernel images compiled above, as run.sh's kernel cache: an H100 or H200 loads them
+# instead of compiling every module (minutes on a fresh machine). Keyed by source, options and
+# NVRTC version, so a machine with another NVRTC compiles as before.
+# Packed (about 5 MB instead of 21: the bundle must stay under the device tool's 64 MiB);
+# run.sh unpacks it into kernel-cache/ on first use.
+precompiled=$root/target/kernel-cache-sm90
+if [ -e "$precompiled/current.txt" ]; then
+    tar czf "$bundle/kernel-cache.tar.gz" -C "$precompiled" -T "$precompiled/current.txt"
+fi
 
 cat >"$bundle/run.sh" <<'RUN'
 #!/usr/bin/env bash
@@ -101,7 +113,11 @@ for lib in libnvrtc.so.13 libcublas.so.13; do
         echo "$lib: $d"
     fi
 done
-export MPBLAS_CACHE_DIR=${MPBLAS_CACHE_DIR:-$here/.kernel-cache}
+export MPBLAS_CACHE_DIR=${MPBLAS_CACHE_DIR:-$here/kernel-cache}
+# The sm_90 images compiled on the build machine (gpu-check.sh): loaded instead of compiled.
+if [ -e "$here/kernel-cache.tar.gz" ]; then
+    mkdir -p "$MPBLAS_CACHE_DIR" && tar xzf "$here/kernel-cache.tar.gz" -C "$MPBLAS_CACHE_DIR"
+fi
 
 echo "== device"
 nvidia-smi -L || echo "nvidia-smi not available"

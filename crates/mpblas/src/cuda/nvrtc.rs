@@ -241,7 +241,7 @@ pub(crate) fn cached_or_compiled(
     let version = nvrtc_version()?;
     let file = dir.map(|dir| {
         let k = cache_key(&expanded, arch, &opts, version);
-        dir.join(format!("{}-{arch}-{k:016x}.cubin", module.name))
+        cache_file(dir, module.name, arch, k)
     });
     if !fresh
         && let Some(bytes) = file.as_ref().and_then(|f| std::fs::read(f).ok())
@@ -254,6 +254,35 @@ pub(crate) fn cached_or_compiled(
         store(f, &img);
     }
     Ok((img, Origin::Compiled))
+}
+
+/// The cache file of module `name` for `arch` with key `key` in `dir`.
+fn cache_file(dir: &std::path::Path, name: &str, arch: &str, key: u64) -> PathBuf {
+    dir.join(format!("{name}-{arch}-{key:016x}.cubin"))
+}
+
+/// Compile `module` for `arch` into the cache directory `dir` (unless it is there already)
+/// and return its cache file (`None` if it could not be written there): for filling a cache
+/// on a machine without a GPU.
+/// `scripts/gpu-check.sh` ships one for `sm_90` with its bundle, so that a fresh GPU machine
+/// loads the modules instead of compiling them (minutes of device time).
+///
+/// # Errors
+/// As [`compile`].
+pub fn precompile(
+    module: &ModuleSource,
+    arch: &str,
+    dir: &std::path::Path,
+) -> Result<Option<PathBuf>> {
+    let (img, _) = cached_or_compiled(module, arch, false, Some(dir))?;
+    let file = cache_file(
+        dir,
+        module.name,
+        arch,
+        cache_key(&expand(module)?, arch, &options(arch), nvrtc_version()?),
+    );
+    let written = std::fs::metadata(&file).is_ok_and(|m| m.len() == img.len() as u64);
+    Ok(written.then_some(file))
 }
 
 /// Write `bytes` to `file` atomically (temporary file, then rename); failures are ignored, as
