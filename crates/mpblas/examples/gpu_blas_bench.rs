@@ -448,6 +448,35 @@ fn rns_gemm_rows(dev: &Device) -> Result<()> {
     Ok(())
 }
 
+/// The part of the `n × n` column-major `ha` that the first 16 entries of `y` read, as
+/// `MpFloat`s with its leading dimension: rows 0..16 (no transpose) or columns 0..16
+/// (transpose). Converting the whole matrix instead took minutes at 1696 bits.
+fn leading_block(
+    b: &std::sync::Arc<mpblas::rns::Basis>,
+    ha: &[f64],
+    n: usize,
+    trans: Trans,
+) -> (Vec<mpblas::rns::MpFloat>, usize) {
+    use mpblas::rns::MpFloat;
+    let k16 = n.min(16);
+    match trans {
+        Trans::No => (
+            (0..n)
+                .flat_map(|c| (0..k16).map(move |r| c * n + r))
+                .map(|i| MpFloat::from_f64(b, ha[i]))
+                .collect(),
+            k16,
+        ),
+        Trans::Yes => (
+            ha[..n * k16]
+                .iter()
+                .map(|&v| MpFloat::from_f64(b, v))
+                .collect(),
+            n,
+        ),
+    }
+}
+
 fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
     use mpblas::rns::gpu::DeviceMpArray;
     use mpblas::rns::{Basis, MpArray, MpFloat};
@@ -518,28 +547,18 @@ fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
                 dy.copy_from_host(&my)?;
                 bg::rns::gemv(dev, trans, n, n, &alpha, &da, n, &dx, 1, &beta, &mut dy, 1)?;
                 let got = dy.download()?.to_mpfloats()?;
-                let a = ma.to_mpfloats()?;
+                let (a, lda) = leading_block(&b, ha, n, trans);
                 let x = mx.to_mpfloats()?;
                 let k16 = n.min(16);
                 let mut want = my.to_mpfloats()?[..k16].to_vec();
                 match trans {
-                    // rows 0..16: the leading 16 × n block (lda = n)
+                    // rows 0..16: the leading 16 × n block
                     Trans::No => blas::level2::gemv_blas(
-                        trans, k16, n, &alpha, &a, n, &x, 1, &beta, &mut want, 1,
+                        trans, k16, n, &alpha, &a, lda, &x, 1, &beta, &mut want, 1,
                     )?,
                     // columns 0..16 of A: the leading n × 16 block
                     Trans::Yes => blas::level2::gemv_blas(
-                        trans,
-                        n,
-                        k16,
-                        &alpha,
-                        &a[..n * k16],
-                        n,
-                        &x,
-                        1,
-                        &beta,
-                        &mut want,
-                        1,
+                        trans, n, k16, &alpha, &a, lda, &x, 1, &beta, &mut want, 1,
                     )?,
                 }
                 same &= MpArray::from_mpfloats(&b, &got[..k16])?
@@ -560,13 +579,13 @@ fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
                 dy.copy_from_host(&my)?;
                 bg::rns::gemv_fused(dev, trans, n, n, &alpha, &da, n, &dx, 1, &beta, &mut dy, 1)?;
                 let got = dy.download()?.to_mpfloats()?;
-                let a = ma.to_mpfloats()?;
+                let (a, lda) = leading_block(&b, ha, n, trans);
                 let x = mx.to_mpfloats()?;
                 let k16 = n.min(16);
                 let mut want = my.to_mpfloats()?[..k16].to_vec();
                 let view = match trans {
-                    Trans::No => mpblas::view::MatRef::col_major(&a, k16, n, n)?,
-                    Trans::Yes => mpblas::view::MatRef::col_major(&a[..n * k16], n, k16, n)?.t(),
+                    Trans::No => mpblas::view::MatRef::col_major(&a, k16, n, lda)?,
+                    Trans::Yes => mpblas::view::MatRef::col_major(&a, n, k16, lda)?.t(),
                 };
                 blas::rns::gemv_fused(
                     &alpha,

@@ -268,7 +268,9 @@ fn rns_gemv_fused_equals_the_cpu_106() {
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
-fn rns_gemv_fused_equals_the_cpu_424_and_1696() {
+fn rns_gemv_fused_equals_the_cpu_212_424_and_1696() {
+    // 106 and 212 bits: the small-base sums kernel (8 and 16 moduli); 424, 1696: the general
+    fused_at(&device(), 212, false);
     fused_at(&device(), 424, false);
     fused_at(&device(), 1696, false);
 }

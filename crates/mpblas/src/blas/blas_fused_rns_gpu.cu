@@ -4,11 +4,13 @@
 // order, so any launch gives the CPU's bits) and rounded once.
 //
 // Kernels, in launch order:
-//   prep    one thread per x_j: d_j = alpha x_j (rns_mul_fused), its residues in the widest basis.
-//   init    one thread per row: the beta y_i term's class and exponent, zeroed accumulators.
+//   prep    one warp per x_j: d_j = alpha x_j (rns_mul_fused), its residues in the widest basis;
+//           in the same launch, one thread per row: the beta y_i term's class and exponent,
+//           zeroed accumulators, the wide residues of y_i and beta.
 //   scan    min/max of the exponents low = e_a + e_d of each row's finite nonzero terms, and the
 //           special values (atomics: min, max and or do not depend on the order).
-//   main    the sums: a group of G lanes per term (lane g holds the moduli k = g mod G), base
+//   main    the sums (fused_main_small for bases of up to 16 moduli: one lane per term); else
+//           a group of G lanes per term (lane g holds the moduli k = g mod G), base
 //           extension of a_ij across the group (shuffles), then a_ij d_j 2^(low - L) added to
 //           64-bit accumulators; each group adds its accumulators to the row's with atomics
 //           (integers: the order does not matter).
@@ -39,10 +41,12 @@
 // level log2 M, 32.. level basis tables (device addresses, two words each); then m[k], mu[k],
 // w[n] (CRT weights of the base), mi[(k - n) n], mm[k - n], 2^(32q) mod m (h rows of k); then
 // the Montgomery forms (R = 2^32) of the sums' kernel: mp[k] = -1/m mod R, w R mod m [n],
-// mi R mod m_l [(k - n) n], 2^(32q) R mod m (h rows of k), 2^r R mod m (32 rows of k).
+// mi R mod m_l [(k - n) n], 2^(32q) R mod m (h rows of k), 2^r R mod m (32 rows of k), and
+// the small-base kernel's 2^s rows (W + 1 rows of k: 2^s R mod m for the base moduli, 2^s R^2
+// mod m for the extra ones; every shift of a kept term, s <= W) and |m - M| mod m [k - n].
 struct FusedTab {
     u32 n, k, h, levels, w, p, lg;
-    const u32 *m, *mu, *wt, *mi, *mm, *hi, *mp, *wm, *mim, *hr, *lr, *t;
+    const u32 *m, *mu, *wt, *mi, *mm, *hi, *mp, *wm, *mim, *hr, *lr, *sr, *sn, *t;
 };
 
 static __device__ __forceinline__ FusedTab fused_tab(const u32 *t) {
@@ -66,6 +70,8 @@ static __device__ __forceinline__ FusedTab fused_tab(const u32 *t) {
     f.mim = f.wm + f.n;
     f.hr = f.mim + (f.k - f.n) * f.n;
     f.lr = f.hr + f.h * f.k;
+    f.sr = f.lr + 32 * f.k;
+    f.sn = f.sr + (f.w + 1) * f.k;
     return f;
 }
 
@@ -212,18 +218,84 @@ static __device__ RnsNum fused_finish_warp(const RnsBasis &b, const RnsBasis &to
                             });
 }
 
-// d_j = alpha x_j into the scratch array `d` (element j), with info = class | sign << 2 |
-// zero << 3 and the exponent beside it for the scan and the sums. One warp per element
-// (rns_mul_fused with the warp's rounding).
+// Accumulator::extend of one element: its residue for modulus l (< k) of the widest level,
+// times R = 2^32 when `mont` (the sums' d). xr: the element's base residues; a zero or
+// non-finite element (`live` false) has wide residues 0. For an extra modulus: the CRT
+// coefficients v_i = |x_i w_i|_m_i and the rank, then sum_i v_i |M_i|_m - rank |M|_m.
+static __device__ u32 fused_wide_residue(const FusedTab &f, const u32 *xr, bool live, u32 l, int mont) {
+    const u32 nb = f.n;
+    u32 m = f.m[l], mu = f.mu[l], x;
+    if (l < nb) {
+        x = live ? xr[l] : 0;
+    } else {
+        const u32 *row = f.mi + (l - nb) * nb;
+        u64 lo = 0, hi = 0, frac = 0;
+        for (u32 i = 0; i < nb; i++) {
+            u32 vi = live ? mul_mod(xr[i], f.wt[i], f.m[i], f.mu[i]) : 0;
+            frac += ((u64)vi * f.mu[i]) >> 32;
+            u64 p = (u64)vi * row[i];
+            lo += p & 0xffffffffull;
+            hi += p >> 32;
+        }
+        u32 rank = (u32)((frac + (1ull << 29)) >> 30);
+        x = sub_mod(fused_join(lo, hi, m, mu), mul_mod(rank, f.mm[l - nb], m, mu), m);
+    }
+    return mont ? mul_mod(x, reduce62(1ull << 32, m, mu), m, mu) : x;
+}
+
+// The first kernel of a call, in two parts by block (64 threads each):
+// - blocks below `prep_blocks`: one warp per x_j: d_j = alpha x_j (rns_mul_fused with the warp's
+//   rounding) into the scratch array `d` (element j), with info = class | sign << 2 | zero << 3
+//   and the exponent beside it for the scan and the sums, and its wide residues times R (dw,
+//   k words per element, the lanes taking the moduli);
+// - the others: one thread per (row i, modulus l) of the widest level, and k more for beta: the
+//   accumulator of l zeroed and (beta != 0) the wide residue l of y_i (yw) or beta (bw); the
+//   thread of l = 0 also sets the row's starting flags and range from the beta y_i term (its class
+//   and exponent). A thread per residue, not per row: an extra residue is an n-term sum, and a
+//   row's k of them one after another took a millisecond at 1696 bits.
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK)
-blas_fused_prep(const u32 *__restrict__ tab, RnsArg alpha, RnsArg x, u64 n, RnsArg d, u8 *dinfo, i64 *dexp) {
+blas_fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, RnsArg x,
+                u64 n, RnsArg d, u8 *dinfo, i64 *dexp, u32 *dw, RnsArg beta, RnsArg y, u64 m, int beta_zero,
+                i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *sums, u32 *yw, u32 *bw) {
     __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
     RnsBasis b = rns_basis(tab);
+    FusedTab f = fused_tab(ftab);
+    const u32 kw = f.k;
+    if (blockIdx.x >= prep_blocks) {
+        const u64 eb = blas_rns_at(beta, 0, 0);
+        u64 first = (u64)(blockIdx.x - prep_blocks) * blockDim.x + threadIdx.x;
+        u64 stride = (u64)(gridDim.x - prep_blocks) * blockDim.x;
+        for (u64 t = first; t < (m + 1) * kw; t += stride) {
+            u64 r = t / kw;
+            u32 l = (u32)(t % kw);
+            if (r == m) {
+                // beta's wide residues
+                if (!beta_zero) bw[l] = fused_wide_residue(f, blas_rns_res(beta, b.n, eb), beta.cls[eb] == 0, l, 0);
+                continue;
+            }
+            sums[(u64)l * m + r] = 0;
+            u64 ey = blas_rns_at(y, r, 0);
+            if (!beta_zero) yw[r * kw + l] = fused_wide_residue(f, blas_rns_res(y, b.n, ey), y.cls[ey] == 0, l, 0);
+            if (l != 0) continue;
+            i64 lmin = FUSED_I64_MAX, lmax = FUSED_I64_MIN;
+            u32 fl = 0;
+            if (!beta_zero) {
+                bool neg = (beta.sign[eb] != 0) != (y.sign[ey] != 0);
+                fl = fused_term_flags(beta.cls[eb], fused_is_zero(beta, eb), y.cls[ey], fused_is_zero(y, ey), neg);
+                if (fl & FUSED_NONZERO) lmin = lmax = beta.exp[eb] + y.exp[ey];
+            }
+            low_min[r] = lmin;
+            low_max[r] = lmax;
+            flags[r] = fl;
+            q[r] = 0;
+        }
+        return;
+    }
     const u64 ea = blas_rns_at(alpha, 0, 0);
     RnsNum al = blas_rns_get(alpha, ea);
     u32 lane = threadIdx.x & 31;
     FusedWarpScratch *sh = &fused_ws[threadIdx.x >> 5];
-    u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((u64)blockDim.x * gridDim.x) >> 5;
+    u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = (prep_blocks * blockDim.x) >> 5;
     for (u64 j = warp; j < n; j += warps) {
         u32 out[RNS_MAX_N];
         u64 ex = blas_rns_at(x, j, 0);
@@ -243,63 +315,8 @@ blas_fused_prep(const u32 *__restrict__ tab, RnsArg alpha, RnsArg x, u64 n, RnsA
             dexp[j] = v.exp;
             blas_rns_put(d, b.n, j, v, out);
         }
-    }
-}
-
-// Accumulator::extend of `count` elements of `src`, one thread per (element, modulus) so that the
-// extra residues run in parallel: out[e k + l] (k moduli of the widest level), times R = 2^32
-// when `mont` (the sums' d). A thread of an extra modulus forms the element's CRT coefficients
-// v_i = |x_i w_i|_m_i and rank itself (zeros for a zero or non-finite element, whose wide residues
-// are then 0).
-extern "C" __global__ void blas_fused_extend(const u32 *__restrict__ ftab, RnsArg src, u64 count, int mont,
-                                             u32 *out) {
-    FusedTab f = fused_tab(ftab);
-    const u32 nb = f.n, kw = f.k;
-    for (u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x; t < count * kw; t += (u64)blockDim.x * gridDim.x) {
-        u64 e = t / kw;
-        u32 l = (u32)(t % kw);
-        u64 at = blas_rns_at(src, e, 0);
-        bool live = src.cls[at] == 0;
-        const u32 *xr = blas_rns_res(src, nb, at);
-        u32 m = f.m[l], mu = f.mu[l], x;
-        if (l < nb) {
-            x = live ? xr[l] : 0;
-        } else {
-            const u32 *row = f.mi + (l - nb) * nb;
-            u64 lo = 0, hi = 0, frac = 0;
-            for (u32 i = 0; i < nb; i++) {
-                u32 vi = live ? mul_mod(xr[i], f.wt[i], f.m[i], f.mu[i]) : 0;
-                frac += ((u64)vi * f.mu[i]) >> 32;
-                u64 p = (u64)vi * row[i];
-                lo += p & 0xffffffffull;
-                hi += p >> 32;
-            }
-            u32 rank = (u32)((frac + (1ull << 29)) >> 30);
-            x = sub_mod(fused_join(lo, hi, m, mu), mul_mod(rank, f.mm[l - nb], m, mu), m);
-        }
-        out[t] = mont ? mul_mod(x, reduce62(1ull << 32, m, mu), m, mu) : x;
-    }
-}
-
-// Per row: the accumulators zeroed, and the beta y_i term (when beta is not zero) as the
-// starting flags and exponent range.
-extern "C" __global__ void blas_fused_init(RnsArg beta, RnsArg y, u64 m, int beta_zero, u32 k, i64 *low_min,
-                                           i64 *low_max, u32 *flags, u64 *q, u64 *sums) {
-    const u64 eb = blas_rns_at(beta, 0, 0);
-    for (u64 r = (u64)blockIdx.x * blockDim.x + threadIdx.x; r < m; r += (u64)blockDim.x * gridDim.x) {
-        i64 lmin = FUSED_I64_MAX, lmax = FUSED_I64_MIN;
-        u32 fl = 0;
-        if (!beta_zero) {
-            u64 ey = blas_rns_at(y, r, 0);
-            bool neg = (beta.sign[eb] != 0) != (y.sign[ey] != 0);
-            fl = fused_term_flags(beta.cls[eb], fused_is_zero(beta, eb), y.cls[ey], fused_is_zero(y, ey), neg);
-            if (fl & FUSED_NONZERO) lmin = lmax = beta.exp[eb] + y.exp[ey];
-        }
-        low_min[r] = lmin;
-        low_max[r] = lmax;
-        flags[r] = fl;
-        q[r] = 0;
-        for (u32 i = 0; i < k; i++) sums[(u64)i * m + r] = 0;
+        // every lane holds d_j's residues (the warp's rounding leaves them in each)
+        for (u32 l = lane; l < kw; l += 32) dw[j * kw + l] = fused_wide_residue(f, out, v.cls == 0, l, 1);
     }
 }
 
@@ -567,6 +584,173 @@ extern "C" __global__ void __launch_bounds__(256, 4) blas_fused_main_b4(const u3
                                                       const i64 *__restrict__ low_min,
                                                       const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
     fused_main(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
+}
+
+// ---- the sums for small bases: one lane per term -----------------------------------------------
+//
+// fused_main's work for bases of at most NBMAX moduli (8: up to about 120 bits, 16: about 245),
+// one lane per term, written for the instruction count (the general kernel issues about 900
+// instructions a term at 106 bits):
+// - the base's loops run to the compile-time NBMAX without branches: slots i >= nb hold x_i = 0,
+//   so every product, v_i and contribution is 0 there (their accumulators are never written);
+// - the accumulators of the base and of the first FUSED_SMALL_EXTRA extra moduli (levels N + 2
+//   and N + 4: rows whose terms span up to about 60 binades) stay in registers; a row of a wider
+//   level adds its further moduli term by term with atomics (rare, and exact all the same);
+// - the shift 2^s of a term (s = low - L <= W) is one Montgomery product by a row of the 2^s
+//   table (base moduli 2^s R, extra moduli 2^s R^2, in shared memory with the other constants);
+// - an extra residue is formed in Montgomery arithmetic only: z = sum_i redc(v_i |M_i R|) +
+//   k |m - M| (< (3 nb + 1) m, no reduction needed), then redc(z) (z R^-1), redc(. d R) and
+//   redc(. 2^s R^2): z d 2^s, the same residue as the general kernel's Barrett steps.
+// The sums are the same integers modulo each modulus as fused_main's, so the same bits.
+
+#define FUSED_SMALL_EXTRA 4
+
+template <int NBMAX>
+static __device__ __forceinline__ void
+fused_main_small(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
+                 const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per,
+                 const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
+    FusedTab f = fused_tab(ftab);
+    const u32 nb = f.n, kw = f.k, ne = kw - nb;
+    // shared: moduli, -1/m, Barrett mu, w R (base; 0 past nb), |m - M| (extras), the |M_i R| rows
+    // of the extras, the 2^s rows
+    extern __shared__ u32 fused_sh[];
+    u32 *sm = fused_sh, *smp = sm + kw, *smu = smp + kw, *swm = smu + kw, *snm = swm + kw, *smi = snm + kw;
+    u32 *ssr = smi + ne * nb;
+    for (u32 i = threadIdx.x; i < kw; i += blockDim.x) {
+        sm[i] = f.m[i];
+        smp[i] = f.mp[i];
+        smu[i] = f.mu[i];
+        swm[i] = i < nb ? f.wm[i] : 0;
+        snm[i] = i < nb ? 0 : f.sn[i - nb];
+    }
+    for (u32 i = threadIdx.x; i < ne * nb; i += blockDim.x) smi[i] = f.mim[i];
+    for (u32 i = threadIdx.x; i < (f.w + 1) * kw; i += blockDim.x) ssr[i] = f.sr[i];
+    __syncthreads();
+    u32 lane = threadIdx.x & 31;
+    u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((u64)blockDim.x * gridDim.x) >> 5;
+    u64 chunks = (n + per - 1) / per;
+    u64 row_units = rows_in_lanes ? (m + 31) / 32 : m;
+    for (u64 unit = warp; unit < row_units * chunks; unit += warps) {
+        u64 ru = unit % row_units, c0 = (unit / row_units) * per, c1 = c0 + per < n ? c0 + per : n;
+        u64 r = rows_in_lanes ? ru * 32 + lane : ru;
+        u64 cstart = rows_in_lanes ? c0 : c0 + lane, cstep = rows_in_lanes ? 1 : 32;
+        bool active = r < m;
+        u32 fl = active ? flags[r] : 0;
+        active = active && (fl & FUSED_NONZERO) && !(fl & (FUSED_NAN | FUSED_PINF | FUSED_NINF));
+        FusedWindow w;
+        w.top = 0;
+        w.l = 0;
+        w.k = nb;
+        if (active) w = fused_window(f, low_min[r], low_max[r]);
+        const u32 er = active ? w.k - nb : 0;
+        u64 acc[NBMAX], accx[FUSED_SMALL_EXTRA];
+#pragma unroll
+        for (int i = 0; i < NBMAX; i++) acc[i] = 0;
+#pragma unroll
+        for (int l = 0; l < FUSED_SMALL_EXTRA; l++) accx[l] = 0;
+        u64 qsum = 0;
+        bool dropped = false;
+        // element (r, c) of A, stepped by cstep columns
+        u64 e = active ? blas_rns_at(a, r, cstart) : 0;
+        const i64 estep = a.cs * (i64)cstep;
+        for (u64 c = cstart; active && c < c1; c += cstep, e = (u64)((i64)e + estep)) {
+            u8 di = dinfo[c];
+            if ((di & 3) != 0 || ((di >> 3) & 1)) continue;
+            if (a.cls[e] != 0) continue;
+            const u32 *ad = a.d + e * nb;
+            u32 x[NBMAX];
+            u32 nz = 0;
+#pragma unroll
+            for (int i = 0; i < NBMAX; i++) {
+                x[i] = i < (int)nb ? ad[i] : 0;
+                nz |= x[i];
+            }
+            if (nz == 0) continue;
+            i64 low = a.exp[e] + dexp[c];
+            bool neg = (a.sign[e] != 0) != ((di >> 2) & 1);
+            qsum += fused_weight(f, w.top, low);
+            if (low < w.l) {
+                dropped = true;
+                continue;
+            }
+            const u32 *d = dw + c * kw;
+            const u32 *sr = ssr + (u64)(low - w.l) * kw;
+            // the base moduli: a d 2^s, and the CRT coefficients v_i for the extension
+            u32 v[NBMAX];
+            u64 frac = 0;
+#pragma unroll
+            for (int i = 0; i < NBMAX; i++) {
+                u32 mk = sm[i], mpk = smp[i];
+                u32 t = fused_redc((u64)x[i] * swm[i], mk, mpk);
+                v[i] = t >= mk ? t - mk : t;
+                frac += __umulhi(v[i], smu[i]);
+                u32 di_ = i < (int)nb ? d[i] : 0, si_ = i < (int)nb ? sr[i] : 0;
+                t = fused_redc((u64)x[i] * di_, mk, mpk);
+                t = fused_redc((u64)t * si_, mk, mpk);
+                acc[i] += neg ? (u64)(2 * mk - t) : (u64)t;
+            }
+            u32 kk = (u32)((frac + (1ull << 29)) >> 30);
+            // the extra moduli: base extension, then a d 2^s (Montgomery only)
+            for (u32 l = 0; l < er; l++) {
+                u32 kl = nb + l, ml = sm[kl], mpl = smp[kl];
+                const u32 *row = smi + l * nb;
+                u64 z = (u64)kk * snm[kl];
+#pragma unroll
+                for (int i = 0; i < NBMAX; i++) z += fused_redc((u64)v[i] * (i < (int)nb ? row[i] : 0u), ml, mpl);
+                u32 t = fused_redc(z, ml, mpl);
+                t = fused_redc((u64)t * d[kl], ml, mpl);
+                t = fused_redc((u64)t * sr[kl], ml, mpl);
+                u64 add = neg ? (u64)(2 * ml - t) : (u64)t;
+                bool in_reg = false;
+#pragma unroll
+                for (int j = 0; j < FUSED_SMALL_EXTRA; j++)
+                    if ((u32)j == l) {
+                        accx[j] += add;
+                        in_reg = true;
+                    }
+                if (!in_reg) atomicAdd((unsigned long long *)&sums[(u64)kl * m + r], add);
+            }
+        }
+        bool writer = true;
+        if (!rows_in_lanes) {
+            // the lanes share the row: join them into lane 0
+            for (u32 off = 1; off < 32; off <<= 1) {
+#pragma unroll
+                for (int i = 0; i < NBMAX; i++) acc[i] += __shfl_xor_sync(FUSED_FULL, acc[i], off);
+#pragma unroll
+                for (int l = 0; l < FUSED_SMALL_EXTRA; l++) accx[l] += __shfl_xor_sync(FUSED_FULL, accx[l], off);
+                qsum += __shfl_xor_sync(FUSED_FULL, qsum, off);
+                dropped = __shfl_xor_sync(FUSED_FULL, (int)dropped, off) || dropped;
+            }
+            writer = lane == 0;
+        }
+        if (writer && active) {
+#pragma unroll
+            for (int i = 0; i < NBMAX; i++)
+                if (i < (int)nb && acc[i] != 0) atomicAdd((unsigned long long *)&sums[(u64)i * m + r], acc[i]);
+#pragma unroll
+            for (int l = 0; l < FUSED_SMALL_EXTRA; l++)
+                if ((u32)l < er && accx[l] != 0)
+                    atomicAdd((unsigned long long *)&sums[(u64)(nb + l) * m + r], accx[l]);
+            if (qsum) atomicAdd((unsigned long long *)&q[r], qsum);
+            if (dropped) atomicOr(&flags[r], FUSED_DROPPED);
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256, 3)
+blas_fused_main_small8(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
+                       const i64 *__restrict__ dexp, const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per,
+                       const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
+    fused_main_small<8>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, low_min, low_max, flags, q, sums);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2)
+blas_fused_main_small16(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
+                        const i64 *__restrict__ dexp, const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per,
+                        const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
+    fused_main_small<16>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, low_min, low_max, flags, q, sums);
 }
 
 // Per row (one warp each): the beta y_i term, the rounding (Accumulator::round, by the warp) and

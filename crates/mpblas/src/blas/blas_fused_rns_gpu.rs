@@ -28,12 +28,12 @@ use std::sync::{Arc, Mutex};
 /// The entry points of `blas_fused_rns_gpu.cu` (`tests/kernel_names.rs` checks each).
 pub(crate) const KERNELS: &[&str] = &[
     "blas_fused_prep",
-    "blas_fused_extend",
-    "blas_fused_init",
     "blas_fused_scan",
     "blas_fused_main",
     "blas_fused_main_b3",
     "blas_fused_main_b4",
+    "blas_fused_main_small8",
+    "blas_fused_main_small16",
     "blas_fused_finish",
 ];
 
@@ -114,6 +114,20 @@ fn pack_fused(acc: &Accumulator, level_tabs: &[u64]) -> Vec<u32> {
     for r in 0..32 {
         t.extend(m.iter().map(|&mi| times_r(pow(r, mi), mi)));
     }
+    // the small-base kernel: 2^s R (base moduli) and 2^s R^2 (extra moduli) for s <= W, then
+    // |m_l - M| for the extra moduli
+    for s in 0..=acc.w as u64 {
+        t.extend(m.iter().enumerate().map(|(i, &mi)| {
+            let x = times_r(pow(s, mi), mi);
+            if i < n { x } else { times_r(x, mi) }
+        }));
+    }
+    t.extend(
+        m[n..]
+            .iter()
+            .zip(&acc.ext.m)
+            .map(|(&ml, &big)| (ml - big % ml) % ml),
+    );
     t
 }
 
@@ -147,6 +161,8 @@ struct Scratch {
     sums: Option<DeviceBuffer<u64>>,
     bounds: Option<DeviceBuffer<u64>>,
     scalars: Option<DeviceMpArray>,
+    /// The α and β in `scalars` (a call with the same ones skips the upload).
+    uploaded: Option<(MpFloat, MpFloat)>,
 }
 
 /// `slot` holding at least `len` elements; its address.
@@ -163,25 +179,52 @@ fn grown<T: DevicePod>(
 }
 
 /// Launch constants: lanes per group and columns per chunk (overridable for tuning with
-/// `MPBLAS_FUSED_G` and `MPBLAS_FUSED_WARPS`).
-fn main_shape(k: usize, m: usize, n: usize, rows_in_lanes: bool) -> (u32, usize) {
+/// `MPBLAS_FUSED_G`, `MPBLAS_FUSED_WARPS` and `MPBLAS_FUSED_MIN_PER`). `one_lane`: the
+/// small-base kernel (one lane per term), whose rows-in-lanes form takes chunks of 4 columns
+/// (H100, 1000 × 1000 at 106 bits: 16 columns left the SMs a third full).
+fn main_shape(k: usize, m: usize, n: usize, rows_in_lanes: bool, one_lane: bool) -> (u32, usize) {
     let g_min = k.div_ceil(ACC).next_power_of_two().max(1);
     let env = |name: &str| {
         std::env::var(name)
             .ok()
             .and_then(|v| v.parse::<usize>().ok())
     };
-    let g = env("MPBLAS_FUSED_G")
-        .filter(|&g| g.is_power_of_two() && (g_min..=32).contains(&g))
-        .unwrap_or(g_min);
+    let g = if one_lane {
+        1
+    } else {
+        env("MPBLAS_FUSED_G")
+            .filter(|&g| g.is_power_of_two() && (g_min..=32).contains(&g))
+            .unwrap_or(g_min)
+    };
     let warps = env("MPBLAS_FUSED_WARPS").unwrap_or(16_384).max(1);
     let gpw = 32 / g;
     let row_units = if rows_in_lanes { m.div_ceil(gpw) } else { m };
-    let min_per = env("MPBLAS_FUSED_MIN_PER").unwrap_or(if rows_in_lanes { 16 } else { 8 * gpw });
+    let min_per = env("MPBLAS_FUSED_MIN_PER").unwrap_or(match (rows_in_lanes, one_lane) {
+        (true, true) => 4,
+        (true, false) => 16,
+        (false, _) => 8 * gpw,
+    });
     let chunks = warps
         .div_ceil(row_units)
         .clamp(1, n.div_ceil(min_per).max(1));
     (g as u32, n.div_ceil(chunks))
+}
+
+/// The sums' kernel for small bases (`fused_main_small`: one lane per term, at most 8 or 16
+/// base moduli) and its shared memory (five constants and `W + 1` shift rows per modulus, the
+/// extension rows), when it applies: `None` sends the call to the general kernel
+/// (`MPBLAS_FUSED_SMALL=0` forces that, for comparison).
+fn small_kernel(base: usize, k: usize, w: usize) -> Option<(&'static str, usize)> {
+    if std::env::var("MPBLAS_FUSED_SMALL").as_deref() == Ok("0") {
+        return None;
+    }
+    let bytes = 4 * ((5 + w + 1) * k + (k - base) * base);
+    let name = match base {
+        0..=8 => "blas_fused_main_small8",
+        9..=16 => "blas_fused_main_small16",
+        _ => return None,
+    };
+    (bytes <= 48 * 1024).then_some((name, bytes))
 }
 
 /// One warp per item, two warps per block (the kernels' `FUSED_WARPS_PER_BLOCK`).
@@ -347,13 +390,23 @@ fn fused_run(
     let bounds = grown(dev, &mut s.bounds, 2 * ly)?;
     if s.scalars.as_ref().is_none_or(|sc| !sc.basis().same(basis)) {
         s.scalars = None;
+        s.uploaded = None;
         s.scalars = Some(DeviceMpArray::zeros(dev, basis, 2)?);
     }
     let scalars = s.scalars.as_mut().expect("just made");
-    scalars.copy_from_host(&MpArray::from_mpfloats(
-        basis,
-        &[g.alpha.clone(), g.beta.clone()],
-    )?)?;
+    let same_scalars = s
+        .uploaded
+        .as_ref()
+        .is_some_and(|(a, b)| a.identical(g.alpha) && b.identical(g.beta));
+    if !same_scalars {
+        // a host-to-device copy waits for the device: skipped when α and β are unchanged
+        s.uploaded = None;
+        scalars.copy_from_host(&MpArray::from_mpfloats(
+            basis,
+            &[g.alpha.clone(), g.beta.clone()],
+        )?)?;
+        s.uploaded = Some((g.alpha.clone(), g.beta.clone()));
+    }
     let alpha_arg = rns_arg(scalars, 0, 1, 0);
     let beta_arg = rns_arg(scalars, 1, 1, 0);
     let x_arg = rns_arg(g.x, x0, g.incx, 0);
@@ -370,69 +423,46 @@ fn fused_run(
     let shared_bytes = 4 * (3 + h + 32) * k;
     let shared_tables = shared_bytes <= 48 * 1024;
     let ftab = ftab.addr();
-    // The wide residues of `count` elements of `src` into `out` (count·k words).
-    let extend = |src: &Arg, count: usize, mont: bool, out: u64| -> Result<()> {
-        // SAFETY: src addresses `count` elements; out holds count·k words (the callers pass
-        // dw, yw or bw).
-        unsafe {
-            dev.launch(
-                &MODULE,
-                "blas_fused_extend",
-                dev.grid_for(count * k),
-                &[
-                    Arg::U64(ftab),
-                    src.clone(),
-                    Arg::U64(count as u64),
-                    Arg::I32(mont as i32),
-                    Arg::U64(out),
-                ],
-            )
-        }
-    };
     // SAFETY (every launch below): the tables are the packed base basis and the fused tables
     // of this call's accumulator; α and β are elements 0 and 1 of `scalars`; x holds lx
     // elements from x0 at stride incx, y ly from y0 at stride incy (blas_vector); A's layout
     // was checked against its array; the scratch buffers hold lx (dinfo, dexp), lx·k (dw),
-    // ly (low_min, low_max, flags, q), ly·k (sums) and 2·ly (bounds) elements.
+    // ly (low_min, low_max, flags, q), ly·k (sums, yw), k (bw) and 2·ly (bounds) elements.
     unsafe {
+        // d = fl(α·x) and its wide residues (a warp per element, two per block), then the
+        // rows' starting state and y's and β's wide residues (a thread per residue)
+        let prep_blocks = lx.div_ceil(2).clamp(1, 65_535);
+        let init_blocks = ((ly + 1) * k).div_ceil(64).clamp(1, 65_535);
         dev.launch(
             &MODULE,
             "blas_fused_prep",
-            warp_items(lx),
+            LaunchConfig::new(((prep_blocks + init_blocks) as u32, 1), 64),
             &[
                 Arg::U64(tab),
+                Arg::U64(ftab),
+                Arg::U64(prep_blocks as u64),
                 alpha_arg,
                 x_arg,
                 Arg::U64(lx as u64),
-                d_arg.clone(),
+                d_arg,
                 Arg::U64(dinfo),
                 Arg::U64(dexp),
-            ],
-        )?;
-        extend(&d_arg, lx, true, dw)?;
-        if !beta_zero {
-            extend(&y_arg, ly, false, yw)?;
-            extend(&beta_arg, 1, false, bw)?;
-        }
-        dev.launch(
-            &MODULE,
-            "blas_fused_init",
-            dev.grid_for(ly),
-            &[
+                Arg::U64(dw),
                 beta_arg.clone(),
                 y_arg.clone(),
                 Arg::U64(ly as u64),
                 Arg::I32(beta_zero as i32),
-                Arg::U32(k as u32),
                 Arg::U64(low_min),
                 Arg::U64(low_max),
                 Arg::U64(flags),
                 Arg::U64(q),
                 Arg::U64(sums),
+                Arg::U64(yw),
+                Arg::U64(bw),
             ],
         )?;
         let scan_per = if rows_in_lanes {
-            lx.div_ceil((65_536usize.div_ceil(ly)).clamp(1, lx))
+            lx.div_ceil((262_144usize.div_ceil(ly)).clamp(1, lx))
         } else {
             lx.div_ceil((8192usize.div_ceil(ly)).clamp(1, lx.div_ceil(32)))
                 .next_multiple_of(32)
@@ -455,46 +485,73 @@ fn fused_run(
                 Arg::U64(flags),
             ],
         )?;
-        let (lanes, per) = main_shape(k, ly, lx, rows_in_lanes);
+        let small = small_kernel(basis.len(), k, acc.w as usize);
+        let (lanes, per) = main_shape(k, ly, lx, rows_in_lanes, small.is_some());
         let gpw = 32 / lanes as usize;
         let units = if rows_in_lanes { ly.div_ceil(gpw) } else { ly } * lx.div_ceil(per);
         let mut cfg = warps_grid(dev, units * 32);
-        if shared_tables {
+        if let Some((_, bytes)) = small {
+            cfg.shared_bytes = bytes as u32;
+        } else if shared_tables {
             cfg.shared_bytes = shared_bytes as u32;
         }
-        // blocks per SM (register budget): MPBLAS_FUSED_BLOCKS=2|3|4 for tuning
-        let main_kernel = match std::env::var("MPBLAS_FUSED_BLOCKS").as_deref() {
-            Ok("2") => "blas_fused_main",
-            Ok("3") => "blas_fused_main_b3",
-            Ok("4") => "blas_fused_main_b4",
-            // measured on the H100 (1000 x 1000): two blocks for one lane per term, three
-            // for groups
-            _ if lanes == 1 => "blas_fused_main",
-            _ => "blas_fused_main_b3",
-        };
-        dev.launch(
-            &MODULE,
-            main_kernel,
-            cfg,
-            &[
-                Arg::U64(ftab),
-                a_arg,
-                Arg::U64(dinfo),
-                Arg::U64(dexp),
-                Arg::U64(dw),
-                Arg::U64(ly as u64),
-                Arg::U64(lx as u64),
-                Arg::I32(rows_in_lanes as i32),
-                Arg::U64(per as u64),
-                Arg::U32(lanes),
-                Arg::I32(shared_tables as i32),
-                Arg::U64(low_min),
-                Arg::U64(low_max),
-                Arg::U64(flags),
-                Arg::U64(q),
-                Arg::U64(sums),
-            ],
-        )?;
+        if let Some((name, _)) = small {
+            dev.launch(
+                &MODULE,
+                name,
+                cfg,
+                &[
+                    Arg::U64(ftab),
+                    a_arg,
+                    Arg::U64(dinfo),
+                    Arg::U64(dexp),
+                    Arg::U64(dw),
+                    Arg::U64(ly as u64),
+                    Arg::U64(lx as u64),
+                    Arg::I32(rows_in_lanes as i32),
+                    Arg::U64(per as u64),
+                    Arg::U64(low_min),
+                    Arg::U64(low_max),
+                    Arg::U64(flags),
+                    Arg::U64(q),
+                    Arg::U64(sums),
+                ],
+            )?;
+        } else {
+            // blocks per SM (register budget): MPBLAS_FUSED_BLOCKS=2|3|4 for tuning
+            let main_kernel = match std::env::var("MPBLAS_FUSED_BLOCKS").as_deref() {
+                Ok("2") => "blas_fused_main",
+                Ok("3") => "blas_fused_main_b3",
+                Ok("4") => "blas_fused_main_b4",
+                // measured on the H100 (1000 x 1000): two blocks for one lane per term, three
+                // for groups
+                _ if lanes == 1 => "blas_fused_main",
+                _ => "blas_fused_main_b3",
+            };
+            dev.launch(
+                &MODULE,
+                main_kernel,
+                cfg,
+                &[
+                    Arg::U64(ftab),
+                    a_arg,
+                    Arg::U64(dinfo),
+                    Arg::U64(dexp),
+                    Arg::U64(dw),
+                    Arg::U64(ly as u64),
+                    Arg::U64(lx as u64),
+                    Arg::I32(rows_in_lanes as i32),
+                    Arg::U64(per as u64),
+                    Arg::U32(lanes),
+                    Arg::I32(shared_tables as i32),
+                    Arg::U64(low_min),
+                    Arg::U64(low_max),
+                    Arg::U64(flags),
+                    Arg::U64(q),
+                    Arg::U64(sums),
+                ],
+            )?;
+        }
         dev.launch(
             &MODULE,
             "blas_fused_finish",
