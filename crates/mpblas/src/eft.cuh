@@ -79,6 +79,21 @@ MP_DEV void two_prod(double a, double b, double &p, double &e) {
     e = __fma_rn(a, b, -p);
 }
 
+// `sub_multiple_dd` (eft.rs): hi + lo - n (p0 + p1 + p2) as (rh, rl), the Cody-Waite step of the
+// pi/2 and ln 2 reductions.
+MP_DEV void sub_multiple_dd(double hi, double lo, double n, double p0, double p1, double p2, double &rh,
+                            double &rl) {
+    double a0, b0, a1, b1, s, e1, e2, h, e3;
+    two_prod(n, p0, a0, b0);
+    two_prod(n, p1, a1, b1);
+    double d = hi - a0;
+    two_sum(lo, -b0, s, e1);
+    two_sum(s, -a1, s, e2);
+    double low = ((e1 + e2) - b1) - n * p2;
+    two_sum(d, s, h, e3);
+    fast_two_sum(h, e3 + low, rh, rl);
+}
+
 // Square with FMA: p = fl(a * a), e = a * a - p exactly.
 MP_DEV void two_sqr(double a, double &p, double &e) {
     p = a * a;

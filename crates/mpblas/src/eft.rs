@@ -111,6 +111,28 @@ pub fn two_prod(a: f64, b: f64) -> (f64, f64) {
     (p, e)
 }
 
+/// `hi + lo − n·(p₀ + p₁ + p₂)` as a pair `(rh, rl)` (`rh = fl(rh + rl)`): the Cody–Waite step
+/// (Cody and Waite, *Software Manual for the Elementary Functions*, 1980; with exact products by
+/// FMA, Muller, *Elementary Functions*, 3rd ed., §11.2) shared by the `π/2` reduction of sin/cos
+/// and the `ln 2` reduction of exp, for an integer `n` (the caller's `round(hi/C)`) and a
+/// constant `C` split into words `p₀ + p₁ + p₂`. With `aᵢ + bᵢ = n·pᵢ` exact (TwoProd):
+/// `d = hi − a₀` is taken as exact (each caller states why: Sterbenz, or `hi` and `a₀` in one
+/// binade), the order-`2^-53` terms `lo − b₀ − a₁ = s + e₁ + e₂` are summed exactly (TwoSum),
+/// the order-`2^-106` terms `e₁ + e₂ − b₁ − n·p₂` in `f64`, and `r = h + fl(e₃ + low)` with
+/// `d + s = h + e₃`. The callers give the error bounds (`trig_reduction::cody_waite_dd`,
+/// `dd::func::explog::reduce_ln2_dd`).
+#[inline(always)]
+pub(crate) fn sub_multiple_dd(hi: f64, lo: f64, n: f64, p: [f64; 3]) -> (f64, f64) {
+    let (a0, b0) = two_prod(n, p[0]);
+    let (a1, b1) = two_prod(n, p[1]);
+    let d = hi - a0;
+    let (s, e1) = two_sum(lo, -b0);
+    let (s, e2) = two_sum(s, -a1);
+    let low = ((e1 + e2) - b1) - n * p[2];
+    let (h, e3) = two_sum(d, s);
+    fast_two_sum(h, e3 + low)
+}
+
 /// Square with FMA: `p = fl(a²)`, `e = a² - p` exactly (same conditions as [`two_prod`]).
 #[inline(always)]
 pub fn two_sqr(a: f64) -> (f64, f64) {

@@ -314,16 +314,7 @@ MP_DEV int rem_pio2(const double *x, int nx, double *r) {
 // `cody_waite_dd`: false when |r| < 2^-40 |hi| (then Payne-Hanek decides).
 MP_DEV bool cody_waite_dd(double hi, double lo, int &q, double &rh, double &rl) {
     double n = mp_round(hi * MPF_FRAC_2_PI);
-    double a0, b0, a1, b1, s, e1, e2, h, e3;
-    two_prod(n, MPR_PIO2_W0, a0, b0);
-    two_prod(n, MPR_PIO2_W1, a1, b1);
-    double a2 = n * MPR_PIO2_W2;
-    double d = hi - a0;
-    two_sum(lo, -b0, s, e1);
-    two_sum(s, -a1, s, e2);
-    double low = ((e1 + e2) - b1) - a2;
-    two_sum(d, s, h, e3);
-    fast_two_sum(h, e3 + low, rh, rl);
+    sub_multiple_dd(hi, lo, n, MPR_PIO2_W0, MPR_PIO2_W1, MPR_PIO2_W2, rh, rl);
     if (mp_abs(rh) < mp_abs(hi) * MPR_CODY_WAITE_MIN_RATIO) return false;
     q = (int)((long long)n & 3);
     return true;

@@ -38,7 +38,7 @@
 //! The module is self-contained (it uses only [`crate::eft`] and `std`) so that the
 //! quad-double functions can share it.
 
-use crate::eft::{fast_two_sum, two_prod, two_sum};
+use crate::eft::{fast_two_sum, sub_multiple_dd};
 
 /// `trig_reduction.cuh`: the device twin of this module.
 pub(crate) static TRIG_REDUCTION_CUH: crate::cuda::Header = crate::cuda::Header {
@@ -209,7 +209,8 @@ pub(crate) fn rem_pio2_dd(hi: f64, lo: f64) -> (i32, f64, f64) {
 /// and Waite, *Software Manual for the Elementary Functions*, 1980; with exact products by FMA,
 /// as in Muller, *Elementary Functions*, 3rd ed., §11.2), or `None` when `|r| < 2^-40·|hi|`.
 ///
-/// With `N = round(hi·2/π)` (`|N| < 2^20`), `U = 2^-53`, and `aₖ + bₖ = N·Pₖ` exact (TwoProd):
+/// The step is [`sub_multiple_dd`]'s. With `N = round(hi·2/π)` (`|N| < 2^20`), `U = 2^-53`, and
+/// `aₖ + bₖ = N·Pₖ` exact (TwoProd):
 /// `d = hi − a₀` is exact (Sterbenz: `hi` and `a₀` are within a factor 2 for `N ≠ 0`), the
 /// order-`U|x|` terms `lo − b₀ − a₁ = s + e₁ + e₂` are summed exactly, and the order-`U²|x|`
 /// terms `e₁ + e₂ − b₁ − a₂` in `f64` (`low`, error `≤ 3·2^-156·|x|`); `b₂`, `N·P₃` and the
@@ -218,15 +219,7 @@ pub(crate) fn rem_pio2_dd(hi: f64, lo: f64) -> (i32, f64, f64) {
 /// `|r̂ − r| ≤ 2^-106·|h| + 2^-153.9·|x|`, at most `1.005·2^-106·|r|` when `|r| ≥ 2^-40|x|`.
 fn cody_waite_dd(hi: f64, lo: f64) -> Option<(i32, f64, f64)> {
     let n = (hi * std::f64::consts::FRAC_2_PI).round();
-    let (a0, b0) = two_prod(n, PIO2_WORDS[0]);
-    let (a1, b1) = two_prod(n, PIO2_WORDS[1]);
-    let a2 = n * PIO2_WORDS[2];
-    let d = hi - a0;
-    let (s, e1) = two_sum(lo, -b0);
-    let (s, e2) = two_sum(s, -a1);
-    let low = ((e1 + e2) - b1) - a2;
-    let (h, e3) = two_sum(d, s);
-    let (rh, rl) = fast_two_sum(h, e3 + low);
+    let (rh, rl) = sub_multiple_dd(hi, lo, n, [PIO2_WORDS[0], PIO2_WORDS[1], PIO2_WORDS[2]]);
     // (Finite operands: the result is finite.)
     if rh.abs() < hi.abs() * CODY_WAITE_MIN_RATIO {
         return None;

@@ -495,63 +495,40 @@ fn fused_run(
         } else if shared_tables {
             cfg.shared_bytes = shared_bytes as u32;
         }
-        if let Some((name, _)) = small {
-            dev.launch(
-                &MODULE,
-                name,
-                cfg,
-                &[
-                    Arg::U64(ftab),
-                    a_arg,
-                    Arg::U64(dinfo),
-                    Arg::U64(dexp),
-                    Arg::U64(dw),
-                    Arg::U64(ly as u64),
-                    Arg::U64(lx as u64),
-                    Arg::I32(rows_in_lanes as i32),
-                    Arg::U64(per as u64),
-                    Arg::U64(low_min),
-                    Arg::U64(low_max),
-                    Arg::U64(flags),
-                    Arg::U64(q),
-                    Arg::U64(sums),
-                ],
-            )?;
-        } else {
-            // blocks per SM (register budget): MPBLAS_FUSED_BLOCKS=2|3|4 for tuning
-            let main_kernel = match std::env::var("MPBLAS_FUSED_BLOCKS").as_deref() {
-                Ok("2") => "blas_fused_main",
-                Ok("3") => "blas_fused_main_b3",
-                Ok("4") => "blas_fused_main_b4",
-                // measured on the H100 (1000 x 1000): two blocks for one lane per term, three
-                // for groups
-                _ if lanes == 1 => "blas_fused_main",
-                _ => "blas_fused_main_b3",
-            };
-            dev.launch(
-                &MODULE,
-                main_kernel,
-                cfg,
-                &[
-                    Arg::U64(ftab),
-                    a_arg,
-                    Arg::U64(dinfo),
-                    Arg::U64(dexp),
-                    Arg::U64(dw),
-                    Arg::U64(ly as u64),
-                    Arg::U64(lx as u64),
-                    Arg::I32(rows_in_lanes as i32),
-                    Arg::U64(per as u64),
-                    Arg::U32(lanes),
-                    Arg::I32(shared_tables as i32),
-                    Arg::U64(low_min),
-                    Arg::U64(low_max),
-                    Arg::U64(flags),
-                    Arg::U64(q),
-                    Arg::U64(sums),
-                ],
-            )?;
+        // blocks per SM (register budget): MPBLAS_FUSED_BLOCKS=2|3|4 for tuning
+        let main_kernel = match (small, std::env::var("MPBLAS_FUSED_BLOCKS").as_deref()) {
+            (Some((name, _)), _) => name,
+            (None, Ok("2")) => "blas_fused_main",
+            (None, Ok("3")) => "blas_fused_main_b3",
+            (None, Ok("4")) => "blas_fused_main_b4",
+            // measured on the H100 (1000 x 1000): two blocks for one lane per term, three
+            // for groups
+            _ if lanes == 1 => "blas_fused_main",
+            _ => "blas_fused_main_b3",
+        };
+        let mut args = vec![
+            Arg::U64(ftab),
+            a_arg,
+            Arg::U64(dinfo),
+            Arg::U64(dexp),
+            Arg::U64(dw),
+            Arg::U64(ly as u64),
+            Arg::U64(lx as u64),
+            Arg::I32(rows_in_lanes as i32),
+            Arg::U64(per as u64),
+        ];
+        if small.is_none() {
+            // the general kernel's group width and table placement
+            args.extend([Arg::U32(lanes), Arg::I32(shared_tables as i32)]);
         }
+        args.extend([
+            Arg::U64(low_min),
+            Arg::U64(low_max),
+            Arg::U64(flags),
+            Arg::U64(q),
+            Arg::U64(sums),
+        ]);
+        dev.launch(&MODULE, main_kernel, cfg, &args)?;
         dev.launch(
             &MODULE,
             "blas_fused_finish",

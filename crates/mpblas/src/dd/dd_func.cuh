@@ -146,15 +146,8 @@ MP_DEV Dd exp_reduced(Dd r) {
 // `reduce_ln2_dd`: x = k*ln 2 + r for a finite double-double, |hi| <= 746.
 MP_DEV Dd reduce_ln2_dd(double hi, double lo, int &k_out) {
     double k = mp_round(hi / MPF_LN_2);
-    double a0, b0, a1, b1, s, e1, e2, h, e3, rh, rl;
-    two_prod(k, mp_tab(MPD_LN2_3[0][0]), a0, b0);
-    two_prod(k, mp_tab(MPD_LN2_3[0][1]), a1, b1);
-    double d = hi - a0;
-    two_sum(lo, -b0, s, e1);
-    two_sum(s, -a1, s, e2);
-    double low = ((e1 + e2) - b1) - k * mp_tab(MPD_LN2_3[0][2]);
-    two_sum(d, s, h, e3);
-    fast_two_sum(h, e3 + low, rh, rl);
+    double rh, rl;
+    sub_multiple_dd(hi, lo, k, mp_tab(MPD_LN2_3[0][0]), mp_tab(MPD_LN2_3[0][1]), mp_tab(MPD_LN2_3[0][2]), rh, rl);
     k_out = (int)k;
     return dd_make(rh, rl);
 }

@@ -995,6 +995,22 @@ impl<'a> std::iter::Product<&'a Qd> for Qd {
 mod tests {
     use super::*;
 
+    /// `qd.cuh` hard-codes the device's copy of [`SLOPPY_ENOUGH`] (the header has no tables
+    /// include): it must be this very constant, or the GPU's `+` would leave the CPU's bits.
+    #[test]
+    fn the_device_threshold_is_sloppy_enough() {
+        let literal = format!("__longlong_as_double(0x{:016x}LL)", SLOPPY_ENOUGH.to_bits());
+        let cuh = include_str!("qd.cuh");
+        let at = cuh
+            .find("MP_DEV Qd add_ieee_raw(")
+            .expect("add_ieee_raw in qd.cuh");
+        let body = &cuh[at..at + cuh[at..].find("\n}").expect("its end")];
+        assert!(
+            body.contains(&literal),
+            "qd.cuh's add_ieee_raw does not use {literal}"
+        );
+    }
+
     #[test]
     fn special_values_follow_f64() {
         let cases = [

@@ -235,7 +235,8 @@ MP_DEV Qd merge_add_raw(const Qd &a, const Qd &b) {
 }
 
 // The IEEE-style sum, unchecked: the sloppy merge unless the operands cancel by more than
-// 2^-40 (SLOPPY_ENOUGH; the Rust docs give the error analysis), else the accurate merge.
+// 2^-40 (SLOPPY_ENOUGH; the Rust docs give the error analysis, and a unit test checks that the
+// literal below is that constant), else the accurate merge.
 MP_DEV Qd add_ieee_raw(const Qd &a, const Qd &b) {
     if (mp_abs(a.c[0] + b.c[0]) >= (mp_abs(a.c[0]) + mp_abs(b.c[0])) * __longlong_as_double(0x3d70000000000000LL))
         return sloppy_merge(a, b.c[0], b.c[1], b.c[2], b.c[3], 0.0);

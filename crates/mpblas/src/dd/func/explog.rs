@@ -25,7 +25,7 @@ use super::super::Dd;
 use super::super::consts::{EXPM1_J64, INV_FACT, LN2_3, LOG_TABLE, LOG2E_3, LOG10_2_3, LOG10E_3};
 use super::expansion::Expansion;
 use super::{frexp, ldexp};
-use crate::eft::{fast_two_sum, two_prod, two_sum};
+use crate::eft::{fast_two_sum, sub_multiple_dd, two_prod, two_sum};
 
 /// `x > ln(Dd::MAX)`: every exponential overflows (`ln(f64::MAX) ≈ 709.782712893384`).
 const EXP_OVERFLOW: f64 = 709.782_712_893_384;
@@ -124,14 +124,7 @@ fn reduce_ln2(mut z: Expansion) -> (i32, Dd) {
 /// `2^-144`), and `r ≈ h + fl(e₃ + low)` with `d + s = h + e₃`. The error of `r` is below `2^-106·|r| + 2^-143`, as [`reduce_ln2`]'s.
 fn reduce_ln2_dd(hi: f64, lo: f64) -> (i32, Dd) {
     let k = (hi / std::f64::consts::LN_2).round();
-    let (a0, b0) = two_prod(k, LN2_3[0]);
-    let (a1, b1) = two_prod(k, LN2_3[1]);
-    let d = hi - a0;
-    let (s, e1) = two_sum(lo, -b0);
-    let (s, e2) = two_sum(s, -a1);
-    let low = ((e1 + e2) - b1) - k * LN2_3[2];
-    let (h, e3) = two_sum(d, s);
-    let (rh, rl) = fast_two_sum(h, e3 + low);
+    let (rh, rl) = sub_multiple_dd(hi, lo, k, LN2_3);
     (k as i32, Dd { hi: rh, lo: rl })
 }
 
