@@ -3,9 +3,11 @@
 //! bounds of the CPU's [`rns::gemv_fused`](super::rns::gemv_fused) for the same arguments,
 //! whatever the launch.
 //!
-//! The form: `d = fl(α·x)` (one kernel), each row's exponent range (a scan with order-free
-//! atomics), the exact sums in the row's wide basis (groups of lanes per term, the base extension
-//! of `a_ij` spread over the group, 64-bit accumulators joined by integer atomics), then one
+//! The form, four launches: `d = fl(α·x)` with the wide residues of `d`, `y` and `β` and the
+//! rows' starting state (one kernel), each row's exponent range (a scan with order-free
+//! atomics), the exact sums in the row's wide basis (for bases of up to 16 moduli one lane per
+//! term with the base's loops unrolled; above, groups of lanes per term with the base extension
+//! of `a_ij` spread over the group; 64-bit accumulators joined by integer atomics), then one
 //! rounding per row (`rns/accumulate.rs` has the algorithm and the bound). No product and no
 //! partial sum is rounded, so the work per matrix entry is a few modular products per modulus,
 //! against the paper's two roundings.
