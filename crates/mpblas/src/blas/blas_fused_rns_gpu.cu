@@ -5,8 +5,8 @@
 //
 // Kernels, in launch order:
 //   prep    one warp per x_j: d_j = alpha x_j (rns_mul_fused), its residues in the widest basis;
-//           in the same launch, one thread per row: the beta y_i term's class and exponent,
-//           zeroed accumulators, the wide residues of y_i and beta.
+//           in the same launch, one thread per (row, modulus): the zeroed accumulators, the
+//           wide residues of y_i and beta, and the beta y_i term's class and exponent.
 //   scan    min/max of the exponents low = e_a + e_d of each row's finite nonzero terms, and the
 //           special values (atomics: min, max and or do not depend on the order).
 //   main    the sums (fused_main_small for bases of up to 16 moduli: one lane per term); else
