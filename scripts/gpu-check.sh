@@ -8,14 +8,16 @@
 # Steps:
 #   1. host checks that need no GPU: kernel name tables, no-driver errors, the host-C++ twin
 #      of the device headers, and (with NVRTC) every module compiling for sm_90 plus the disk
-#      cache round trip;
+#      cache round trip; the sm_90 images are kept in target/kernel-cache-sm90 and the current
+#      ones shipped as gpu-bundle/kernel-cache.tar.gz (without NVRTC here, the GPU machine
+#      compiles every module on first use: minutes of device time);
 #   2. the release test binaries of mpblas (lib, gpu_bits, gpu_func_bits, gpu_rns_bits,
 #      gpu_ozaki, gpu_emulation, gpu_blas, gpu_blas_rns, gpu_lapack, kernels_compile, cuda_host), the CLI's
 #      unit tests (`cli`: the GPU reproduction against the CPU's), the `mpblas` binary itself
 #      (`mpblas reproduce ... --gpu`) and the gpu_bench, gpu_func_bench, gpu_blas_bench,
 #      gpu_rns_bench and gpu_ozaki_bench examples, with debug info stripped, into gpu-bundle/;
-#   3. gpu-bundle/run.sh, which runs every test binary with --include-ignored --test-threads=1,
-#      then the benchmarks, and prints a summary.
+#   3. gpu-bundle/run.sh, which unpacks the kernel images as its cache, runs every test binary
+#      with --include-ignored --test-threads=1, then the benchmarks, and prints a summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
