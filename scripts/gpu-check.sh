@@ -31,6 +31,9 @@ cargo test --release -p mpblas --features cuda \
     --test kernel_names --test cuda_host --test cuda_twin_host --test rns_twin_host
 # The generated device tables (*_tables.cuh) equal the Rust tables.
 cargo test --release -p mpblas --features cuda --lib device_tables
+# The list of current kernel images is written afresh below, so that a run without NVRTC ships
+# no stale one.
+rm -f "$root/target/kernel-cache-sm90/current.txt"
 if [ -e "$nvrtc_dir/libnvrtc.so.13" ]; then
     say "NVRTC checks with $nvrtc_dir"
     # Through a kernel cache kept in target/ (only changed modules compile again), whose

@@ -391,6 +391,31 @@ blas_fused_scan(RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ 
     }
 }
 
+// A row's accumulators summed over the lanes at xor distances from, 2 from, ..., 16 (the lanes
+// or groups of a warp that share one row: the first of them then holds the row's sums). Integer
+// sums, so any order gives the same values.
+template <int N>
+static __device__ __forceinline__ void fused_join_acc(u64 (&acc)[N], u32 from) {
+    for (u32 off = from; off < 32; off <<= 1) {
+#pragma unroll
+        for (int i = 0; i < N; i++) acc[i] += __shfl_xor_sync(FUSED_FULL, acc[i], off);
+    }
+}
+
+// The same for a row's Q and its dropped flag.
+static __device__ __forceinline__ void fused_join_q(u64 &qsum, bool &dropped, u32 from) {
+    for (u32 off = from; off < 32; off <<= 1) {
+        qsum += __shfl_xor_sync(FUSED_FULL, qsum, off);
+        dropped = __shfl_xor_sync(FUSED_FULL, (int)dropped, off) || dropped;
+    }
+}
+
+// A row's Q and dropped flag into its records (after fused_join_q, by the row's first lane).
+static __device__ __forceinline__ void fused_add_row_q(u64 *q, u32 *flags, u64 r, u64 qsum, bool dropped) {
+    if (qsum) atomicAdd((unsigned long long *)&q[r], qsum);
+    if (dropped) atomicOr(&flags[r], FUSED_DROPPED);
+}
+
 // Sum over the lanes of a group of g lanes (every lane of the warp takes part).
 static __device__ __forceinline__ u64 fused_group_sum(u64 v, u32 g) {
     for (u32 off = 1; off < g; off <<= 1) v += __shfl_xor_sync(FUSED_FULL, v, off);
@@ -540,12 +565,8 @@ fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
         bool writer = true;
         if (!rows_in_lanes) {
             // the groups of the warp share the row: join them into group 0
-            for (u32 off = g; off < 32; off <<= 1) {
-#pragma unroll
-                for (int i = 0; i < FUSED_ACC; i++) acc[i] += __shfl_xor_sync(FUSED_FULL, acc[i], off);
-                qsum += __shfl_xor_sync(FUSED_FULL, qsum, off);
-                dropped = __shfl_xor_sync(FUSED_FULL, (int)dropped, off) || dropped;
-            }
+            fused_join_acc(acc, g);
+            fused_join_q(qsum, dropped, g);
             writer = grp == 0;
         }
         if (writer && active) {
@@ -554,10 +575,7 @@ fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
                 u32 k = gl + i * g;
                 if (k < w.k && acc[i] != 0) atomicAdd((unsigned long long *)&sums[(u64)k * m + r], acc[i]);
             }
-            if (gl == 0) {
-                if (qsum) atomicAdd((unsigned long long *)&q[r], qsum);
-                if (dropped) atomicOr(&flags[r], FUSED_DROPPED);
-            }
+            if (gl == 0) fused_add_row_q(q, flags, r, qsum, dropped);
         }
     }
 }
@@ -715,14 +733,9 @@ fused_main_small(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ 
         bool writer = true;
         if (!rows_in_lanes) {
             // the lanes share the row: join them into lane 0
-            for (u32 off = 1; off < 32; off <<= 1) {
-#pragma unroll
-                for (int i = 0; i < NBMAX; i++) acc[i] += __shfl_xor_sync(FUSED_FULL, acc[i], off);
-#pragma unroll
-                for (int l = 0; l < FUSED_SMALL_EXTRA; l++) accx[l] += __shfl_xor_sync(FUSED_FULL, accx[l], off);
-                qsum += __shfl_xor_sync(FUSED_FULL, qsum, off);
-                dropped = __shfl_xor_sync(FUSED_FULL, (int)dropped, off) || dropped;
-            }
+            fused_join_acc(acc, 1);
+            fused_join_acc(accx, 1);
+            fused_join_q(qsum, dropped, 1);
             writer = lane == 0;
         }
         if (writer && active) {
@@ -733,8 +746,7 @@ fused_main_small(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ 
             for (int l = 0; l < FUSED_SMALL_EXTRA; l++)
                 if ((u32)l < er && accx[l] != 0)
                     atomicAdd((unsigned long long *)&sums[(u64)(nb + l) * m + r], accx[l]);
-            if (qsum) atomicAdd((unsigned long long *)&q[r], qsum);
-            if (dropped) atomicOr(&flags[r], FUSED_DROPPED);
+            fused_add_row_q(q, flags, r, qsum, dropped);
         }
     }
 }

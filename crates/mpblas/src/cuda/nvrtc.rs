@@ -236,6 +236,16 @@ pub(crate) fn cached_or_compiled(
     fresh: bool,
     dir: Option<&std::path::Path>,
 ) -> Result<(Vec<u8>, Origin)> {
+    cached_or_compiled_at(module, arch, fresh, dir).map(|(img, origin, _)| (img, origin))
+}
+
+/// [`cached_or_compiled`], with the cache file it read or wrote (`None` without `dir`).
+fn cached_or_compiled_at(
+    module: &ModuleSource,
+    arch: &str,
+    fresh: bool,
+    dir: Option<&std::path::Path>,
+) -> Result<(Vec<u8>, Origin, Option<PathBuf>)> {
     let expanded = expand(module)?;
     let opts = options(arch);
     let version = nvrtc_version()?;
@@ -247,13 +257,13 @@ pub(crate) fn cached_or_compiled(
         && let Some(bytes) = file.as_ref().and_then(|f| std::fs::read(f).ok())
         && !bytes.is_empty()
     {
-        return Ok((bytes, Origin::Cached));
+        return Ok((bytes, Origin::Cached, file));
     }
     let img = sys::nvrtc_compile(module.name, &expanded, arch, &opts)?;
     if let Some(f) = &file {
         store(f, &img);
     }
-    Ok((img, Origin::Compiled))
+    Ok((img, Origin::Compiled, file))
 }
 
 /// The cache file of module `name` for `arch` with key `key` in `dir`.
@@ -274,15 +284,9 @@ pub fn precompile(
     arch: &str,
     dir: &std::path::Path,
 ) -> Result<Option<PathBuf>> {
-    let (img, _) = cached_or_compiled(module, arch, false, Some(dir))?;
-    let file = cache_file(
-        dir,
-        module.name,
-        arch,
-        cache_key(&expand(module)?, arch, &options(arch), nvrtc_version()?),
-    );
-    let written = std::fs::metadata(&file).is_ok_and(|m| m.len() == img.len() as u64);
-    Ok(written.then_some(file))
+    let (img, _, file) = cached_or_compiled_at(module, arch, false, Some(dir))?;
+    // (`store` ignores write failures: check that the file is there)
+    Ok(file.filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() == img.len() as u64)))
 }
 
 /// Write `bytes` to `file` atomically (temporary file, then rename); failures are ignored, as

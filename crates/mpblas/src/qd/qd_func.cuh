@@ -164,8 +164,7 @@ MP_DEV Qd exp(const Qd &x) {
     // Tang's table: r = j/64 + r', e^r = E_j + E_j (e^r' - 1), one path for every j (E_0 = 1).
     double j = mp_round(r.c[0] * 64.0);
     j = j < -22.0 ? -22.0 : (j > 22.0 ? 22.0 : j);
-    const unsigned long long *row = MPQ_EXP_J64[(int)j + 22];
-    Qd e = qd_make(mp_tab(row[0]), mp_tab(row[1]), mp_tab(row[2]), mp_tab(row[3]));
+    Qd e = tab_qd(MPQ_EXP_J64[(int)j + 22]);
     Qd y = ldexp(add_ieee(e, mul_accurate(e, expm1_series(add_f64(r, -j / 64.0)))), (int)k);
     if (mp_is_finite(y.c[0])) return y;
     return from_f64(__longlong_as_double(0x7ff0000000000000LL));
