@@ -25,6 +25,7 @@ use super::level2::{check_ctx, gemv_prologue, store_rows};
 use crate::error::Result;
 use crate::rns::accumulate::{Accumulator, Scan, Term, Window};
 use crate::rns::basis::mul_mod;
+use crate::rns::term_lanes::{TermScratch, prefetch_residues};
 use crate::rns::{Basis, ExtF, MpFloat};
 use crate::view::{MatMut, MatRef, VecMut, VecRef};
 use rayon::prelude::*;
@@ -267,6 +268,9 @@ fn gemm_fused_impl(
     Ok(bounds)
 }
 
+/// How many terms ahead the fused loops ask for a term's residues.
+const PREFETCH_AHEAD: usize = 6;
+
 /// Terms per task of [`dot_fused`].
 const DOT_CHUNK: usize = 4096;
 
@@ -335,16 +339,15 @@ pub fn dot_fused_bounded(
         .into_par_iter()
         .map(|c| {
             let mut sum = Summer::new(&acc, w, scan.low_max);
-            let (mut prod, mut tw, mut v) =
-                (vec![0u32; base.len()], vec![0u32; sum.kw], Vec::new());
-            for (xj, yj) in range(c).filter_map(pair) {
+            for j in range(c) {
+                let Some((xj, yj)) = pair(j) else { continue };
+                if let Some((xa, ya)) = pair(j + PREFETCH_AHEAD) {
+                    prefetch_residues(xa);
+                    prefetch_residues(ya);
+                }
                 if let Term::Finite { neg, low } = Term::of(xj, yj) {
-                    // the exact product in the base basis (below M/4), extended once
-                    for (i, p) in prod.iter_mut().enumerate() {
-                        *p = mul_mod(xj.residues()[i], yj.residues()[i], base.m[i], base.mu[i]);
-                    }
-                    acc.extend_product(&prod, &mut tw, &mut v);
-                    sum.add_exact(neg, low, &tw);
+                    // the exact product (below M/4), extended once
+                    sum.add(neg, low, xj.residues(), yj.residues());
                 }
             }
             sum.finish()
@@ -371,52 +374,26 @@ pub fn dot_fused_bounded(
 /// Words of one row's shift buckets (512 KiB) before it scales each term instead.
 const BUCKET_WORDS: usize = 1 << 16;
 
-/// `out[k] += ±a[k]·d[k] mod m[k]` over the moduli of `wide` (as residues below `m`, summed in
-/// 64 bits), dispatched to an AVX2 build of the same loop where the CPU has it.
-fn add_products(out: &mut [u64], a: &[u32], d: &[u32], wide: &Basis, neg: bool) {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        unsafe { add_products_avx2(out, a, d, wide, neg) };
-        return;
-    }
-    add_products_generic(out, a, d, wide, neg)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn add_products_avx2(out: &mut [u64], a: &[u32], d: &[u32], wide: &Basis, neg: bool) {
-    add_products_generic(out, a, d, wide, neg)
-}
-
-#[inline(always)]
-fn add_products_generic(out: &mut [u64], a: &[u32], d: &[u32], wide: &Basis, neg: bool) {
-    let n = out.len();
-    let (a, d, m, mu) = (&a[..n], &d[..n], &wide.m[..n], &wide.mu[..n]);
-    if neg {
-        for k in 0..n {
-            out[k] += (m[k] - mul_mod(a[k], d[k], m[k], mu[k])) as u64;
-        }
-    } else {
-        for k in 0..n {
-            out[k] += mul_mod(a[k], d[k], m[k], mu[k]) as u64;
-        }
-    }
-}
-
 /// One exact sum in progress (or a part of one: parts of the same window add up in any
-/// order). Terms are summed per shift `s = low − L`, unscaled (one modular product per
-/// modulus), and each bucket is scaled by `2^s` once at the end; a sum whose shifts span too
-/// many buckets scales each term instead (the same integers either way).
+/// order). Terms are summed per shift `s = low − L`, unscaled and with their base extension
+/// deferred (`rns/term_lanes.rs`: the base residues of each product and the sums of its CRT
+/// coefficients and rank), and each bucket is extended and scaled by `2^s` once at the end;
+/// a sum whose shifts span too many buckets extends and scales each term instead (the same
+/// integers either way).
 struct Summer<'a> {
     acc: &'a Accumulator,
     w: Window,
     wide: &'a Basis,
     kw: usize,
+    /// Words of one bucket (the deferred layout).
+    words: usize,
     bucketed: bool,
     buckets: Vec<u64>,
     used: Vec<bool>,
     pw: Vec<u32>,
+    /// One term's or bucket's wide residues.
+    t: Vec<u32>,
+    scratch: TermScratch,
     sum: Vec<u64>,
     q: u64,
     dropped: bool,
@@ -425,27 +402,30 @@ struct Summer<'a> {
 impl<'a> Summer<'a> {
     fn new(acc: &'a Accumulator, w: Window, low_max: i64) -> Summer<'a> {
         let wide = &*acc.levels[w.level];
-        let kw = wide.len();
+        let (kw, words) = (wide.len(), acc.deferred_words());
         let span = (low_max - w.l).max(0) as usize + 1;
-        let bucketed = span * kw <= BUCKET_WORDS;
+        let bucketed = span * words <= BUCKET_WORDS;
         Summer {
             acc,
             w,
             wide,
             kw,
+            words,
             bucketed,
-            buckets: vec![0u64; if bucketed { span * kw } else { 0 }],
+            buckets: vec![0u64; if bucketed { span * words } else { 0 }],
             used: vec![false; if bucketed { span } else { 0 }],
             pw: vec![0u32; kw],
+            t: vec![0u32; kw],
+            scratch: TermScratch::default(),
             sum: vec![0u64; kw],
             q: 0,
             dropped: false,
         }
     }
 
-    /// The term `±a·d·2^low` from the wide residues of `a` and `d`.
-    fn add(&mut self, neg: bool, low: i64, a_wide: &[u32], d_wide: &[u32]) {
-        let (w, wide, kw) = (self.w, self.wide, self.kw);
+    /// The term `±x·y·2^low`, `x` and `y` the base residues of two `p`-bit significands.
+    fn add(&mut self, neg: bool, low: i64, x: &[u32], y: &[u32]) {
+        let (w, words) = (self.w, self.words);
         self.q += self.acc.weight(w.top, low);
         if low < w.l {
             self.dropped = true;
@@ -454,57 +434,35 @@ impl<'a> Summer<'a> {
         let s = (low - w.l) as usize;
         if self.bucketed {
             self.used[s] = true;
-            add_products(
-                &mut self.buckets[s * kw..(s + 1) * kw],
-                a_wide,
-                d_wide,
-                wide,
-                neg,
-            );
+            let bucket = &mut self.buckets[s * words..(s + 1) * words];
+            self.acc.add_product_deferred(x, y, neg, bucket);
         } else {
-            wide.pow2_into(s as u64, &mut self.pw);
-            for k in 0..kw {
-                let (m, mu) = (wide.m[k], wide.mu[k]);
-                let t = mul_mod(mul_mod(a_wide[k], d_wide[k], m, mu), self.pw[k], m, mu);
-                self.sum[k] += if neg { (m - t) as u64 } else { t as u64 };
-            }
+            self.acc.product_wide(x, y, &mut self.t, &mut self.scratch);
+            self.add_scaled(s, neg);
         }
     }
 
-    /// The term `±t·2^low` from the wide residues of `t` (an exact product).
-    fn add_exact(&mut self, neg: bool, low: i64, t_wide: &[u32]) {
-        let (w, wide, kw) = (self.w, self.wide, self.kw);
-        self.q += self.acc.weight(w.top, low);
-        if low < w.l {
-            self.dropped = true;
-            return;
-        }
-        let s = (low - w.l) as usize;
-        let out = if self.bucketed {
-            self.used[s] = true;
-            &mut self.buckets[s * kw..(s + 1) * kw]
-        } else {
-            wide.pow2_into(s as u64, &mut self.pw);
-            for (k, p) in self.pw.iter_mut().enumerate() {
-                *p = mul_mod(t_wide[k], *p, wide.m[k], wide.mu[k]);
-            }
-            &mut self.sum[..]
-        };
-        let t = if self.bucketed { t_wide } else { &self.pw[..] };
-        for k in 0..kw {
-            out[k] += if neg { wide.m[k] - t[k] } else { t[k] } as u64;
+    /// `sum += ±t·2^s` (`t`: the wide residues in `self.t`).
+    fn add_scaled(&mut self, s: usize, neg: bool) {
+        let wide = self.wide;
+        wide.pow2_into(s as u64, &mut self.pw);
+        for k in 0..self.kw {
+            let (m, mu) = (wide.m[k], wide.mu[k]);
+            let t = mul_mod(self.t[k], self.pw[k], m, mu);
+            self.sum[k] += if neg { m - t } else { t } as u64;
         }
     }
 
     /// The sum's residues (reduced), `Q` and whether a term was dropped.
     fn finish(mut self) -> (Vec<u32>, u64, bool) {
-        let (wide, kw) = (self.wide, self.kw);
-        for s in (0..self.used.len()).filter(|&s| self.used[s]) {
-            wide.pow2_into(s as u64, &mut self.pw);
-            for (k, &t) in self.buckets[s * kw..(s + 1) * kw].iter().enumerate() {
-                let (m, mu) = (wide.m[k], wide.mu[k]);
-                self.sum[k] += mul_mod((t % m as u64) as u32, self.pw[k], m, mu) as u64;
+        let (wide, words) = (self.wide, self.words);
+        for s in 0..self.used.len() {
+            if !self.used[s] {
+                continue;
             }
+            let bucket = &self.buckets[s * words..(s + 1) * words];
+            self.acc.deferred_to_wide(bucket, &mut self.t);
+            self.add_scaled(s, false);
         }
         let s = self
             .sum
@@ -516,75 +474,99 @@ impl<'a> Summer<'a> {
     }
 }
 
-/// The per-call state of the fused rows: the accumulator and `d = fl(α·x)` with its residues
-/// in the widest basis (extended once, used by every row).
+/// The per-call state of the fused rows: the accumulator, `d = fl(α·x)` and `β`.
 struct FusedRows<'a> {
     acc: Accumulator,
     d: &'a [MpFloat],
-    d_wide: Vec<u32>,
-    beta: Option<(&'a MpFloat, Vec<u32>)>,
+    beta: Option<&'a MpFloat>,
 }
 
 impl<'a> FusedRows<'a> {
     fn new(base: &Arc<Basis>, d: &'a [MpFloat], beta: Option<&'a MpFloat>) -> Result<Self> {
         let acc = Accumulator::new(base, d.len() + beta.is_some() as usize)?;
-        let k = acc.max_len();
-        let mut d_wide = vec![0u32; d.len() * k];
-        d_wide
-            .par_chunks_mut(k)
-            .zip(d.par_iter())
-            .for_each_init(Vec::new, |v, (out, dj)| {
-                if dj.is_finite() && !dj.is_zero() {
-                    acc.extend(dj.residues(), out, v);
-                }
-            });
-        let beta = beta.map(|b| {
-            let mut w = vec![0u32; k];
-            if b.is_finite() && !b.is_zero() {
-                acc.extend(b.residues(), &mut w, &mut Vec::new());
-            }
-            (b, w)
-        });
-        Ok(FusedRows {
-            acc,
-            d,
-            d_wide,
-            beta,
-        })
+        Ok(FusedRows { acc, d, beta })
     }
 
     /// One entry: `RN_p(Σ_j a_j·d_j + β·y_i)` and its bound.
     fn row(&self, a: VecRef<'_, MpFloat>, y: Option<&MpFloat>) -> (MpFloat, Option<ExtF>) {
         let acc = &self.acc;
-        let by = self.beta.as_ref().zip(y);
+        let by = self.beta.zip(y);
         let mut scan = Scan::default();
         for (aj, dj) in a.iter().zip(self.d) {
             scan.add(Term::of(aj, dj));
         }
-        if let Some(((b, _), yi)) = by {
+        if let Some((b, yi)) = by {
             scan.add(Term::of(b, yi));
         }
         if let Some(special) = scan.special(&acc.base) {
             return special;
         }
         let w = acc.window(scan.low_min, scan.low_max);
-        let kmax = acc.max_len();
         let mut sum = Summer::new(acc, w, scan.low_max);
-        let (mut a_wide, mut v) = (vec![0u32; sum.kw], Vec::new());
-        let kw = sum.kw;
         for (j, (aj, dj)) in a.iter().zip(self.d).enumerate() {
+            if let Some(ahead) = a.get(j + PREFETCH_AHEAD) {
+                prefetch_residues(ahead);
+            }
             if let Term::Finite { neg, low } = Term::of(aj, dj) {
-                acc.extend(aj.residues(), &mut a_wide, &mut v);
-                sum.add(neg, low, &a_wide, &self.d_wide[j * kmax..j * kmax + kw]);
+                sum.add(neg, low, aj.residues(), dj.residues());
             }
         }
-        if let Some(((b, b_wide), yi)) = by
+        if let Some((b, yi)) = by
             && let Term::Finite { neg, low } = Term::of(b, yi)
         {
-            acc.extend(yi.residues(), &mut a_wide, &mut v);
-            sum.add(neg, low, &a_wide, &b_wide[..kw]);
+            sum.add(neg, low, b.residues(), yi.residues());
         }
         let (s, q, dropped) = sum.finish();
         acc.rounded(&w, s, q, dropped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sum whose terms scale one by one gives the residues of the same sum bucketed (the
+    /// deferred extension per bucket): random significands with shifts across the window,
+    /// both signs, every precision's level.
+    #[test]
+    fn scaled_terms_and_buckets_give_the_same_sum() {
+        let mut rng = mpblas_testdata::SplitMix64::new(5);
+        for p in [106u32, 424, 1696] {
+            let base = Basis::new(p).unwrap();
+            let acc = Accumulator::new(&base, 64).unwrap();
+            let xs: Vec<MpFloat> = (0..64)
+                .map(|_| {
+                    let v = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+                    let e = (rng.next_u64() % 200) as i32 - 100;
+                    MpFloat::from_f64(&base, v * 2f64.powi(e))
+                })
+                .collect();
+            let (mut low_min, mut low_max) = (i64::MAX, i64::MIN);
+            let terms: Vec<(bool, i64, usize)> = (0..64)
+                .filter_map(|j| match Term::of(&xs[j], &xs[(j * 7 + 3) % 64]) {
+                    Term::Finite { neg, low } => {
+                        low_min = low_min.min(low);
+                        low_max = low_max.max(low);
+                        Some((neg, low, j))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let w = acc.window(low_min, low_max);
+            let (mut bucketed, mut scaled) =
+                (Summer::new(&acc, w, low_max), Summer::new(&acc, w, low_max));
+            // both ways whatever the span
+            let span = (low_max - w.l).max(0) as usize + 1;
+            bucketed.buckets = vec![0u64; span * bucketed.words];
+            bucketed.used = vec![false; span];
+            bucketed.bucketed = true;
+            scaled.bucketed = false;
+            for &(neg, low, j) in &terms {
+                let (x, y) = (xs[j].residues(), xs[(j * 7 + 3) % 64].residues());
+                bucketed.add(neg, low, x, y);
+                scaled.add(neg, low, x, y);
+            }
+            assert_eq!(bucketed.finish(), scaled.finish(), "{p} bits");
+        }
     }
 }

@@ -51,6 +51,7 @@ use crate::rns::basis::{Basis, add_mod, inv_mod, mul_mod, reduce62, sub_mod};
 use crate::rns::extf::ExtF;
 use crate::rns::float::{Class, MpFloat};
 use crate::rns::interval::{Tail, sign_of};
+use crate::rns::term_lanes::BaseLanes;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -226,6 +227,8 @@ pub(crate) struct Accumulator {
     /// The wider bases, by level (increasing length; the last covers every sum).
     pub levels: Vec<Arc<Basis>>,
     pub ext: Arc<Extension>,
+    /// The base's constants as padded 64-bit lanes (`rns/term_lanes.rs`).
+    pub lanes: BaseLanes,
 }
 
 /// One `Extension` per (base length, wide length), kept for the life of the process.
@@ -290,6 +293,7 @@ impl Accumulator {
             w,
             levels,
             ext,
+            lanes: BaseLanes::new(base),
         })
     }
 
@@ -314,7 +318,10 @@ impl Accumulator {
 
     /// The residues of a `p`-bit significand `x` (base basis) in the first `out.len()` moduli
     /// of the widest level (base extension, module docs); `v` is scratch. Dispatched to an
-    /// AVX2 build of the same loops where the CPU has it, as `basis::dot`.
+    /// AVX2 build of the same loops where the CPU has it, as `basis::dot`. The CPU's fused
+    /// routines extend products only (`rns/term_lanes.rs`); this is the GPU kernels' step
+    /// (`blas_fused_rns_gpu.cu`), kept as their reference and tested below.
+    #[cfg(test)]
     pub(crate) fn extend(&self, x: &[u32], out: &mut [u32], v: &mut Vec<u32>) {
         self.extend_any(x, out, v, false)
     }
@@ -427,5 +434,35 @@ impl Accumulator {
     pub(crate) fn bound(&self, top: i64, q: u64, dropped: bool) -> ExtF {
         let b = 2 * q as u128 + (q >> 20) as u128 + 1 + if dropped { 1 << 26 } else { 0 };
         ExtF::from_u128_ru(b, top - 32 - self.base.precision as i64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The extension of a significand `X < 2^(p+1)` (rank rounded) and of the same `X` as a
+    /// product (rank from below) both give the residues of `X` itself on every extra modulus
+    /// (integers `X < 2^128`, far below `M`, reduced directly).
+    #[test]
+    fn the_two_extensions_agree() {
+        let mut rng = mpblas_testdata::SplitMix64::new(9);
+        for p in [106u32, 424, 1696] {
+            let base = Basis::new(p).unwrap();
+            let acc = Accumulator::new(&base, 100).unwrap();
+            let wide = acc.levels.last().unwrap().clone();
+            let k = acc.max_len();
+            for t in 0..50 {
+                let x = (((rng.next_u64() as u128) << 64) | rng.next_u64() as u128) >> (t % 120);
+                let of =
+                    |m: &[u32]| -> Vec<u32> { m.iter().map(|&m| (x % m as u128) as u32).collect() };
+                let (mut a, mut b, mut s) = (vec![0u32; k], vec![0u32; k], Vec::new());
+                acc.extend(&of(&base.m), &mut a, &mut s);
+                acc.extend_product(&of(&base.m), &mut b, &mut s);
+                let want = of(&wide.m[..k]);
+                assert_eq!(a, want, "{p} bits, X = {x}");
+                assert_eq!(b, want, "{p} bits, X = {x}");
+            }
+        }
     }
 }

@@ -62,6 +62,7 @@ pub(crate) mod rns_digits_gpu;
 pub(crate) mod rns_divsqrt_gpu;
 pub(crate) mod rns_esi_gpu;
 pub(crate) mod rns_round_gpu;
+pub(crate) mod term_lanes;
 
 /// RNS multiple precision on the GPU: [`DeviceMpArray`](gpu::DeviceMpArray) (the host
 /// [`MpArray`] layout) and element-wise `+ − × ÷ √`, bitwise equal to the CPU ([`MpFloat`]).
