@@ -5,7 +5,10 @@
 //! runs, on all threads (rayon's default pool) unless the row says 1 thread.
 //!
 //! Run: `cargo run --release --example blas_bench [-- <log2 n>]` (default 24: vectors larger
-//! than the caches). Bytes counted: every word of every element read once.
+//! than the caches). Bytes counted: every word of every element read once. The RNS rows time
+//! our one-thread routine and MPFR's one-thread loop alternately, run by run, and report the
+//! median of the per-run ratios (the speed of a shared VM drifts between runs);
+//! `MPBLAS_BENCH_ONLY=rns` runs only those.
 
 use mpblas::blas::{self, Summation};
 use mpblas::rns::{Basis, MpFloat};
@@ -58,6 +61,15 @@ fn print(rows: &[Row], bandwidth: f64) {
 }
 
 fn main() {
+    if std::env::var("MPBLAS_BENCH_ONLY").as_deref() == Ok("rns") {
+        // only the RNS rows against MPFR (they need no large vectors)
+        let mut rng = mpblas_testdata::SplitMix64::new(7);
+        let xf: Vec<f64> = (0..1 << 16).map(|_| word(&mut rng, -1)).collect();
+        let yf: Vec<f64> = (0..1 << 16).map(|_| word(&mut rng, -1)).collect();
+        rns_dot_rows(&xf, &yf);
+        gemv_rows();
+        return;
+    }
     let log2: u32 = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())
@@ -154,57 +166,7 @@ fn main() {
     );
     print(&rows, bandwidth);
 
-    // RNS at 424 bits against MPFR's fused multiply-add at 424 bits, 2^16 terms.
-    let m = 1usize << 16;
-    let basis = Basis::new(424).expect("424-bit basis");
-    let xr: Vec<MpFloat> = xf[..m]
-        .iter()
-        .map(|&v| MpFloat::from_f64(&basis, v))
-        .collect();
-    let yr: Vec<MpFloat> = yf[..m]
-        .iter()
-        .map(|&v| MpFloat::from_f64(&basis, v))
-        .collect();
-    let rns_s = median_s(|| drop(blas::dot(VecRef::contiguous(&xr), VecRef::contiguous(&yr))));
-    let rns_1 = median_s(|| {
-        one.install(|| drop(blas::dot(VecRef::contiguous(&xr), VecRef::contiguous(&yr))))
-    });
-    let fused = || {
-        drop(blas::rns::dot_fused(
-            VecRef::contiguous(&xr),
-            VecRef::contiguous(&yr),
-        ))
-    };
-    let fused_s = median_s(fused);
-    let fused_1 = median_s(|| one.install(fused));
-    let xm: Vec<rug::Float> = xf[..m]
-        .iter()
-        .map(|&v| rug::Float::with_val(424, v))
-        .collect();
-    let ym: Vec<rug::Float> = yf[..m]
-        .iter()
-        .map(|&v| rug::Float::with_val(424, v))
-        .collect();
-    let mpfr_s = median_s(|| {
-        let mut acc = rug::Float::new(424);
-        for (a, b) in xm.iter().zip(&ym) {
-            // rug evaluates `acc += a·b` as one fused multiply-add (mpfr_fma).
-            acc += a * b;
-        }
-        drop(acc);
-    });
-    println!("\nRNS dot at 424 bits, n = {m}:");
-    println!("| routine | ms | M terms/s |");
-    println!("|---|---|---|");
-    for (what, s) in [
-        ("mpblas RNS dot (blocked, all threads)", rns_s),
-        ("mpblas RNS dot (blocked, 1 thread)", rns_1),
-        ("mpblas RNS dot_fused (one rounding, all threads)", fused_s),
-        ("mpblas RNS dot_fused (one rounding, 1 thread)", fused_1),
-        ("MPFR mul_add loop (1 thread)", mpfr_s),
-    ] {
-        println!("| {what} | {:.2} | {:.2} |", s * 1e3, m as f64 / s / 1e6);
-    }
+    rns_dot_rows(&xf, &yf);
     gemv_rows();
 }
 
@@ -255,19 +217,26 @@ fn gemv_rows() {
     let aq: Vec<Qd> = af.iter().map(|&v| Qd::from(v)).collect();
     let xq: Vec<Qd> = xf.iter().map(|&v| Qd::from(v)).collect();
     time("qd", &aq, &xq, m, n, Qd::ONE, Qd::ZERO);
+    println!(
+        "\nRNS GEMV against MPFR, {m} × {n} (timed on 100 rows, scaled): the fused form on one \
+         thread and MPFR's loop of `mul_add` on one thread, alternated run by run (this VM's \
+         speed drifts), {REPS} runs each; the ratio is the median of the per-run ratios."
+    );
+    println!("| bits | paper's order, all threads (ms) | fused, all threads | fused, 1 thread | MPFR, 1 thread | MPFR / fused (1 thread) |");
+    println!("|---|---|---|---|---|---|");
     for p in [106u32, 424, 848, 1696] {
         let b = Basis::new(p).expect("basis");
-        // RNS: 100 rows (one run each), scaled to the full matrix in the table.
         let rows = 100;
+        let scale = (m / rows) as f64 * 1e3;
         let ar: Vec<MpFloat> = af[..rows * n]
             .iter()
             .map(|&v| MpFloat::from_f64(&b, v))
             .collect();
         let xr: Vec<MpFloat> = xf.iter().map(|&v| MpFloat::from_f64(&b, v)).collect();
-        let mut y = vec![MpFloat::from_f64(&b, 0.0); rows];
         let one = MpFloat::from_f64(&b, 1.0);
         let zero = MpFloat::from_f64(&b, 0.0);
         let av = MatRef::row_major(&ar, rows, n, n).expect("view");
+        let mut y = vec![zero.clone(); rows];
         let t = Instant::now();
         gemv(
             &one,
@@ -277,16 +246,8 @@ fn gemv_rows() {
             VecMut::contiguous(&mut y),
         )
         .expect("gemv");
-        let s = t.elapsed().as_secs_f64() * (m / rows) as f64;
-        println!(
-            "| rns {p} bits (from {rows} rows) | all | {:.0} | {:.2} |",
-            s * 1e3,
-            (m * n) as f64 / s / 1e6
-        );
-        // the fused form (exact sums, one rounding per row), on every thread and on one
-        let fused = || {
-            let mut y = vec![MpFloat::from_f64(&b, 0.0); rows];
-            let t = Instant::now();
+        let paper = t.elapsed().as_secs_f64() * scale;
+        let mut fused = || {
             mpblas::blas::rns::gemv_fused(
                 &one,
                 av,
@@ -294,45 +255,109 @@ fn gemv_rows() {
                 &zero,
                 VecMut::contiguous(&mut y),
             )
-            .expect("gemv_fused");
-            t.elapsed().as_secs_f64() * (m / rows) as f64
+            .expect("gemv_fused")
         };
         fused(); // warm-up (the wide bases and extension tables are built once)
-        for (label, s) in [
-            ("all", fused()),
-            (
-                "1",
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(1)
-                    .build()
-                    .expect("pool")
-                    .install(fused),
-            ),
-        ] {
-            println!(
-                "| rns {p} bits fused (from {rows} rows) | {label} | {:.0} | {:.2} |",
-                s * 1e3,
-                (m * n) as f64 / s / 1e6
-            );
-        }
+        let all = median_s(&mut fused) * scale;
         let am: Vec<rug::Float> = af[..rows * n]
             .iter()
             .map(|&v| rug::Float::with_val(p, v))
             .collect();
         let xm: Vec<rug::Float> = xf.iter().map(|&v| rug::Float::with_val(p, v)).collect();
-        let t = Instant::now();
-        for i in 0..rows {
+        let mpfr = || {
+            for i in 0..rows {
+                let mut acc = rug::Float::new(p);
+                for (aij, xj) in am[i * n..(i + 1) * n].iter().zip(&xm) {
+                    acc += aij * xj;
+                }
+                drop(acc);
+            }
+        };
+        let pool = single();
+        let (f1, mp, ratio) = alternated(|| pool.install(&mut fused), mpfr);
+        println!(
+            "| {p} | {paper:.0} | {all:.0} | {:.0} | {:.0} | {ratio:.2} |",
+            f1 * scale,
+            mp * scale
+        );
+    }
+}
+
+/// Runs of each timing alternated.
+const REPS: usize = 9;
+
+/// A one-thread pool.
+fn single() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool")
+}
+
+/// `REPS` runs of `ours` and `theirs` alternated (after one warm-up each): the median seconds
+/// of each and the median of the per-run ratios `theirs / ours`.
+fn alternated(mut ours: impl FnMut(), mut theirs: impl FnMut()) -> (f64, f64, f64) {
+    let time = |f: &mut dyn FnMut()| {
+        let s = Instant::now();
+        f();
+        s.elapsed().as_secs_f64()
+    };
+    time(&mut ours);
+    time(&mut theirs);
+    let (mut a, mut b, mut r) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..REPS {
+        let (x, y) = (time(&mut ours), time(&mut theirs));
+        a.push(x);
+        b.push(y);
+        r.push(y / x);
+    }
+    let med = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    (med(a), med(b), med(r))
+}
+
+/// RNS dot products of 2^16 terms against MPFR's fused multiply-add loop at the same
+/// precision (one thread each, alternated), and the blocked (paper's) RNS dot.
+fn rns_dot_rows(xf: &[f64], yf: &[f64]) {
+    let m = 1usize << 16;
+    println!(
+        "\nRNS dot, n = {m}, inputs with full 53-bit significands; one thread each, alternated \
+         run by run, {REPS} runs; the ratio is the median of the per-run ratios:"
+    );
+    println!("| bits | blocked dot, all threads (ms) | dot_fused, all threads | dot_fused, 1 thread | MPFR `mul_add` loop, 1 thread | MPFR / fused (1 thread) |");
+    println!("|---|---|---|---|---|---|");
+    for p in [106u32, 424, 1696] {
+        let basis = Basis::new(p).expect("basis");
+        let to_rns = |v: &[f64]| -> Vec<MpFloat> {
+            v[..m].iter().map(|&v| MpFloat::from_f64(&basis, v)).collect()
+        };
+        let (xr, yr) = (to_rns(xf), to_rns(yf));
+        let (vx, vy) = (VecRef::contiguous(&xr), VecRef::contiguous(&yr));
+        let blocked = median_s(|| drop(blas::dot(vx, vy)));
+        let fused = || drop(blas::rns::dot_fused(vx, vy));
+        let all = median_s(fused);
+        let to_mpfr = |v: &[f64]| -> Vec<rug::Float> {
+            v[..m].iter().map(|&v| rug::Float::with_val(p, v)).collect()
+        };
+        let (xm, ym) = (to_mpfr(xf), to_mpfr(yf));
+        let mpfr = || {
             let mut acc = rug::Float::new(p);
-            for (aij, xj) in am[i * n..(i + 1) * n].iter().zip(&xm) {
-                acc += aij * xj;
+            for (a, b) in xm.iter().zip(&ym) {
+                // rug evaluates `acc += a·b` as one fused multiply-add (mpfr_fma).
+                acc += a * b;
             }
             drop(acc);
-        }
-        let s = t.elapsed().as_secs_f64() * (m / rows) as f64;
+        };
+        let pool = single();
+        let (f1, mp, ratio) = alternated(|| pool.install(fused), mpfr);
         println!(
-            "| MPFR mul_add loop, {p} bits (from {rows} rows) | 1 | {:.0} | {:.2} |",
-            s * 1e3,
-            (m * n) as f64 / s / 1e6
+            "| {p} | {:.2} | {:.2} | {:.2} | {:.2} | {ratio:.2} |",
+            blocked * 1e3,
+            all * 1e3,
+            f1 * 1e3,
+            mp * 1e3
         );
     }
 }
