@@ -719,7 +719,7 @@ fn level2_format<T: Random>(dev: &Device, m: usize, n: usize, cublas: &[f64; 3])
         let dx = dev.upload(&hx[..n])?;
         let mut dy = dev.upload(&hy[..m])?;
         let mut line = format!("| {} | gemv N ms by rows/block x threads |", T::NAME);
-        for rows in [64u32, 32, 16, 8, 4] {
+        for rows in [256u32, 128, 64, 32, 16, 8] {
             for threads in [128u32, 256] {
                 let shape = bg::GemvShape {
                     launch: LaunchShape {
@@ -1280,9 +1280,17 @@ fn main() -> Result<()> {
     };
     let dev = Device::open(0)?;
     // MPBLAS_BENCH_ONLY=gemv: only the level-2 rows at 16384 × 8192 (profiling runs);
-    // MPBLAS_BENCH_ONLY=rns: only the RNS GEMV rows.
+    // MPBLAS_BENCH_ONLY=rns: only the RNS GEMV rows; =shapes: the launch shapes of the
+    // double-double and quad-double reductions.
     match std::env::var("MPBLAS_BENCH_ONLY").as_deref() {
         Ok("gemv") => return level2_rows(&dev, 16384, 8192),
+        // the reductions' launch shapes at n = 2^27 (dd and qd)
+        Ok("shapes") => {
+            println!("| format | routine | 32 | 64 | 128 | 256 |");
+            println!("|---|---|---|---|---|---|");
+            shape_rows::<Dd>(&dev, 1 << 27)?;
+            return shape_rows::<Qd>(&dev, 1 << 27);
+        }
         Ok("rns") => return rns_gemv_rows(&dev, 1000),
         Ok("rnsgemm") => return rns_gemm_rows(&dev),
         Ok("lu") => return lu_rows(&dev, &sizes),
