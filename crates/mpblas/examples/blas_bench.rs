@@ -222,7 +222,9 @@ fn gemv_rows() {
          thread and MPFR's loop of `mul_add` on one thread, alternated run by run (this VM's \
          speed drifts), {REPS} runs each; the ratio is the median of the per-run ratios."
     );
-    println!("| bits | paper's order, all threads (ms) | fused, all threads | fused, 1 thread | MPFR, 1 thread | MPFR / fused (1 thread) |");
+    println!(
+        "| bits | paper's order, all threads (ms) | fused, all threads | fused, 1 thread | MPFR, 1 thread | MPFR / fused (1 thread) |"
+    );
     println!("|---|---|---|---|---|---|");
     for p in [106u32, 424, 848, 1696] {
         let b = Basis::new(p).expect("basis");
@@ -326,12 +328,17 @@ fn rns_dot_rows(xf: &[f64], yf: &[f64]) {
         "\nRNS dot, n = {m}, inputs with full 53-bit significands; one thread each, alternated \
          run by run, {REPS} runs; the ratio is the median of the per-run ratios:"
     );
-    println!("| bits | blocked dot, all threads (ms) | dot_fused, all threads | dot_fused, 1 thread | MPFR `mul_add` loop, 1 thread | MPFR / fused (1 thread) |");
+    println!(
+        "| bits | blocked dot, all threads (ms) | dot_fused, all threads | dot_fused, 1 thread | MPFR `mul_add` loop, 1 thread | MPFR / fused (1 thread) |"
+    );
     println!("|---|---|---|---|---|---|");
     for p in [106u32, 424, 1696] {
         let basis = Basis::new(p).expect("basis");
         let to_rns = |v: &[f64]| -> Vec<MpFloat> {
-            v[..m].iter().map(|&v| MpFloat::from_f64(&basis, v)).collect()
+            v[..m]
+                .iter()
+                .map(|&v| MpFloat::from_f64(&basis, v))
+                .collect()
         };
         let (xr, yr) = (to_rns(xf), to_rns(yf));
         let (vx, vy) = (VecRef::contiguous(&xr), VecRef::contiguous(&yr));
