@@ -51,7 +51,6 @@ use crate::rns::basis::{Basis, add_mod, inv_mod, mul_mod, reduce62, sub_mod};
 use crate::rns::extf::ExtF;
 use crate::rns::float::{Class, MpFloat};
 use crate::rns::interval::{Tail, sign_of};
-use crate::rns::term_lanes::BaseLanes;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -214,6 +213,35 @@ impl Extension {
             }
         }
         Extension { k, mi, m }
+    }
+}
+
+/// The base's moduli, Barrett constants and CRT weights as 64-bit lanes (for the vector terms
+/// of `rns/term_lanes.rs`), padded with zeros to
+/// a multiple of eight (a padding lane computes `0` from `0`).
+#[derive(Debug)]
+pub(crate) struct BaseLanes {
+    /// `n` rounded up to a multiple of 8.
+    pub n8: usize,
+    pub m: Vec<u64>,
+    pub mu: Vec<u64>,
+    pub w: Vec<u64>,
+}
+
+impl BaseLanes {
+    pub(crate) fn new(b: &Basis) -> BaseLanes {
+        let n8 = b.len().next_multiple_of(8);
+        let pad = |v: &[u32]| -> Vec<u64> {
+            let mut p: Vec<u64> = v.iter().map(|&x| x as u64).collect();
+            p.resize(n8, 0);
+            p
+        };
+        BaseLanes {
+            n8,
+            m: pad(&b.m),
+            mu: pad(&b.mu),
+            w: pad(&b.w),
+        }
     }
 }
 

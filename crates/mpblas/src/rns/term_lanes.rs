@@ -23,7 +23,6 @@
 //! the vector path against the scalar one word for word.
 
 use super::accumulate::Accumulator;
-use super::basis::Basis;
 use super::basis::{add_mod, mul_mod, reduce62, sub_mod};
 use super::float::MpFloat;
 
@@ -32,34 +31,6 @@ use super::float::MpFloat;
 pub(crate) struct TermScratch {
     prod: Vec<u32>,
     v: Vec<u32>,
-}
-
-/// The base's moduli, Barrett constants and CRT weights as 64-bit lanes, padded with zeros to
-/// a multiple of eight (a padding lane computes `0` from `0`).
-#[derive(Debug)]
-pub(crate) struct BaseLanes {
-    /// `n` rounded up to a multiple of 8.
-    n8: usize,
-    m: Vec<u64>,
-    mu: Vec<u64>,
-    w: Vec<u64>,
-}
-
-impl BaseLanes {
-    pub(crate) fn new(b: &Basis) -> BaseLanes {
-        let n8 = b.len().next_multiple_of(8);
-        let pad = |v: &[u32]| -> Vec<u64> {
-            let mut p: Vec<u64> = v.iter().map(|&x| x as u64).collect();
-            p.resize(n8, 0);
-            p
-        };
-        BaseLanes {
-            n8,
-            m: pad(&b.m),
-            mu: pad(&b.mu),
-            w: pad(&b.w),
-        }
-    }
 }
 
 impl Accumulator {
@@ -257,6 +228,7 @@ fn avx512() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rns::Basis;
 
     /// Random base residues with the extremes 0 and m − 1 mixed in.
     fn residues(b: &Basis, rng: &mut mpblas_testdata::SplitMix64) -> Vec<u32> {
