@@ -31,7 +31,9 @@
 //! `vᵢ = |xᵢ·wᵢ|_mᵢ`, `X = Σ vᵢ·Mᵢ − k·M` with `k = round(Σ vᵢ/mᵢ)` (exact: the sum is
 //! `k + X/M` and `X/M < 2^-(p+1)`); `k` comes from `Σ ⌊vᵢ·μᵢ/2^32⌋` (`μᵢ = ⌊2^62/mᵢ⌋`), within
 //! `1.5·N` units of `2^-30` of `2^30·(k + X/M)`. Then `|X|_m = |Σ vᵢ·|Mᵢ|_m − k·|M|_m|_m` for
-//! every extra modulus `m`.
+//! every extra modulus `m`. The GPU extends each term this way; the CPU sums the terms' `vᵢ`
+//! and `k` per shift bucket and extends each bucket once (`rns/term_lanes.rs`): the same
+//! residues, since the formula is linear.
 //!
 //! # Result and bound
 //!
