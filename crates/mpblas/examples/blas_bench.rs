@@ -8,7 +8,9 @@
 //! than the caches). Bytes counted: every word of every element read once. The RNS rows time
 //! our one-thread routine and MPFR's one-thread loop alternately, run by run, and report the
 //! median of the per-run ratios (the speed of a shared VM drifts between runs);
-//! `MPBLAS_BENCH_ONLY=rns` runs only those.
+//! `MPBLAS_BENCH_ONLY=rns` runs only the RNS dot rows and the GEMV table (inputs in
+//! `(−1, 1)`: the RNS dot's numbers differ a little from the full run's, whose inputs span
+//! `2^±4`).
 
 use mpblas::blas::{self, Summation};
 use mpblas::rns::{Basis, MpFloat};

@@ -64,17 +64,6 @@ fn fma_detected() -> bool {
     std::is_x86_feature_detected!("fma") && std::is_x86_feature_detected!("avx2")
 }
 
-/// `a.mul_add(b, c)` compiled with the FMA feature: one `vfmadd` instruction.
-///
-/// # Safety
-/// The CPU must have FMA.
-#[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-#[target_feature(enable = "fma")]
-#[inline]
-unsafe fn fma_instruction(a: f64, b: f64, c: f64) -> f64 {
-    a.mul_add(b, c)
-}
-
 /// Runs `f` compiled with the FMA and AVX2 features when the CPU has them (detected at run
 /// time, once; no cost at all when this crate was compiled for such a CPU), so that the fused
 /// multiply-adds inlined into `f` are one instruction instead of a library call. The result is

@@ -225,7 +225,7 @@ static __device__ RnsNum fused_finish_warp(const RnsBasis &b, const RnsBasis &to
 // non-finite element (`live` false) has wide residues 0. For an extra modulus: the CRT
 // coefficients v_i = |x_i w_i|_m_i and the rank, then sum_i v_i |M_i|_m - rank |M|_m.
 static __device__ u32 fused_wide_residue(const FusedTab &f, const u32 *xr, bool live, u32 l, int mont) {
-    const u32 nb = f.n, kw = f.k;
+    const u32 nb = f.n;
     u32 m = f.m[l], mu = f.mu[l], x;
     if (l < nb) {
         x = live ? xr[l] : 0;
@@ -541,7 +541,7 @@ fused_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, con
 }
 
 // The sums. A group of g lanes takes one term at a time; lane gl of the group holds the moduli
-// k = gl + i g (i < FUSED_ACC). rows_in_lanes: the warp's 32/g groups take 32/g consecutive rows
+// k = gl + i g (i < NA, fused_unit's slots). rows_in_lanes: the warp's 32/g groups take 32/g consecutive rows
 // and the same columns (chunk of `per`); else they take one row and every (32/g)-th column of a
 // chunk, and join their accumulators before the atomics. Every lane runs every shuffle: inactive
 // groups carry zeros. dw holds d's wide residues times R. Entry points with 2, 3 and 4 blocks of
@@ -588,7 +588,6 @@ fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
         w.l = 0;
         w.k = nb;
         if (active) w = fused_window(f, low_min[r], low_max[r]);
-        // this launch's rows: those whose level fits 8 slots a lane (NA = 8), or the others
         u32 er = active ? w.k - nb : 0;
         u32 emax = __reduce_max_sync(FUSED_FULL, er);
         // The unit's slots: 8 where every row of the warp sums in at most 8 g moduli (its

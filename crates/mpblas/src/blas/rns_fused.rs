@@ -158,8 +158,8 @@ fn gemv_fused_impl(
 /// `k = 0` with `β = 1`, return at once; `α = 0` or `k = 0` gives `fl(β·c_ij)` without reading
 /// `A` or `B`; `β = 0` does not read `C`.
 ///
-/// This first form extends each entry of `A` once per column of `B`; a blocked form that
-/// extends both once will give the same bits.
+/// This first form forms each product `a_il·fl(α b_lj)` once per column of `B` (one fused GEMV
+/// per column); a blocked form will give the same bits.
 ///
 /// # Errors
 /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) for inner or outer dimensions that
@@ -346,7 +346,7 @@ pub fn dot_fused_bounded(
                     prefetch_residues(ya);
                 }
                 if let Term::Finite { neg, low } = Term::of(xj, yj) {
-                    // the exact product (below M/4), extended once
+                    // the exact product (below M/4), its extension deferred to its bucket
                     sum.add(neg, low, xj.residues(), yj.residues());
                 }
             }

@@ -11,8 +11,9 @@
 //! with no rounding and in any order. What stops the paper from doing so is range: the
 //! basis holds `2p + 2` bits, one product. Here the sum runs in a *wider basis* of the same
 //! moduli sequence ([`Basis::with_len`]): the base basis's residues are its first ones, so only
-//! the extra residues of each operand are computed (a base extension), and the sum is rounded
-//! once, at the end, to the working precision.
+//! the extra residues are computed (a base extension: of each operand `a_ij` on the GPU, of
+//! each shift bucket's sum of products on the CPU), and the sum is rounded once, at the end, to
+//! the working precision.
 //!
 //! # The window
 //!
@@ -471,7 +472,7 @@ impl Accumulator {
 mod tests {
     use super::*;
 
-    /// The extension of a significand `X < 2^(p+1)` (rank rounded) and of the same `X` as a
+    /// The extension of a small integer `X` (rank rounded, as for a significand) and of the same `X` as a
     /// product (rank from below) both give the residues of `X` itself on every extra modulus
     /// (integers `X < 2^128`, far below `M`, reduced directly).
     #[test]
