@@ -721,6 +721,10 @@ fn level2_format<T: Random>(dev: &Device, m: usize, n: usize, cublas: &[f64; 3])
         let mut line = format!("| {} | gemv N ms by rows/block x threads |", T::NAME);
         for rows in [256u32, 128, 64, 32, 16, 8] {
             for threads in [128u32, 256] {
+                if rows > threads {
+                    // the launcher caps rows per block at the threads: a repeat of rows = threads
+                    continue;
+                }
                 let shape = bg::GemvShape {
                     launch: LaunchShape {
                         threads,

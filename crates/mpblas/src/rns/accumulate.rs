@@ -220,8 +220,8 @@ impl Extension {
 }
 
 /// The base's moduli, Barrett constants and CRT weights as 64-bit lanes (for the vector terms
-/// of `rns/term_lanes.rs`), padded with zeros to
-/// a multiple of eight (a padding lane computes `0` from `0`).
+/// of `rns/term_lanes.rs`), padded with zeros to a multiple of eight (a padding lane computes
+/// `0` from `0`).
 #[derive(Debug)]
 pub(crate) struct BaseLanes {
     /// `n` rounded up to a multiple of 8.
