@@ -133,12 +133,15 @@ static __device__ __forceinline__ bool fused_is_zero(const RnsArg &a, u64 e) {
 
 // ---- the rounding by a whole warp ---------------------------------------------------------------
 //
-// A row's rounding (finish_from) is one long chain in one thread, and its power-of-two division
-// (shift_right: two products of ~k/32 limbs by n moduli) is nearly all of it at high precision.
-// Here the 32 lanes of a warp hold the same number and run finish_from together: every lane does
-// the short steps itself (same values, no divergence), and shift_right's limb dot products and
-// new residues are split over the lanes through shared memory. Integer arithmetic only, so the
-// result is shift_right's, bit for bit.
+// A row's rounding (finish_from) is one long chain in one thread: a dozen CRT passes of n moduli
+// each (evaluation, bit length, sign, normalisation) and a power-of-two division (shift_right:
+// two products of ~k/32 limbs by n moduli). With a thousand rows, one warp each, the kernels
+// wait on that chain. Here the 32 lanes of a warp hold the same number and run finish_from
+// together (`FusedWarpWay`, rns.cuh's RnsSerial twin): each CRT pass is split over the lanes by
+// modulus and joined by butterfly shuffles, and shift_right's limb dot products and new
+// residues are split over the lanes through shared memory; the short steps every lane does
+// itself (same values, no divergence). Integer sums only, so every value is the serial one,
+// bit for bit.
 
 #define FUSED_WARPS_PER_BLOCK 2
 
@@ -146,18 +149,44 @@ struct FusedWarpScratch {
     u64 dl[RNS_MAX_N + 8], dh[RNS_MAX_N + 8];
     u32 low[RNS_MAX_N + 8];
     u32 x[RNS_MAX_N];
+    u32 c[RNS_MAX_N];
 };
+
+// crt_pass_c by the warp: lane l adds the moduli l, l + 32, ... and butterfly shuffles add the
+// parts, so every lane ends with the whole pass. The coefficients go to the shared `c` when it is
+// not null (read them after a __syncwarp).
+static __device__ Pass fused_pass_warp(const RnsBasis &b, const u32 *x, u64 k, u32 *c, u32 lane) {
+    Pass p = crt_pass_part(b, x, k, c, lane, 32);
+    u64 s_lo = (u64)p.s, s_hi = (u64)(p.s >> 64);
+    for (int o = 16; o > 0; o >>= 1) {
+        u64 lo2 = __shfl_xor_sync(FUSED_FULL, s_lo, o), hi2 = __shfl_xor_sync(FUSED_FULL, s_hi, o);
+        u64 sum = s_lo + lo2;
+        s_hi += hi2 + (sum < s_lo ? 1 : 0);
+        s_lo = sum;
+        p.c += __shfl_xor_sync(FUSED_FULL, p.c, o);
+        p.low += __shfl_xor_sync(FUSED_FULL, p.low, o);
+    }
+    p.s = ((u128)s_hi << 64) | s_lo;
+    return p;
+}
 
 static __device__ void fused_shift_right_warp(const RnsBasis &b, u32 *x, u64 k, bool *round, bool *sticky, bool *odd,
                                               FusedWarpScratch *sh, u32 lane) {
+    *round = *sticky = *odd = false;
+    if (k == 0) return;
+    const u32 n = b.n;
     if (k <= 63) {
-        shift_right(b, x, k, round, sticky, odd);
+        u64 r = shift_short_bits(b, fused_pass_warp(b, x, 0, 0, lane), k, round, sticky, odd);
+        for (u32 i = lane; i < n; i += 32) sh->x[i] = shift_short_residue(b, x[i], r, k, i);
+        __syncwarp();
+        for (u32 i = 0; i < n; i++) x[i] = sh->x[i];
+        __syncwarp();
         return;
     }
-    const u32 n = b.n;
     u32 nl = (u32)((k + 1 + 31) / 32);
-    u32 c[RNS_MAX_N];
-    Pass pass = crt_pass_c(b, x, 0, c);
+    const u32 *c = sh->c;
+    Pass pass = fused_pass_warp(b, x, 0, sh->c, lane);
+    __syncwarp();
     i128 v, vh;
     u128 r;
     pass_window(pass, -1, &v, &vh, &r);
@@ -211,13 +240,34 @@ static __device__ void fused_shift_right_warp(const RnsBasis &b, u32 *x, u64 k, 
     __syncwarp();
 }
 
+// The rounding's way for a whole warp (see the section's head).
+struct FusedWarpWay {
+    FusedWarpScratch *sh;
+    u32 lane;
+    __device__ Pass pass(const RnsBasis &b, const u32 *x, u64 k) const { return fused_pass_warp(b, x, k, 0, lane); }
+    __device__ bool is_zero(const RnsBasis &b, const u32 *x) const {
+        bool z = true;
+        for (u32 i = lane; i < b.n; i += 32) z = z && x[i] == 0;
+        return __all_sync(FUSED_FULL, z);
+    }
+    __device__ void shift(const RnsBasis &b, u32 *x, u64 k, bool *round, bool *sticky, bool *odd) const {
+        fused_shift_right_warp(b, x, k, round, sticky, odd, sh, lane);
+    }
+    __device__ u32 first() const { return lane; }
+    __device__ u32 step() const { return 32; }
+};
+
+static __device__ __forceinline__ FusedWarpWay fused_way(FusedWarpScratch *sh, u32 lane) {
+    FusedWarpWay w;
+    w.sh = sh;
+    w.lane = lane;
+    return w;
+}
+
 // finish_from by the whole warp (every lane with the same s; the result in every lane).
 static __device__ RnsNum fused_finish_warp(const RnsBasis &b, const RnsBasis &to, bool neg, u32 *s, i64 exp,
                                            u64 max_bits, FusedWarpScratch *sh, u32 lane) {
-    return finish_from_with(b, to, neg, s, exp, RNS_TAIL_ZERO, max_bits,
-                            [&](const RnsBasis &bb, u32 *x, u64 kk, bool *rd, bool *st, bool *od) {
-                                fused_shift_right_warp(bb, x, kk, rd, st, od, sh, lane);
-                            });
+    return finish_from_with(b, to, neg, s, exp, RNS_TAIL_ZERO, max_bits, fused_way(sh, lane));
 }
 
 // Accumulator::extend of one element: its residue for modulus l (< k) of the widest level,
@@ -308,7 +358,10 @@ blas_fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 p
             rns_zero(b, out);
         } else {
             const u32 *ar = blas_rns_res(alpha, b.n, ea), *xr = blas_rns_res(x, b.n, ex);
-            for (u32 i = 0; i < b.n; i++) out[i] = mul_mod(ar[i], xr[i], b.m[i], b.mu[i]);
+            for (u32 i = lane; i < b.n; i += 32) sh->x[i] = mul_mod(ar[i], xr[i], b.m[i], b.mu[i]);
+            __syncwarp();
+            for (u32 i = 0; i < b.n; i++) out[i] = sh->x[i];
+            __syncwarp();
             v = fused_finish_warp(b, b, neg, out, al.exp + xv.exp, 2 * (u64)b.p, sh, lane);
         }
         if (lane == 0) {
@@ -820,30 +873,41 @@ extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fu
             res = rns_special(0, !(fl & FUSED_POS));
         } else {
             FusedWindow w = fused_window(f, low_min[r], low_max[r]);
-            for (u32 k = 0; k < w.k; k++) s[k] = (u32)(sums[(u64)k * m + r] % f.m[k]);
             u64 qq = q[r];
             bool dropped = (fl & FUSED_DROPPED) != 0;
+            // The beta y_i term joins the sums at shift `y_shift` when it lands in the window.
+            bool y_in = false, y_neg = false;
+            u64 y_shift = 0;
             if (!beta_zero) {
-                bool neg = (beta.sign[eb] != 0) != (y.sign[ey] != 0);
-                u32 tf = fused_term_flags(beta.cls[eb], fused_is_zero(beta, eb), y.cls[ey], fused_is_zero(y, ey), neg);
+                y_neg = (beta.sign[eb] != 0) != (y.sign[ey] != 0);
+                u32 tf = fused_term_flags(beta.cls[eb], fused_is_zero(beta, eb), y.cls[ey], fused_is_zero(y, ey), y_neg);
                 i64 low = beta.exp[eb] + y.exp[ey];
                 if (tf & FUSED_NONZERO) {
                     qq += fused_weight(f, w.top, low);
                     if (low < w.l) {
                         dropped = true;
                     } else {
-                        u64 sh = (u64)(low - w.l);
-                        const u32 *yr = yw + r * f.k;
-                        for (u32 k = 0; k < w.k; k++) {
-                            u32 mk = f.m[k], muk = f.mu[k];
-                            u32 t = mul_mod(mul_mod(bw[k], yr[k], mk, muk), fused_pow2(f.hi, f.m, f.mu, f.k, sh, k), mk, muk);
-                            s[k] = neg ? sub_mod(s[k], t, mk) : add_mod(s[k], t, mk);
-                        }
+                        y_in = true;
+                        y_shift = (u64)(low - w.l);
                     }
                 }
             }
+            // The row's residues, a modulus a lane, then to every lane.
+            const u32 *yr = yw + r * f.k;
+            for (u32 k = lane; k < w.k; k += 32) {
+                u32 mk = f.m[k], muk = f.mu[k];
+                u32 sk = (u32)(sums[(u64)k * m + r] % mk);
+                if (y_in) {
+                    u32 t = mul_mod(mul_mod(bw[k], yr[k], mk, muk), fused_pow2(f.hi, f.m, f.mu, f.k, y_shift, k), mk, muk);
+                    sk = y_neg ? sub_mod(sk, t, mk) : add_mod(sk, t, mk);
+                }
+                sh->x[k] = sk;
+            }
+            __syncwarp();
+            for (u32 k = 0; k < w.k; k++) s[k] = sh->x[k];
+            __syncwarp();
             RnsBasis wide = rns_basis((const u32 *)rns_u64_at(f.t, 32 + 2 * w.level));
-            int sg = sign_of(wide, s, w.ub);
+            int sg = sign_of_by(fused_way(sh, lane), wide, s, w.ub);
             if (sg == 0) {
                 for (u32 k = 0; k < w.k; k++) s[k] = 0;
                 res = rns_special(0, false);

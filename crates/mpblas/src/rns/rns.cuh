@@ -237,10 +237,12 @@ static __device__ __forceinline__ u32 rns_weight_at(const RnsBasis &b, u64 k, u3
     return mul_mod(rns_pow2_at(b, k, i), b.w[i], b.m[i], b.mu[i]);
 }
 
-// One CRT pass on X * 2^k mod M; the coefficients c_i go to `c` when it is not null.
-static __device__ Pass crt_pass_c(const RnsBasis &b, const u32 *x, u64 k, u32 *c) {
+// The part of a CRT pass on X * 2^k mod M from the moduli first, first + step, ...: every
+// field is a sum of non-negative per-modulus terms (`low` modulo 2^64), so the parts of any
+// split add up to the whole pass exactly. The coefficients c_i go to `c` when it is not null.
+static __device__ Pass crt_pass_part(const RnsBasis &b, const u32 *x, u64 k, u32 *c, u32 first, u32 step) {
     u64 dhl = 0, dhh = 0, dll = 0, dlh = 0, cs = 0, lo = 0, hi = 0;
-    for (u32 i = 0; i < b.n; i++) {
+    for (u32 i = first; i < b.n; i += step) {
         u32 ci = mul_mod(x[i], rns_weight_at(b, k, i), b.m[i], b.mu[i]);
         if (c) c[i] = ci;
         u64 ph = (u64)ci * (u64)b.recip_hi[i];
@@ -261,6 +263,27 @@ static __device__ Pass crt_pass_c(const RnsBasis &b, const u32 *x, u64 k, u32 *c
     r.low = lo + (hi << 32);
     return r;
 }
+
+// One CRT pass on X * 2^k mod M; the coefficients c_i go to `c` when it is not null.
+static __device__ __forceinline__ Pass crt_pass_c(const RnsBasis &b, const u32 *x, u64 k, u32 *c) {
+    return crt_pass_part(b, x, k, c, 0, 1);
+}
+
+static __device__ void shift_right(const RnsBasis &b, u32 *x, u64 k, bool *round, bool *sticky, bool *odd);
+
+// How the rounding below runs its CRT passes: `RnsSerial`, one thread, or a twin computing the
+// same values with several (blas_fused_rns_gpu.cu). A way gives `pass` (crt_pass_c without
+// coefficients), `is_zero`, `shift` (shift_right) and the moduli a thread owns (`first`,
+// `step`): the entries of a scratch array that only its own passes read.
+struct RnsSerial {
+    __device__ __forceinline__ Pass pass(const RnsBasis &b, const u32 *x, u64 k) const { return crt_pass_c(b, x, k, 0); }
+    __device__ __forceinline__ bool is_zero(const RnsBasis &b, const u32 *x) const { return rns_is_zero(b, x); }
+    __device__ __forceinline__ void shift(const RnsBasis &b, u32 *x, u64 k, bool *round, bool *sticky, bool *odd) const {
+        shift_right(b, x, k, round, sticky, odd);
+    }
+    __device__ __forceinline__ u32 first() const { return 0; }
+    __device__ __forceinline__ u32 step() const { return 1; }
+};
 
 // Pass::window: the enclosure [v, v + C] (units 2^-94) in [lo_edge, lo_edge + 1), and the rank.
 static __device__ __forceinline__ void pass_window(const Pass &p, i128 lo_edge_quarters, i128 *v,
@@ -286,11 +309,12 @@ static __device__ __forceinline__ void eval_bounds(const Eval &ev, ExtF *lo, Ext
 }
 
 // The refined evaluation of X in [1, M/2); false for X = 0.
-static __device__ bool eval_unsigned(const RnsBasis &b, const u32 *x, u64 k0, Eval *out) {
-    if (rns_is_zero(b, x)) return false;
+template <class Way>
+static __device__ bool eval_unsigned_by(const Way &way, const RnsBasis &b, const u32 *x, u64 k0, Eval *out) {
+    if (way.is_zero(b, x)) return false;
     u64 k = k0;
     for (;;) {
-        Pass pass = crt_pass_c(b, x, k, 0);
+        Pass pass = way.pass(b, x, k);
         i128 v, hi;
         u128 r;
         pass_window(pass, -1, &v, &hi, &r);
@@ -315,13 +339,18 @@ static __device__ bool eval_unsigned(const RnsBasis &b, const u32 *x, u64 k0, Ev
     }
 }
 
+static __device__ __forceinline__ bool eval_unsigned(const RnsBasis &b, const u32 *x, u64 k0, Eval *out) {
+    return eval_unsigned_by(RnsSerial(), b, x, k0, out);
+}
+
 // The sign (-1, 0, 1) of a signed RNS value D in (-2^ub, 2^ub), ub <= log2 M - 2.
-static __device__ int sign_of(const RnsBasis &b, const u32 *d, u64 ub) {
-    if (rns_is_zero(b, d)) return 0;
+template <class Way>
+static __device__ int sign_of_by(const Way &way, const RnsBasis &b, const u32 *d, u64 ub) {
+    if (way.is_zero(b, d)) return 0;
     u64 top = (u64)b.log2m - 2;
     u64 k = top > ub ? top - ub : 0;
     for (;;) {
-        Pass pass = crt_pass_c(b, d, k, 0);
+        Pass pass = way.pass(b, d, k);
         i128 lo, hi;
         u128 r;
         pass_window(pass, -2, &lo, &hi, &r);
@@ -338,8 +367,14 @@ static __device__ int sign_of(const RnsBasis &b, const u32 *d, u64 ub) {
     }
 }
 
-// The exact bit length of X in [1, 2^max_bits) from its evaluation.
-static __device__ u64 bit_length(const RnsBasis &b, const u32 *x, const Eval &ev, u64 max_bits) {
+static __device__ __forceinline__ int sign_of(const RnsBasis &b, const u32 *d, u64 ub) {
+    return sign_of_by(RnsSerial(), b, d, ub);
+}
+
+// The exact bit length of X in [1, 2^max_bits) from its evaluation (`diff` is the way's scratch:
+// each thread fills the moduli its passes read).
+template <class Way>
+static __device__ u64 bit_length_by(const Way &way, const RnsBasis &b, const u32 *x, const Eval &ev, u64 max_bits) {
     ExtF lo, hi;
     eval_bounds(ev, &lo, &hi);
     ExtF xl = extf_mul(lo, b.m_ext[0], false), xh = extf_mul(hi, b.m_ext[1], true);
@@ -349,11 +384,36 @@ static __device__ u64 bit_length(const RnsBasis &b, const u32 *x, const Eval &ev
     if (c > max_bits - 1) c = max_bits - 1;
     u32 diff[RNS_MAX_N];
     while (c > a) {
-        for (u32 i = 0; i < b.n; i++) diff[i] = sub_mod(x[i], rns_pow2_at(b, c, i), b.m[i]);
-        if (sign_of(b, diff, c) >= 0) return c + 1;
+        for (u32 i = way.first(); i < b.n; i += way.step()) diff[i] = sub_mod(x[i], rns_pow2_at(b, c, i), b.m[i]);
+        if (sign_of_by(way, b, diff, c) >= 0) return c + 1;
         c -= 1;
     }
     return c + 1;
+}
+
+static __device__ __forceinline__ u64 bit_length(const RnsBasis &b, const u32 *x, const Eval &ev, u64 max_bits) {
+    return bit_length_by(RnsSerial(), b, x, ev, max_bits);
+}
+
+// shift_right for 1 <= k <= 63, from X's CRT pass: the round, sticky and odd bits, and the
+// remainder r = X mod 2^k.
+static __device__ __forceinline__ u64 shift_short_bits(const RnsBasis &b, const Pass &pass, u64 k, bool *round,
+                                                       bool *sticky, bool *odd) {
+    i128 v, vh;
+    u128 rk;
+    pass_window(pass, -1, &v, &vh, &rk);
+    u64 low = pass.low - (u64)rk * b.m_low;
+    u64 r = low & ((1ull << k) - 1);
+    *odd = ((low >> k) & 1) != 0;
+    *round = ((r >> (k - 1)) & 1) != 0;
+    *sticky = (r & ((1ull << (k - 1)) - 1)) != 0;
+    return r;
+}
+
+// Residue i of (X - r) / 2^k for the short shift (xi: residue i of X).
+static __device__ __forceinline__ u32 shift_short_residue(const RnsBasis &b, u32 xi, u64 r, u64 k, u32 i) {
+    u32 rr = reduce_u64_parts((u32)(r >> 32), (u32)r, b.m[i], b.mu[i], b.two32[i]);
+    return mul_mod(sub_mod(xi, rr, b.m[i]), b.inv2[k * b.n + i], b.m[i], b.mu[i]);
 }
 
 // floor(X / 2^k) in place for X < M/2, with the round bit, the sticky bit and the parity.
@@ -362,20 +422,8 @@ static __device__ void shift_right(const RnsBasis &b, u32 *x, u64 k, bool *round
     if (k == 0) return;
     const u32 n = b.n;
     if (k <= 63) {
-        Pass pass = crt_pass_c(b, x, 0, 0);
-        i128 v, vh;
-        u128 rk;
-        pass_window(pass, -1, &v, &vh, &rk);
-        u64 low = pass.low - (u64)rk * b.m_low;
-        u64 r = low & ((1ull << k) - 1);
-        *odd = ((low >> k) & 1) != 0;
-        *round = ((r >> (k - 1)) & 1) != 0;
-        *sticky = (r & ((1ull << (k - 1)) - 1)) != 0;
-        u32 rh = (u32)(r >> 32), rl = (u32)r;
-        for (u32 i = 0; i < n; i++) {
-            u32 rr = reduce_u64_parts(rh, rl, b.m[i], b.mu[i], b.two32[i]);
-            x[i] = mul_mod(sub_mod(x[i], rr, b.m[i]), b.inv2[k * n + i], b.m[i], b.mu[i]);
-        }
+        u64 r = shift_short_bits(b, crt_pass_c(b, x, 0, 0), k, round, sticky, odd);
+        for (u32 i = 0; i < n; i++) x[i] = shift_short_residue(b, x[i], r, k, i);
         return;
     }
     u32 nl = (u32)((k + 1 + 31) / 32);
@@ -448,7 +496,8 @@ static __device__ __forceinline__ bool rns_num_is_zero(const RnsNum &x) { return
 
 // MpFloat::normalised: range rule and evaluation of a p-bit significand (residues in s; they are
 // zeroed for an infinite or zero result).
-static __device__ RnsNum normalised(const RnsBasis &b, bool neg, u32 *s, i64 exp) {
+template <class Way>
+static __device__ RnsNum normalised_by(const Way &way, const RnsBasis &b, bool neg, u32 *s, i64 exp) {
     i64 t = exp + (i64)b.p;
     if (t > RNS_EMAX || t < RNS_EMIN) {
         for (u32 i = 0; i < b.n; i++) s[i] = 0;
@@ -457,8 +506,12 @@ static __device__ RnsNum normalised(const RnsBasis &b, bool neg, u32 *s, i64 exp
     RnsNum r = rns_special(0, neg);
     r.exp = exp;
     Eval ev;
-    if (eval_unsigned(b, s, b.k_norm, &ev)) eval_bounds(ev, &r.lo, &r.hi);
+    if (eval_unsigned_by(way, b, s, b.k_norm, &ev)) eval_bounds(ev, &r.lo, &r.hi);
     return r;
+}
+
+static __device__ __forceinline__ RnsNum normalised(const RnsBasis &b, bool neg, u32 *s, i64 exp) {
+    return normalised_by(RnsSerial(), b, neg, s, exp);
 }
 
 // Where the exact value lies against the residues S of finish_tail (float.rs Tail): exactly S,
@@ -469,16 +522,16 @@ static __device__ RnsNum normalised(const RnsBasis &b, bool neg, u32 *s, i64 exp
 
 // MpFloat::finish_from: rounds (-1)^neg * (S +- tail) * 2^exp, S < 2^max_bits <= M/2 held in the
 // basis `b` (which extends `to`, or is it), to the p bits of `to` (nearest, ties to even),
-// normalises it and evaluates it in `to`. `shift` is shift_right or a twin of it (the same
-// results, computed by several threads: blas_fused_rns_gpu.cu).
-template <class Shift>
+// normalises it and evaluates it in `to`. `way` is RnsSerial or a twin of it (the same results,
+// computed by several threads: blas_fused_rns_gpu.cu); `s` ends whole in every thread.
+template <class Way>
 static __device__ RnsNum finish_from_with(const RnsBasis &b, const RnsBasis &to, bool neg, u32 *s, i64 exp, int tail,
-                                          u64 max_bits, Shift shift) {
+                                          u64 max_bits, const Way &way) {
     u64 p = to.p;
     u64 top = (u64)b.log2m - 1;
     Eval ev;
-    if (!eval_unsigned(b, s, top > max_bits ? top - max_bits : 0, &ev)) return rns_special(0, neg);
-    u64 bits = bit_length(b, s, ev, max_bits);
+    if (!eval_unsigned_by(way, b, s, top > max_bits ? top - max_bits : 0, &ev)) return rns_special(0, neg);
+    u64 bits = bit_length_by(way, b, s, ev, max_bits);
     // clamp_exponent: far beyond the range rule, so only a guard against i64 overflow
     const i64 lim = (i64)1 << 62;
     exp = exp < -lim ? -lim : exp > lim ? lim : exp;
@@ -488,7 +541,7 @@ static __device__ RnsNum finish_from_with(const RnsBasis &b, const RnsBasis &to,
     } else {
         u64 k = bits - p;
         bool round, sticky, odd;
-        shift(b, s, k, &round, &sticky, &odd);
+        way.shift(b, s, k, &round, &sticky, &odd);
         exp += (i64)k;
         bool up = tail == RNS_TAIL_ZERO ? (round && (sticky || odd)) : tail == RNS_TAIL_ABOVE ? round : (round && sticky);
         if (up) {
@@ -503,17 +556,12 @@ static __device__ RnsNum finish_from_with(const RnsBasis &b, const RnsBasis &to,
             }
         }
     }
-    return normalised(to, neg, s, exp);
-}
-
-static __device__ __forceinline__ void rns_shift_right_one(const RnsBasis &b, u32 *x, u64 k, bool *round, bool *sticky,
-                                                           bool *odd) {
-    shift_right(b, x, k, round, sticky, odd);
+    return normalised_by(way, to, neg, s, exp);
 }
 
 static __device__ RnsNum finish_from(const RnsBasis &b, const RnsBasis &to, bool neg, u32 *s, i64 exp, int tail,
                                      u64 max_bits) {
-    return finish_from_with(b, to, neg, s, exp, tail, max_bits, rns_shift_right_one);
+    return finish_from_with(b, to, neg, s, exp, tail, max_bits, RnsSerial());
 }
 
 // MpFloat::finish: finish_from in one basis.
