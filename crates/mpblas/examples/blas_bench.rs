@@ -8,6 +8,7 @@
 //! than the caches). Bytes counted: every word of every element read once. The RNS rows time
 //! our one-thread routine and MPFR's one-thread loop alternately, run by run, and report the
 //! median of the per-run ratios (the speed of a shared VM drifts between runs);
+//! `MPBLAS_BENCH_ONLY=dd` runs only the dd rows against the read reference;
 //! `MPBLAS_BENCH_ONLY=rns` runs only the RNS dot rows and the GEMV table (inputs in
 //! `(−1, 1)`: the RNS dot's numbers differ a little from the full run's, whose inputs span
 //! `2^±4`).
@@ -91,8 +92,6 @@ fn main() {
     };
     let xd = dd(&xf, &mut rng);
     let yd = dd(&yf, &mut rng);
-    let qd = |v: &[Dd]| -> Vec<Qd> { v.iter().map(|&d| Qd::from(d)).collect() };
-    let (xq, yq) = (qd(&xd), qd(&yd));
     let threads = rayon::current_num_threads();
     println!(
         "# BLAS level 1 on the CPU: {threads} threads, n = 2^{log2}, median of 5 ({})",
@@ -117,10 +116,51 @@ fn main() {
             .sum();
         std::hint::black_box(s);
     };
+    let dd_only = std::env::var("MPBLAS_BENCH_ONLY").as_deref() == Ok("dd");
+    let (vd, wd) = (VecRef::contiguous(&xd), VecRef::contiguous(&yd));
+    if !dd_only {
+        table(&xf, &yf, &xd, &yd, &read);
+    }
+
+    // The dd rows against the read reference, alternated run by run: the ratio of their
+    // bandwidths per pair of runs, whose median does not move with this VM's drifting speed.
+    println!("\nDd against the read reference (all threads), alternated run by run, {REPS} runs:");
+    println!(
+        "| routine | bytes / reference's bytes | median GB/s | % of the reference (median of per-run ratios) |"
+    );
+    println!("|---|---|---|---|");
+    for (what, scale) in [("dd sum", 1.0), ("dd dot", 2.0)] {
+        let f = || {
+            if scale == 1.0 {
+                drop(blas::sum(vd));
+            } else {
+                drop(blas::dot(vd, wd));
+            }
+        };
+        let (ours, _, ratio) = alternated(f, &read);
+        println!(
+            "| {what} | {scale} | {:.2} | {:.0}% |",
+            scale * 16.0 * n as f64 / ours / 1e9,
+            100.0 * ratio * scale
+        );
+    }
+    if dd_only {
+        return;
+    }
+
+    rns_dot_rows(&xf, &yf);
+    gemv_rows();
+}
+
+/// The table of every level-1 row on all threads (and the dd dot on one), against the read
+/// reference measured just before.
+fn table(xf: &[f64], yf: &[f64], xd: &[Dd], yd: &[Dd], read: &impl Fn()) {
+    let n = xf.len();
     let read_s = median_s(read);
     let bandwidth = 16.0 * n as f64 / read_s / 1e9;
     println!("measured read bandwidth: {bandwidth:.2} GB/s\n");
-
+    let qd = |v: &[Dd]| -> Vec<Qd> { v.iter().map(|&d| Qd::from(d)).collect() };
+    let (xq, yq) = (qd(xd), qd(yd));
     let mut rows = Vec::new();
     let mut row = |what: &str, bytes: f64, secs: f64| {
         rows.push(Row {
@@ -130,8 +170,8 @@ fn main() {
             bytes,
         })
     };
-    let (vf, wf) = (VecRef::contiguous(&xf), VecRef::contiguous(&yf));
-    let (vd, wd) = (VecRef::contiguous(&xd), VecRef::contiguous(&yd));
+    let (vf, wf) = (VecRef::contiguous(xf), VecRef::contiguous(yf));
+    let (vd, wd) = (VecRef::contiguous(xd), VecRef::contiguous(yd));
     let (vq, wq) = (VecRef::contiguous(&xq), VecRef::contiguous(&yq));
     let e = n as f64 * 8.0;
     row("f64 dot", 2.0 * e, median_s(|| drop(blas::dot(vf, wf))));
@@ -168,32 +208,6 @@ fn main() {
         median_s(|| drop(blas::dot_ordered(vd, wd, Summation::Recursive))),
     );
     print(&rows, bandwidth);
-
-    // The dd rows against the read reference, alternated run by run: the ratio of their
-    // bandwidths per pair of runs, whose median does not move with this VM's drifting speed.
-    println!("\nDd against the read reference (all threads), alternated run by run, {REPS} runs:");
-    println!(
-        "| routine | bytes / reference's bytes | median GB/s | % of the reference (median of per-run ratios) |"
-    );
-    println!("|---|---|---|---|");
-    for (what, scale) in [("dd sum", 1.0), ("dd dot", 2.0)] {
-        let f = || {
-            if scale == 1.0 {
-                drop(blas::sum(vd));
-            } else {
-                drop(blas::dot(vd, wd));
-            }
-        };
-        let (ours, _, ratio) = alternated(f, read);
-        println!(
-            "| {what} | {scale} | {:.2} | {:.0}% |",
-            scale * 16.0 * n as f64 / ours / 1e9,
-            100.0 * ratio * scale
-        );
-    }
-
-    rns_dot_rows(&xf, &yf);
-    gemv_rows();
 }
 
 /// GEMV (`y ← A·x`, 1000 × 1000, the MPRES-BLAS paper's size) in every format on all threads,
