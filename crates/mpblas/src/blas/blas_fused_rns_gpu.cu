@@ -487,14 +487,15 @@ static __device__ __forceinline__ u32 fused_redc(u64 t, u32 m, u32 mp) {
 }
 
 // One unit of the sums (a row, or 32/g rows, and a chunk of columns) with NA accumulator slots
-// per lane (fused_main's dispatch).
-template <int NA>
+// per lane (fused_main's dispatch); G: the group size g when fused_main knows it at compile time,
+// else 0.
+template <int NA, int G>
 static __device__ __forceinline__ void
 fused_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-           const u32 *__restrict__ dw, u64 m, int rows_in_lanes, u32 g, u32 gl, u32 grp, const u32 *tm,
+           const u32 *__restrict__ dw, u64 m, int rows_in_lanes, u32 g_rt, u32 gl, u32 grp, const u32 *tm,
            const u32 *tmu, const u32 *tmp, const u32 *thr, const u32 *tlr, const FusedWindow &w, bool active,
            u32 er, u32 emax, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u32 *flags, u64 *q, u64 *sums) {
-    const u32 nb = f.n, kw = f.k;
+    const u32 nb = f.n, kw = f.k, g = G > 0 ? (u32)G : g_rt;
     u64 acc[NA];
 #pragma unroll
     for (int i = 0; i < NA; i++) acc[i] = 0;
@@ -598,13 +599,15 @@ fused_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, con
 // and the same columns (chunk of `per`); else they take one row and every (32/g)-th column of a
 // chunk, and join their accumulators before the atomics. Every lane runs every shuffle: inactive
 // groups carry zeros. dw holds d's wide residues times R. Entry points with 2, 3 and 4 blocks of
-// 256 threads per SM (register budgets 128, 85, 64; the launcher picks one).
+// 256 threads per SM (register budgets 128, 85, 64; the launcher picks one). G: g at compile
+// time (fused_main_g), or 0.
+template <int G>
 static __device__ __forceinline__ void
 fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-           const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
+           const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g_rt, int shared_tables,
            const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
     FusedTab f = fused_tab(ftab);
-    const u32 nb = f.n, kw = f.k;
+    const u32 nb = f.n, kw = f.k, g = G > 0 ? (u32)G : g_rt;
     // moduli, Barrett and Montgomery constants, 2^(32 q) R and 2^r R rows: in shared memory when
     // they fit (launcher)
     extern __shared__ u32 fused_sh[];
@@ -647,11 +650,36 @@ fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
         // level, not the call's widest), else FUSED_ACC: the same sums either way, fewer
         // predicated-off slot instructions in the usual case.
         if (__all_sync(FUSED_FULL, !active || w.k <= 8 * g))
-            fused_unit<8>(f, a, dinfo, dexp, dw, m, rows_in_lanes, g, gl, grp, tm, tmu, tmp, thr, tlr, w, active, er,
+            fused_unit<8, G>(f, a, dinfo, dexp, dw, m, rows_in_lanes, g, gl, grp, tm, tmu, tmp, thr, tlr, w, active, er,
                           emax, r, cstart, cstep, iters, c1, flags, q, sums);
         else
-            fused_unit<FUSED_ACC>(f, a, dinfo, dexp, dw, m, rows_in_lanes, g, gl, grp, tm, tmu, tmp, thr, tlr, w, active,
+            fused_unit<FUSED_ACC, G>(f, a, dinfo, dexp, dw, m, rows_in_lanes, g, gl, grp, tm, tmu, tmp, thr, tlr, w, active,
                                   er, emax, r, cstart, cstep, iters, c1, flags, q, sums);
+    }
+}
+
+// fused_main with the launcher's group sizes as compile-time constants: the slots' loads then
+// take immediate offsets from one address per array, and the group's shuffle loops unroll (the
+// same operations, so the same sums).
+static __device__ __forceinline__ void
+fused_main_g(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
+             const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
+             const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
+    switch (g) {
+    case 4:
+        fused_main<4>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
+        break;
+    case 8:
+        fused_main<8>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
+        break;
+    case 16:
+        fused_main<16>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
+        break;
+    case 32:
+        fused_main<32>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
+        break;
+    default:
+        fused_main<0>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
     }
 }
 
@@ -660,7 +688,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_main(const u32 *
                                                       u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
                                                       const i64 *__restrict__ low_min,
                                                       const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
-    fused_main(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
+    fused_main_g(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 3) blas_fused_main_b3(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
@@ -668,7 +696,7 @@ extern "C" __global__ void __launch_bounds__(256, 3) blas_fused_main_b3(const u3
                                                       u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
                                                       const i64 *__restrict__ low_min,
                                                       const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
-    fused_main(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
+    fused_main_g(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 4) blas_fused_main_b4(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
@@ -676,7 +704,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) blas_fused_main_b4(const u3
                                                       u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
                                                       const i64 *__restrict__ low_min,
                                                       const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
-    fused_main(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
+    fused_main_g(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
 }
 
 // ---- the sums for small bases: one lane per term -----------------------------------------------
