@@ -270,29 +270,47 @@ static __device__ RnsNum fused_finish_warp(const RnsBasis &b, const RnsBasis &to
     return finish_from_with(b, to, neg, s, exp, RNS_TAIL_ZERO, max_bits, fused_way(sh, lane));
 }
 
-// Accumulator::extend of one element: its residue for modulus l (< k) of the widest level,
-// times R = 2^32 when `mont` (the sums' d). xr: the element's base residues; a zero or
-// non-finite element (`live` false) has wide residues 0. For an extra modulus: the CRT
-// coefficients v_i = |x_i w_i|_m_i and the rank, then sum_i v_i |M_i|_m - rank |M|_m.
-static __device__ u32 fused_wide_residue(const FusedTab &f, const u32 *xr, bool live, u32 l, int mont) {
-    const u32 nb = f.n;
-    u32 m = f.m[l], mu = f.mu[l], x;
-    if (l < nb) {
-        x = live ? xr[l] : 0;
-    } else {
-        const u32 *row = f.mi + (l - nb) * nb;
-        u64 lo = 0, hi = 0, frac = 0;
-        for (u32 i = 0; i < nb; i++) {
-            u32 vi = live ? mul_mod(xr[i], f.wt[i], f.m[i], f.mu[i]) : 0;
-            frac += ((u64)vi * f.mu[i]) >> 32;
-            u64 p = (u64)vi * row[i];
-            lo += p & 0xffffffffull;
-            hi += p >> 32;
-        }
-        u32 rank = (u32)((frac + (1ull << 29)) >> 30);
-        x = sub_mod(fused_join(lo, hi, m, mu), mul_mod(rank, f.mm[l - nb], m, mu), m);
+// Accumulator::extend's rank from the sum of the CRT coefficients' fixed-point fractions.
+static __device__ __forceinline__ u32 fused_rank(u64 frac) { return (u32)((frac + (1ull << 29)) >> 30); }
+
+// Accumulator::extend's residue for the extra modulus l (nb <= l < k) of the widest level, from
+// the element's CRT coefficients v_i = |x_i w_i|_m_i and its rank: sum_i v_i |M_i|_m - rank |M|_m.
+static __device__ u32 fused_extra_residue(const FusedTab &f, const u32 *v, u32 rank, u32 l) {
+    const u32 nb = f.n, m = f.m[l], mu = f.mu[l];
+    const u32 *row = f.mi + (l - nb) * nb;
+    u64 lo = 0, hi = 0;
+    for (u32 i = 0; i < nb; i++) {
+        u64 p = (u64)v[i] * row[i];
+        lo += p & 0xffffffffull;
+        hi += p >> 32;
     }
-    return mont ? mul_mod(x, reduce62(1ull << 32, m, mu), m, mu) : x;
+    return sub_mod(fused_join(lo, hi, m, mu), mul_mod(rank, f.mm[l - nb], m, mu), m);
+}
+
+// x times R = 2^32 when `mont` (the sums' d), else x.
+static __device__ __forceinline__ u32 fused_mont_if(const FusedTab &f, u32 x, u32 l, int mont) {
+    return mont ? mul_mod(x, reduce62(1ull << 32, f.m[l], f.mu[l]), f.m[l], f.mu[l]) : x;
+}
+
+// Accumulator::extend of one element by a warp: out[l] for every modulus l < k of the widest
+// level, lane t taking l = t, t + 32, ... The CRT coefficients and the rank are formed once, by
+// the lanes, into the warp's scratch `v` (a thread per extra residue used to form all of them
+// again: two thirds of the first kernel's instructions at 1696 bits). The same integers, so
+// the same residues as the CPU's Accumulator::extend.
+static __device__ void fused_wide_warp(const FusedTab &f, const u32 *xr, bool live, int mont, u32 *out, u32 *v,
+                                       u32 lane) {
+    const u32 nb = f.n;
+    u64 frac = 0;
+    for (u32 i = lane; i < nb; i += 32) {
+        v[i] = live ? mul_mod(xr[i], f.wt[i], f.m[i], f.mu[i]) : 0;
+        frac += ((u64)v[i] * f.mu[i]) >> 32;
+    }
+    for (int o = 16; o > 0; o >>= 1) frac += __shfl_xor_sync(FUSED_FULL, frac, o);
+    __syncwarp();
+    const u32 rank = fused_rank(frac);
+    for (u32 l = lane; l < f.k; l += 32)
+        out[l] = fused_mont_if(f, l < nb ? (live ? xr[l] : 0) : fused_extra_residue(f, v, rank, l), l, mont);
+    __syncwarp();
 }
 
 // The first kernel of a call, in two parts by block (64 threads each):
@@ -300,11 +318,10 @@ static __device__ u32 fused_wide_residue(const FusedTab &f, const u32 *xr, bool 
 //   rounding) into the scratch array `d` (element j), with info = class | sign << 2 | zero << 3
 //   and the exponent beside it for the scan and the sums, and its wide residues times R (dw,
 //   k words per element, the lanes taking the moduli);
-// - the others: one thread per (row i, modulus l) of the widest level, and k more for beta: the
-//   accumulator of l zeroed and (beta != 0) the wide residue l of y_i (yw) or beta (bw); the
-//   thread of l = 0 also sets the row's starting flags and range from the beta y_i term (its class
-//   and exponent). A thread per residue, not per row: an extra residue is an n-term sum, and a
-//   row's k of them one after another took a millisecond at 1696 bits.
+// - the others: every row's accumulators zeroed (a thread per word), then a warp per row i of
+//   y, and one for beta: (beta != 0) the wide residues of y_i (yw) or beta (bw), the lanes
+//   taking the moduli (fused_wide_warp); lane 0 also sets the row's starting flags and range
+//   from the beta y_i term (its class and exponent).
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK)
 blas_fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, RnsArg x,
                 u64 n, RnsArg d, u8 *dinfo, i64 *dexp, u32 *dw, RnsArg beta, RnsArg y, u64 m, int beta_zero,
@@ -313,40 +330,39 @@ blas_fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 p
     RnsBasis b = rns_basis(tab);
     FusedTab f = fused_tab(ftab);
     const u32 kw = f.k;
+    u32 lane = threadIdx.x & 31;
+    FusedWarpScratch *sh = &fused_ws[threadIdx.x >> 5];
     if (blockIdx.x >= prep_blocks) {
         const u64 eb = blas_rns_at(beta, 0, 0);
-        u64 first = (u64)(blockIdx.x - prep_blocks) * blockDim.x + threadIdx.x;
-        u64 stride = (u64)(gridDim.x - prep_blocks) * blockDim.x;
-        for (u64 t = first; t < (m + 1) * kw; t += stride) {
-            u64 r = t / kw;
-            u32 l = (u32)(t % kw);
+        const u64 first = (u64)(blockIdx.x - prep_blocks) * blockDim.x + threadIdx.x;
+        const u64 stride = (u64)(gridDim.x - prep_blocks) * blockDim.x;
+        for (u64 t = first; t < (u64)kw * m; t += stride) sums[t] = 0;
+        // a warp per row, and one for beta
+        for (u64 r = first >> 5; r <= m; r += stride >> 5) {
             if (r == m) {
-                // beta's wide residues
-                if (!beta_zero) bw[l] = fused_wide_residue(f, blas_rns_res(beta, b.n, eb), beta.cls[eb] == 0, l, 0);
+                if (!beta_zero) fused_wide_warp(f, blas_rns_res(beta, b.n, eb), beta.cls[eb] == 0, 0, bw, sh->c, lane);
                 continue;
             }
-            sums[(u64)l * m + r] = 0;
             u64 ey = blas_rns_at(y, r, 0);
-            if (!beta_zero) yw[r * kw + l] = fused_wide_residue(f, blas_rns_res(y, b.n, ey), y.cls[ey] == 0, l, 0);
-            if (l != 0) continue;
-            i64 lmin = FUSED_I64_MAX, lmax = FUSED_I64_MIN;
-            u32 fl = 0;
-            if (!beta_zero) {
-                bool neg = (beta.sign[eb] != 0) != (y.sign[ey] != 0);
-                fl = fused_term_flags(beta.cls[eb], fused_is_zero(beta, eb), y.cls[ey], fused_is_zero(y, ey), neg);
-                if (fl & FUSED_NONZERO) lmin = lmax = beta.exp[eb] + y.exp[ey];
+            if (!beta_zero) fused_wide_warp(f, blas_rns_res(y, b.n, ey), y.cls[ey] == 0, 0, yw + r * kw, sh->c, lane);
+            if (lane == 0) {
+                i64 lmin = FUSED_I64_MAX, lmax = FUSED_I64_MIN;
+                u32 fl = 0;
+                if (!beta_zero) {
+                    bool neg = (beta.sign[eb] != 0) != (y.sign[ey] != 0);
+                    fl = fused_term_flags(beta.cls[eb], fused_is_zero(beta, eb), y.cls[ey], fused_is_zero(y, ey), neg);
+                    if (fl & FUSED_NONZERO) lmin = lmax = beta.exp[eb] + y.exp[ey];
+                }
+                low_min[r] = lmin;
+                low_max[r] = lmax;
+                flags[r] = fl;
+                q[r] = 0;
             }
-            low_min[r] = lmin;
-            low_max[r] = lmax;
-            flags[r] = fl;
-            q[r] = 0;
         }
         return;
     }
     const u64 ea = blas_rns_at(alpha, 0, 0);
     RnsNum al = blas_rns_get(alpha, ea);
-    u32 lane = threadIdx.x & 31;
-    FusedWarpScratch *sh = &fused_ws[threadIdx.x >> 5];
     u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = (prep_blocks * blockDim.x) >> 5;
     for (u64 j = warp; j < n; j += warps) {
         u32 out[RNS_MAX_N];
@@ -371,7 +387,7 @@ blas_fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 p
             blas_rns_put(d, b.n, j, v, out);
         }
         // every lane holds d_j's residues (the warp's rounding leaves them in each)
-        for (u32 l = lane; l < kw; l += 32) dw[j * kw + l] = fused_wide_residue(f, out, v.cls == 0, l, 1);
+        fused_wide_warp(f, out, v.cls == 0, 1, dw + j * kw, sh->c, lane);
     }
 }
 

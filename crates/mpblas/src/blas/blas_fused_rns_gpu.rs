@@ -434,7 +434,12 @@ fn fused_run(
         // d = fl(α·x) and its wide residues (a warp per element, two per block), then the
         // rows' starting state and y's and β's wide residues (a thread per residue)
         let prep_blocks = lx.div_ceil(2).clamp(1, 65_535);
-        let init_blocks = ((ly + 1) * k).div_ceil(64).clamp(1, 65_535);
+        // a warp per row of y and one for beta (two per block), and enough threads to zero
+        // the k accumulators of every row in a few steps
+        let init_blocks = (ly + 1)
+            .div_ceil(2)
+            .max((ly * k).div_ceil(64 * 8))
+            .clamp(1, 65_535);
         dev.launch(
             &MODULE,
             "blas_fused_prep",
