@@ -502,6 +502,17 @@ static __device__ __forceinline__ u32 fused_redc(u64 t, u32 m, u32 mp) {
     return (u32)((t + (u64)u * m) >> 32);
 }
 
+// fused_redc of any t < 2^64 (congruent: t R^-1 mod m, in [0, 2m)): the high word is reduced
+// below m first (it is below 2^32 < 4m), so that the input is below m R. The extensions sum
+// four raw products a slot group (each below 2^62, so four fit 64 bits, one multiply-add each)
+// and reduce once, where one Montgomery reduction per product cost six instructions.
+static __device__ __forceinline__ u32 fused_redc64(u64 t, u32 m, u32 mp) {
+    u32 h = (u32)(t >> 32);
+    h = rns_min32(h, h - 2 * m);
+    h = rns_min32(h, h - m);
+    return fused_redc(((u64)h << 32) | (u32)t, m, mp);
+}
+
 // One unit of the sums (a row, or 32/g rows, and a chunk of columns) with NA accumulator slots
 // per lane (fused_main's dispatch); G: the group size g when fused_main knows it at compile time,
 // else 0.
@@ -520,18 +531,24 @@ fused_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, con
     for (u64 it = 0; it < iters; it++) {
         u64 c = cstart + it * cstep;
         bool act = active && c < c1;
-        u8 di = act ? dinfo[c] : 0;
-        act = act && (di & 3) == 0 && !((di >> 3) & 1);
-        u64 e = act ? blas_rns_at(a, r, c) : 0;
-        act = act && a.cls[e] == 0;
-        i64 low = act ? a.exp[e] + dexp[c] : 0;
-        bool neg = act && ((a.sign[e] != 0) != ((di >> 2) & 1));
+        // every load of the term first, so that their latencies overlap (element (0, 0) and
+        // column 0 stand in for an idle lane's term)
+        const u64 ci = act ? c : 0, e = act ? blas_rns_at(a, r, c) : 0;
+        const u8 di = dinfo[ci], acls = a.cls[e], asg = a.sign[e];
+        const i64 low0 = a.exp[e] + dexp[ci];
         u32 ar[NA];
-        u32 nz = 0;
 #pragma unroll
         for (int i = 0; i < NA; i++) {
             u32 k = gl + i * g;
-            ar[i] = (act && k < nb) ? a.d[e * nb + k] : 0;
+            ar[i] = k < nb ? a.d[e * nb + k] : 0;
+        }
+        act = act && (di & 3) == 0 && !((di >> 3) & 1) && acls == 0;
+        i64 low = act ? low0 : 0;
+        bool neg = act && ((asg != 0) != ((di >> 2) & 1));
+        u32 nz = 0;
+#pragma unroll
+        for (int i = 0; i < NA; i++) {
+            ar[i] = act ? ar[i] : 0;
             nz |= ar[i];
         }
         for (u32 off = 1; off < g; off <<= 1) nz |= __shfl_xor_sync(FUSED_FULL, nz, off);
@@ -561,9 +578,14 @@ fused_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, con
                 const u32 *row = f.mim + l * nb;
                 u32 ml = tm[kl], mpl = tmp[kl];
 #pragma unroll
-                for (int i = 0; i < NA; i++) {
-                    u32 k = gl + i * g;
-                    if (k < nb) part += fused_redc((u64)v[i] * row[k], ml, mpl);
+                for (int q = 0; q < NA; q += 4) {
+                    u64 z = 0;
+#pragma unroll
+                    for (int i = q; i < q + 4 && i < NA; i++) {
+                        u32 k = gl + i * g;
+                        if (k < nb) z += (u64)v[i] * row[k];
+                    }
+                    part += fused_redc64(z, ml, mpl);
                 }
             }
             part = fused_group_sum(part, g);
@@ -735,9 +757,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) blas_fused_main_b4(const u3
 //   level adds its further moduli term by term with atomics (rare, and exact all the same);
 // - the shift 2^s of a term (s = low - L <= W) is one Montgomery product by a row of the 2^s
 //   table (base moduli 2^s R, extra moduli 2^s R^2, in shared memory with the other constants);
-// - an extra residue is formed in Montgomery arithmetic only: z = sum_i redc(v_i |M_i R|) +
-//   k |m - M| (< (3 nb + 1) m, no reduction needed), then redc(z) (z R^-1), redc(. d R) and
-//   redc(. 2^s R^2): z d 2^s, the same residue as the general kernel's Barrett steps.
+// - an extra residue is formed in Montgomery arithmetic only: z = sum over groups of four slots
+//   of redc64(sum_i v_i |M_i R|) + k |m - M| (< (NBMAX/2 + 1) m, no reduction needed), then
+//   redc(z) (z R^-1), redc(. d R) and redc(. 2^s R^2): z d 2^s, the same residue as the
+//   general kernel's Barrett steps.
 // The sums are the same integers modulo each modulus as fused_main's, so the same bits.
 
 #define FUSED_SMALL_EXTRA 4
@@ -792,9 +815,10 @@ fused_main_small(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ 
         u64 e = active ? blas_rns_at(a, r, cstart) : 0;
         const i64 estep = a.cs * (i64)cstep;
         for (u64 c = cstart; active && c < c1; c += cstep, e = (u64)((i64)e + estep)) {
-            u8 di = dinfo[c];
-            if ((di & 3) != 0 || ((di >> 3) & 1)) continue;
-            if (a.cls[e] != 0) continue;
+            // every load of the term first, so that their latencies overlap (each is in bounds
+            // whatever the term's class; the tests below only choose what to keep)
+            const u8 di = dinfo[c], acls = a.cls[e], asg = a.sign[e];
+            const i64 low = a.exp[e] + dexp[c];
             const u32 *ad = a.d + e * nb;
             u32 x[NBMAX];
             u32 nz = 0;
@@ -803,9 +827,8 @@ fused_main_small(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ 
                 x[i] = i < (int)nb ? ad[i] : 0;
                 nz |= x[i];
             }
-            if (nz == 0) continue;
-            i64 low = a.exp[e] + dexp[c];
-            bool neg = (a.sign[e] != 0) != ((di >> 2) & 1);
+            if ((di & 3) != 0 || ((di >> 3) & 1) || acls != 0 || nz == 0) continue;
+            bool neg = (asg != 0) != ((di >> 2) & 1);
             qsum += fused_weight(f, w.top, low);
             if (low < w.l) {
                 dropped = true;
@@ -834,7 +857,12 @@ fused_main_small(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ 
                 const u32 *row = smi + l * nb;
                 u64 z = (u64)kk * snm[kl];
 #pragma unroll
-                for (int i = 0; i < NBMAX; i++) z += fused_redc((u64)v[i] * (i < (int)nb ? row[i] : 0u), ml, mpl);
+                for (int q = 0; q < NBMAX; q += 4) {
+                    u64 zq = 0;
+#pragma unroll
+                    for (int i = q; i < q + 4; i++) zq += (u64)v[i] * (i < (int)nb ? row[i] : 0u);
+                    z += fused_redc64(zq, ml, mpl);
+                }
                 u32 t = fused_redc(z, ml, mpl);
                 t = fused_redc((u64)t * d[kl], ml, mpl);
                 t = fused_redc((u64)t * sr[kl], ml, mpl);
