@@ -703,22 +703,16 @@ static __device__ __forceinline__ void
 fused_main_g(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
              const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
              const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
+#define FUSED_MAIN_AT(G)                                                                                     \
+    fused_main<G>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums)
     switch (g) {
-    case 4:
-        fused_main<4>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
-        break;
-    case 8:
-        fused_main<8>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
-        break;
-    case 16:
-        fused_main<16>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
-        break;
-    case 32:
-        fused_main<32>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
-        break;
-    default:
-        fused_main<0>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
+    case 4: FUSED_MAIN_AT(4); break;
+    case 8: FUSED_MAIN_AT(8); break;
+    case 16: FUSED_MAIN_AT(16); break;
+    case 32: FUSED_MAIN_AT(32); break;
+    default: FUSED_MAIN_AT(0);
     }
+#undef FUSED_MAIN_AT
 }
 
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
