@@ -4,9 +4,10 @@
 // order, so any launch gives the CPU's bits) and rounded once.
 //
 // Kernels, in launch order:
-//   prep    one warp per x_j: d_j = alpha x_j (rns_mul_fused), its residues in the widest basis;
-//           in the same launch, one thread per (row, modulus): the zeroed accumulators, the
-//           wide residues of y_i and beta, and the beta y_i term's class and exponent.
+//   prep    one warp per x_j: d_j = alpha x_j (rns_mul_fused, the warp's rounding), its residues
+//           in the widest basis; in the same launch, the accumulators zeroed word by word, then
+//           a warp per row of y (and one for beta): the wide residues of y_i and beta, and the
+//           beta y_i term's class and exponent.
 //   scan    min/max of the exponents low = e_a + e_d of each row's finite nonzero terms, and the
 //           special values (atomics: min, max and or do not depend on the order).
 //   main    the sums (fused_main_small for bases of up to 16 moduli: one lane per term); else
@@ -16,8 +17,8 @@
 //           (integers: the order does not matter). A warp whose rows' levels fit 8 accumulator
 //           slots a lane (the usual rows) runs fused_unit<8>, else fused_unit<FUSED_ACC>:
 //           sizing every unit for the call's widest level cost 7-16% more time.
-//   finish  one thread per row: the beta y_i term, the rounding in the row's level basis
-//           (finish_from), the bound.
+//   finish  one warp per row: the beta y_i term, the rounding in the row's level basis
+//           (finish_from by the warp), the bound.
 
 #include "rns.cuh"
 #include "blas_rns.cuh"
@@ -578,10 +579,10 @@ fused_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, con
                 const u32 *row = f.mim + l * nb;
                 u32 ml = tm[kl], mpl = tmp[kl];
 #pragma unroll
-                for (int q = 0; q < NA; q += 4) {
+                for (int i4 = 0; i4 < NA; i4 += 4) {
                     u64 z = 0;
 #pragma unroll
-                    for (int i = q; i < q + 4 && i < NA; i++) {
+                    for (int i = i4; i < i4 + 4 && i < NA; i++) {
                         u32 k = gl + i * g;
                         if (k < nb) z += (u64)v[i] * row[k];
                     }
@@ -752,7 +753,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) blas_fused_main_b4(const u3
 // - the shift 2^s of a term (s = low - L <= W) is one Montgomery product by a row of the 2^s
 //   table (base moduli 2^s R, extra moduli 2^s R^2, in shared memory with the other constants);
 // - an extra residue is formed in Montgomery arithmetic only: z = sum over groups of four slots
-//   of redc64(sum_i v_i |M_i R|) + k |m - M| (< (NBMAX/2 + 1) m, no reduction needed), then
+//   of redc64(sum_i v_i |M_i R|) + k |m - M| (< (NBMAX/2 + nb) m, no reduction needed), then
 //   redc(z) (z R^-1), redc(. d R) and redc(. 2^s R^2): z d 2^s, the same residue as the
 //   general kernel's Barrett steps.
 // The sums are the same integers modulo each modulus as fused_main's, so the same bits.
@@ -851,11 +852,11 @@ fused_main_small(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ 
                 const u32 *row = smi + l * nb;
                 u64 z = (u64)kk * snm[kl];
 #pragma unroll
-                for (int q = 0; q < NBMAX; q += 4) {
-                    u64 zq = 0;
+                for (int i4 = 0; i4 < NBMAX; i4 += 4) {
+                    u64 z4 = 0;
 #pragma unroll
-                    for (int i = q; i < q + 4; i++) zq += (u64)v[i] * (i < (int)nb ? row[i] : 0u);
-                    z += fused_redc64(zq, ml, mpl);
+                    for (int i = i4; i < i4 + 4; i++) z4 += (u64)v[i] * (i < (int)nb ? row[i] : 0u);
+                    z += fused_redc64(z4, ml, mpl);
                 }
                 u32 t = fused_redc(z, ml, mpl);
                 t = fused_redc((u64)t * d[kl], ml, mpl);

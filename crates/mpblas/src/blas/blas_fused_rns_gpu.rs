@@ -432,7 +432,7 @@ fn fused_run(
     // ly (low_min, low_max, flags, q), ly·k (sums, yw), k (bw) and 2·ly (bounds) elements.
     unsafe {
         // d = fl(α·x) and its wide residues (a warp per element, two per block), then the
-        // rows' starting state and y's and β's wide residues (a thread per residue)
+        // rows' starting state and y's and β's wide residues (init blocks, below)
         let prep_blocks = lx.div_ceil(2).clamp(1, 65_535);
         // a warp per row of y and one for beta (two per block), and enough threads to zero
         // the k accumulators of every row in a few steps
