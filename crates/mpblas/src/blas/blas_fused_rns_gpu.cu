@@ -147,11 +147,18 @@ static __device__ __forceinline__ bool fused_is_zero(const RnsArg &a, u64 e) {
 #define FUSED_WARPS_PER_BLOCK 2
 
 struct FusedWarpScratch {
-    u64 dl[RNS_MAX_N + 8], dh[RNS_MAX_N + 8];
+    u64 dot_lo[RNS_MAX_N + 8], dot_hi[RNS_MAX_N + 8];  // the limb dot products (shift_limb_dot)
     u32 low[RNS_MAX_N + 8];
     u32 x[RNS_MAX_N];
     u32 c[RNS_MAX_N];
 };
+
+// out[0..n) in every lane from the scratch's x, where each lane wrote its own entries.
+static __device__ __forceinline__ void fused_x_to_lanes(const FusedWarpScratch *sh, u32 *out, u32 n) {
+    __syncwarp();
+    for (u32 i = 0; i < n; i++) out[i] = sh->x[i];
+    __syncwarp();
+}
 
 // crt_pass_c by the warp: lane l adds the moduli l, l + 32, ... and butterfly shuffles add the
 // parts, so every lane ends with the whole pass. The coefficients go to the shared `c` when it is
@@ -179,9 +186,7 @@ static __device__ void fused_shift_right_warp(const RnsBasis &b, u32 *x, u64 k, 
     if (k <= 63) {
         u64 r = shift_short_bits(b, fused_pass_warp(b, x, 0, 0, lane), k, round, sticky, odd);
         for (u32 i = lane; i < n; i += 32) sh->x[i] = shift_short_residue(b, x[i], r, k, i);
-        __syncwarp();
-        for (u32 i = 0; i < n; i++) x[i] = sh->x[i];
-        __syncwarp();
+        fused_x_to_lanes(sh, x, n);
         return;
     }
     u32 nl = (u32)((k + 1 + 31) / 32);
@@ -192,53 +197,19 @@ static __device__ void fused_shift_right_warp(const RnsBasis &b, u32 *x, u64 k, 
     u128 r;
     pass_window(pass, -1, &v, &vh, &r);
     for (u32 l = lane; l < nl; l += 32) {
-        u64 dl = 0, dh = 0;
-        const u32 *row = b.mi_bin + (u64)l * n;
-        for (u32 i = 0; i < n; i++) {
-            u64 p = (u64)c[i] * (u64)row[i];
-            dl += p & 0xffffffffull;
-            dh += p >> 32;
-        }
-        sh->dl[l] = dl;
-        sh->dh[l] = dh;
+        u128 dot = shift_limb_dot(b, c, l);
+        sh->dot_lo[l] = (u64)dot;
+        sh->dot_hi[l] = (u64)(dot >> 64);
     }
     __syncwarp();
     if (lane == 0) {
         i128 carry = 0;
-        for (u32 l = 0; l < nl; l++) {
-            u128 dot = ((u128)sh->dh[l] << 32) + (u128)sh->dl[l];
-            i128 tt = carry + (i128)dot - (i128)r * (i128)b.m_bin[l];
-            sh->low[l] = (u32)tt;
-            carry = tt >> 32;
-        }
+        for (u32 l = 0; l < nl; l++) sh->low[l] = shift_limb(((u128)sh->dot_hi[l] << 64) | sh->dot_lo[l], r, l, b, &carry);
     }
     __syncwarp();
-    const u32 *low = sh->low;
-    u64 kb = k;
-    *odd = ((low[kb / 32] >> (kb % 32)) & 1) != 0;
-    *round = ((low[(kb - 1) / 32] >> ((kb - 1) % 32)) & 1) != 0;
-    u32 wf = (u32)((kb - 1) / 32), bf = (u32)((kb - 1) % 32);
-    bool st = (low[wf] & ((1u << bf) - 1)) != 0;
-    for (u32 l = 0; l < wf; l++) st = st || low[l] != 0;
-    *sticky = st;
-    u32 wk = (u32)(kb / 32), bk = (u32)(kb % 32);
-    u32 masked = low[wk] & ((1u << bk) - 1);
-    u32 used = bk == 0 ? wk : wk + 1;
-    for (u32 j = lane; j < n; j += 32) {
-        u64 al = 0, ah = 0;
-        for (u32 l = 0; l < used; l++) {
-            u64 p = (u64)(l == wk ? masked : low[l]) * (u64)b.pow32[(u64)l * n + j];
-            al += p & 0xffffffffull;
-            ah += p >> 32;
-        }
-        u32 m = b.m[j], mu = b.mu[j];
-        u32 h = reduce62(ah, m, mu);
-        u32 rres = add_mod(reduce62((u64)h * (u64)b.two32[j], m, mu), reduce62(al, m, mu), m);
-        sh->x[j] = mul_mod(sub_mod(x[j], rres, m), rns_inv_pow2_at(b, k, j), m, mu);
-    }
-    __syncwarp();
-    for (u32 j = 0; j < n; j++) x[j] = sh->x[j];
-    __syncwarp();
+    shift_long_bits(sh->low, k, round, sticky, odd);
+    for (u32 j = lane; j < n; j += 32) sh->x[j] = shift_long_residue(b, x[j], sh->low, k, j);
+    fused_x_to_lanes(sh, x, n);
 }
 
 // The rounding's way for a whole warp (see the section's head).
@@ -376,9 +347,7 @@ blas_fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 p
         } else {
             const u32 *ar = blas_rns_res(alpha, b.n, ea), *xr = blas_rns_res(x, b.n, ex);
             for (u32 i = lane; i < b.n; i += 32) sh->x[i] = mul_mod(ar[i], xr[i], b.m[i], b.mu[i]);
-            __syncwarp();
-            for (u32 i = 0; i < b.n; i++) out[i] = sh->x[i];
-            __syncwarp();
+            fused_x_to_lanes(sh, out, b.n);
             v = fused_finish_warp(b, b, neg, out, al.exp + xv.exp, 2 * (u64)b.p, sh, lane);
         }
         if (lane == 0) {
@@ -571,7 +540,7 @@ fused_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, con
             }
         }
         frac = fused_group_sum(frac, g);
-        u32 kk = (u32)((frac + (1ull << 29)) >> 30);
+        u32 kk = fused_rank(frac);
         for (u32 l = 0; l < emax; l++) {
             u32 kl = nb + l;
             u64 part = 0;
@@ -845,7 +814,7 @@ fused_main_small(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ 
                 t = fused_redc((u64)t * si_, mk, mpk);
                 acc[i] += neg ? (u64)(2 * mk - t) : (u64)t;
             }
-            u32 kk = (u32)((frac + (1ull << 29)) >> 30);
+            u32 kk = fused_rank(frac);
             // the extra moduli: base extension, then a d 2^s (Montgomery only)
             for (u32 l = 0; l < er; l++) {
                 u32 kl = nb + l, ml = sm[kl], mpl = smp[kl];
@@ -970,9 +939,7 @@ extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fu
                 }
                 sh->x[k] = sk;
             }
-            __syncwarp();
-            for (u32 k = 0; k < w.k; k++) s[k] = sh->x[k];
-            __syncwarp();
+            fused_x_to_lanes(sh, s, w.k);
             RnsBasis wide = rns_basis((const u32 *)rns_u64_at(f.t, 32 + 2 * w.level));
             int sg = sign_of_by(fused_way(sh, lane), wide, s, w.ub);
             if (sg == 0) {

@@ -416,6 +416,54 @@ static __device__ __forceinline__ u32 shift_short_residue(const RnsBasis &b, u32
     return mul_mod(sub_mod(xi, rr, b.m[i]), b.inv2[k * b.n + i], b.m[i], b.mu[i]);
 }
 
+// shift_right for k >= 64: limb l of sum_i c_i M_i (the CRT coefficients c of X's pass), whose
+// low limbs, less r M, are X's.
+static __device__ __forceinline__ u128 shift_limb_dot(const RnsBasis &b, const u32 *c, u32 l) {
+    u64 dl = 0, dh = 0;
+    const u32 *row = b.mi_bin + (u64)l * b.n;
+    for (u32 i = 0; i < b.n; i++) {
+        u64 p = (u64)c[i] * (u64)row[i];
+        dl += p & 0xffffffffull;
+        dh += p >> 32;
+    }
+    return ((u128)dh << 32) + (u128)dl;
+}
+
+// The low limbs of X = sum_i c_i M_i - r M from the limb dot products: limb l of X, the carry
+// going on to limb l + 1.
+static __device__ __forceinline__ u32 shift_limb(u128 dot, u128 r, u32 l, const RnsBasis &b, i128 *carry) {
+    i128 tt = *carry + (i128)dot - (i128)r * (i128)b.m_bin[l];
+    *carry = tt >> 32;
+    return (u32)tt;
+}
+
+// shift_right for k >= 64 from X's low limbs: the round, sticky and odd bits.
+static __device__ __forceinline__ void shift_long_bits(const u32 *low, u64 k, bool *round, bool *sticky, bool *odd) {
+    *odd = ((low[k / 32] >> (k % 32)) & 1) != 0;
+    *round = ((low[(k - 1) / 32] >> ((k - 1) % 32)) & 1) != 0;
+    u32 wf = (u32)((k - 1) / 32), bf = (u32)((k - 1) % 32);
+    bool st = (low[wf] & ((1u << bf) - 1)) != 0;
+    for (u32 l = 0; l < wf; l++) st = st || low[l] != 0;
+    *sticky = st;
+}
+
+// Residue j of (X - (X mod 2^k)) / 2^k for k >= 64, from X's low limbs (xj: residue j of X).
+static __device__ __forceinline__ u32 shift_long_residue(const RnsBasis &b, u32 xj, const u32 *low, u64 k, u32 j) {
+    u32 wk = (u32)(k / 32), bk = (u32)(k % 32);
+    u32 used = bk == 0 ? wk : wk + 1;
+    u64 al = 0, ah = 0;
+    for (u32 l = 0; l < used; l++) {
+        u32 limb = l == wk ? low[l] & ((1u << bk) - 1) : low[l];
+        u64 p = (u64)limb * (u64)b.pow32[(u64)l * b.n + j];
+        al += p & 0xffffffffull;
+        ah += p >> 32;
+    }
+    u32 m = b.m[j], mu = b.mu[j];
+    u32 h = reduce62(ah, m, mu);
+    u32 rres = add_mod(reduce62((u64)h * (u64)b.two32[j], m, mu), reduce62(al, m, mu), m);
+    return mul_mod(sub_mod(xj, rres, m), rns_inv_pow2_at(b, k, j), m, mu);
+}
+
 // floor(X / 2^k) in place for X < M/2, with the round bit, the sticky bit and the parity.
 static __device__ void shift_right(const RnsBasis &b, u32 *x, u64 k, bool *round, bool *sticky, bool *odd) {
     *round = *sticky = *odd = false;
@@ -434,41 +482,9 @@ static __device__ void shift_right(const RnsBasis &b, u32 *x, u64 k, bool *round
     u128 r;
     pass_window(pass, -1, &v, &vh, &r);
     i128 carry = 0;
-    for (u32 l = 0; l < nl; l++) {
-        u64 dl = 0, dh = 0;
-        const u32 *row = b.mi_bin + (u64)l * n;
-        for (u32 i = 0; i < n; i++) {
-            u64 p = (u64)c[i] * (u64)row[i];
-            dl += p & 0xffffffffull;
-            dh += p >> 32;
-        }
-        u128 dot = ((u128)dh << 32) + (u128)dl;
-        i128 tt = carry + (i128)dot - (i128)r * (i128)b.m_bin[l];
-        low[l] = (u32)tt;
-        carry = tt >> 32;
-    }
-    u64 kb = k;
-    *odd = ((low[kb / 32] >> (kb % 32)) & 1) != 0;
-    *round = ((low[(kb - 1) / 32] >> ((kb - 1) % 32)) & 1) != 0;
-    u32 wf = (u32)((kb - 1) / 32), bf = (u32)((kb - 1) % 32);
-    bool st = (low[wf] & ((1u << bf) - 1)) != 0;
-    for (u32 l = 0; l < wf; l++) st = st || low[l] != 0;
-    *sticky = st;
-    u32 wk = (u32)(kb / 32), bk = (u32)(kb % 32);
-    low[wk] &= (1u << bk) - 1;
-    u32 used = bk == 0 ? wk : wk + 1;
-    for (u32 j = 0; j < n; j++) {
-        u64 al = 0, ah = 0;
-        for (u32 l = 0; l < used; l++) {
-            u64 p = (u64)low[l] * (u64)b.pow32[(u64)l * n + j];
-            al += p & 0xffffffffull;
-            ah += p >> 32;
-        }
-        u32 m = b.m[j], mu = b.mu[j];
-        u32 h = reduce62(ah, m, mu);
-        u32 rres = add_mod(reduce62((u64)h * (u64)b.two32[j], m, mu), reduce62(al, m, mu), m);
-        x[j] = mul_mod(sub_mod(x[j], rres, m), rns_inv_pow2_at(b, k, j), m, mu);
-    }
+    for (u32 l = 0; l < nl; l++) low[l] = shift_limb(shift_limb_dot(b, c, l), r, l, b, &carry);
+    shift_long_bits(low, k, round, sticky, odd);
+    for (u32 j = 0; j < n; j++) x[j] = shift_long_residue(b, x[j], low, k, j);
 }
 
 // ---- numbers (float.rs) ---------------------------------------------------------------------
