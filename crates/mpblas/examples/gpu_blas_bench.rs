@@ -1309,6 +1309,8 @@ fn main() -> Result<()> {
         Ok("solve") => return solve_rows(&dev, &sizes),
         _ => {}
     }
+    // MPBLAS_BENCH_ONLY=level1: only the level-1 tables at the sizes given (or the defaults).
+    let level1_only = std::env::var("MPBLAS_BENCH_ONLY").as_deref() == Ok("level1");
     println!(
         "# BLAS level 1 on {} (CUDA events, median of {REPS})",
         dev.info()
@@ -1341,6 +1343,9 @@ fn main() -> Result<()> {
                 r.rel_err.map_or(String::new(), |e| format!("{e:.1e}")),
             );
         }
+    }
+    if level1_only {
+        return Ok(());
     }
     if std::env::args().nth(1).is_none() {
         println!("\n## Launch shapes at n = 2^27 (threads per block; the bits never change)\n");

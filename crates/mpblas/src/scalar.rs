@@ -185,6 +185,13 @@ pub trait Scalar: Clone + Debug + PartialEq + PartialOrd + Send + Sync + 'static
         *self = a.mul_add_ref(b, self);
     }
 
+    /// `self ← self + a²`: the step of the norms, with the bound of [`Scalar::add_product`].
+    /// [`Scalar::add_product`]`(a, a)` unless the format squares more cheaply: `Qd` uses
+    /// [`Qd::add_square_sloppy`](crate::Qd::add_square_sloppy).
+    fn add_square(&mut self, a: &Self) {
+        self.add_product(a, a);
+    }
+
     /// `acc[k] ← acc[k] + x[k]` ([`Scalar::add_assign_normwise`]) for each lane `k` of the
     /// blocked summation order; a format may evaluate several lanes at once, with the same bits.
     fn add_lanes(acc: &mut [Self], x: &[Self]) {
@@ -306,11 +313,12 @@ impl Scalar for f64 {
 /// operators, and `abs`, `sqrt`, `recip`, `mul_f64`-free arithmetic; `$lead` reads the leading
 /// word; `$bound` is the operation error bound in units of `u`; `steps = (add, add_product)`
 /// are the summation steps ([`Scalar::add_assign_normwise`], [`Scalar::add_product`]) as
-/// functions of values; `lanes = m` names a module whose `add_lanes`/`add_product_lanes`
+/// functions of values; `square = f` (optional) is [`Scalar::add_square`] as a function of
+/// values; `lanes = m` names a module whose `add_lanes`/`add_product_lanes`
 /// replace the trait's per-lane loops (same bits).
 macro_rules! fixed_format_scalar {
     ($t:ty, $name:literal, $bound:expr, $lead:expr, steps = ($add:expr, $add_product:expr)
-     $(, lanes = $lanes:ident)?) => {
+     $(, square = $add_square:expr)? $(, lanes = $lanes:ident)?) => {
         impl $crate::scalar::Scalar for $t {
             type Ctx = ();
             const FORMAT: &'static str = $name;
@@ -420,6 +428,12 @@ macro_rules! fixed_format_scalar {
             fn add_product(&mut self, a: &$t, b: &$t) {
                 *self = ($add_product)(*self, *a, *b);
             }
+            $(
+                #[inline]
+                fn add_square(&mut self, a: &$t) {
+                    *self = ($add_square)(*self, *a);
+                }
+            )?
             $(
                 #[inline]
                 fn add_lanes(acc: &mut [$t], x: &[$t]) {

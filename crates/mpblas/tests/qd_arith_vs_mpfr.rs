@@ -194,6 +194,71 @@ fn add_product_sloppy_normwise() {
 }
 
 #[test]
+fn add_square_sloppy_normwise() {
+    let sq = |a: &Qd| Float::with_val(P, ex(a) * ex(a));
+    let scale = |c: &Qd, a: &Qd| Float::with_val(P, ex(c).abs() + sq(a));
+    let want = |c: &Qd, a: &Qd| Float::with_val(P, ex(c) + sq(a));
+    check_normwise("qd add_square_sloppy", bounds::ADD_SQUARE_SLOPPY, |r| {
+        let (c, a) = (r.qd(), r.qd());
+        let got = c.add_square_sloppy(a);
+        (vec![c, a], got, want(&c, &a), scale(&c, &a))
+    });
+    check_normwise(
+        "qd add_square_sloppy (wide exponents)",
+        bounds::ADD_SQUARE_SLOPPY,
+        |r| {
+            // a² and c anywhere in the normal range of the bounds (2^-862 up), often far apart.
+            let (ea, ec) = (r.below(880) as i32 - 430, r.below(1760) as i32 - 860);
+            let (a, c) = (r.qd_at(ea), r.qd_at(ec));
+            let got = c.add_square_sloppy(a);
+            (vec![c, a], got, want(&c, &a), scale(&c, &a))
+        },
+    );
+    check_normwise(
+        "qd add_square_sloppy (c ≈ −a²)",
+        bounds::ADD_SQUARE_SLOPPY,
+        |r| {
+            let a = r.qd();
+            let c = cancelling(r, a * a);
+            let got = c.add_square_sloppy(a);
+            (vec![c, a], got, want(&c, &a), scale(&c, &a))
+        },
+    );
+    // Special values and the edges of the range take the IEEE-style path.
+    let big = Qd::from(f64::MAX);
+    let nan = Qd::from(f64::NAN);
+    let inf = Qd::from(f64::INFINITY);
+    assert!(Qd::ONE.add_square_sloppy(nan).c[0].is_nan());
+    assert!(nan.add_square_sloppy(Qd::ONE).c[0].is_nan());
+    assert!((-inf).add_square_sloppy(inf).c[0].is_nan());
+    assert_eq!(Qd::ONE.add_square_sloppy(-inf).c[0], f64::INFINITY);
+    assert_eq!(Qd::ONE.add_square_sloppy(big).c[0], f64::INFINITY);
+    // 2·a0 overflows although a0² alone would not matter: the IEEE-style path again.
+    let half_big = Qd::from(2f64.powi(1023));
+    assert_eq!(
+        (-big).add_square_sloppy(half_big).c,
+        ((-big) + half_big * half_big).c
+    );
+    let x = Qd::new(1.0, 2f64.powi(-60), 2f64.powi(-120), 2f64.powi(-180));
+    let z = (-(x * x)).add_square_sloppy(x);
+    assert_eq!(
+        z.c,
+        (-(x * x)).add_product_sloppy(x, x).c,
+        "cancellation as the product"
+    );
+    let nz = Qd::from(-0.0);
+    assert_eq!(
+        nz.add_square_sloppy(nz).c[0].to_bits(),
+        0.0f64.to_bits(),
+        "−0 + (−0)² is +0"
+    );
+    assert_eq!(
+        nz.add_square_sloppy(nz).c[0].to_bits(),
+        nz.add_product_sloppy(nz, nz).c[0].to_bits()
+    );
+}
+
+#[test]
 fn add_mixed() {
     check("qd + f64", bounds::ADD_F64, |r| {
         let a = r.qd();

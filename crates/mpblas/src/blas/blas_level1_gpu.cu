@@ -59,7 +59,7 @@ template <class F> struct Nrm2Of {
             }
         }
         T a = which == 0 ? acc.sml : (which == 2 ? acc.big : acc.med);
-        a = F::add_product(a, s, s);
+        a = F::add_square(a, s);
         if (which == 0) acc.sml = a;
         else if (which == 2) acc.big = a;
         else acc.med = a;

@@ -61,6 +61,7 @@ struct F64 {
     static MP_DEV T mul(T a, T b) { return __dmul_rn(a, b); }
     // Scalar::add_product for f64: a.mul_add(b, acc).
     static MP_DEV T add_product(T acc, T a, T b) { return __fma_rn(a, b, acc); }
+    static MP_DEV T add_square(T acc, T a) { return add_product(acc, a, a); }
     // Scalar::add_assign_normwise: the format's `+`.
     static MP_DEV T add_normwise(T a, T b) { return add(a, b); }
     static MP_DEV T abs(T a) { return mp_abs(a); }
@@ -98,6 +99,7 @@ struct DD {
     static MP_DEV T mul(T a, T b) { return dd::mul_accurate(a, b); }
     // `*self += *a * *b`.
     static MP_DEV T add_product(T acc, T a, T b) { return dd::add_accurate(acc, dd::mul_accurate(a, b)); }
+    static MP_DEV T add_square(T acc, T a) { return add_product(acc, a, a); }
     static MP_DEV T add_normwise(T a, T b) { return add(a, b); }
     // Dd::abs: negate when the sign bit of the leading word is set.
     static MP_DEV T abs(T a) { return __double_as_longlong(a.hi) < 0 ? dd::neg(a) : a; }
@@ -135,6 +137,8 @@ struct QD {
     static MP_DEV T mul(T a, T b) { return qd::mul_accurate(a, b); }
     // The sloppy steps (Qd::add_product_sloppy, Qd::add_sloppy).
     static MP_DEV T add_product(T acc, T a, T b) { return qd::add_product_sloppy(acc, a, b); }
+    // Scalar::add_square: the norms' step (Qd::add_square_sloppy).
+    static MP_DEV T add_square(T acc, T a) { return qd::add_square_sloppy(acc, a); }
     static MP_DEV T add_normwise(T a, T b) { return qd::add_sloppy(a, b); }
     static MP_DEV T abs(T a) { return __double_as_longlong(a.c[0]) < 0 ? qd::neg(a) : a; }
     static MP_DEV bool less(T a, T b) {

@@ -7,7 +7,8 @@
 //! same bits as the GPU routines; each has a `_bounded` form returning the a-priori error
 //! bound of [`bounds`](super::bounds) beside the value.
 //!
-//! Every step adds with [`Scalar::add_assign_normwise`] and [`Scalar::add_product`], whose
+//! Every step adds with [`Scalar::add_assign_normwise`], [`Scalar::add_product`] or (norms)
+//! [`Scalar::add_square`], whose
 //! errors are bounded by the op bound times `|acc| + |term|` (Cray-style, as in Higham's
 //! analysis of recursive summation: each term still meets at most `D` factors `(1 + δ)`,
 //! so the `γ_D·Σ|t_i|` bounds hold). For `Qd` these are the sloppy quad-double steps, several
@@ -369,19 +370,19 @@ impl<T: Scalar> Reduction for Nrm2Of<'_, T> {
     fn step(&self, acc: &mut Nrm2Acc<T>, i: usize) {
         let ax = self.x.at(i).abs_ref();
         let Some(b) = &self.blue else {
-            acc.med.add_product(&ax, &ax);
+            acc.med.add_square(&ax);
             return;
         };
         let lead = ax.nearest_f64();
         if lead > b.tbig {
             let s = ax.mul_ref(&b.sbig);
-            acc.big.add_product(&s, &s);
+            acc.big.add_square(&s);
         } else if lead < b.tsml {
             let s = ax.mul_ref(&b.ssml);
-            acc.sml.add_product(&s, &s);
+            acc.sml.add_square(&s);
         } else {
             // NaN lands here and propagates.
-            acc.med.add_product(&ax, &ax);
+            acc.med.add_square(&ax);
         }
     }
     #[inline]

@@ -65,7 +65,15 @@ pub const ADD_SLOPPY_SAME_SIGN: f64 = ADD_SLOPPY;
 /// order 5 neglected: ≤ 3·2^-53·u·|ab|), then the sloppy merge as in [`ADD_SLOPPY`]: about 2u.
 /// Stated as 3u, not above [`ARITH_MAX`].
 pub const ADD_PRODUCT_SLOPPY: f64 = 3.0;
-const _: () = assert!(ADD_SLOPPY <= ARITH_MAX && ADD_PRODUCT_SLOPPY <= ARITH_MAX);
+/// [`Qd::add_square_sloppy`](super::Qd::add_square_sloppy), **normwise**:
+/// `|r − (c + a²)| ≤ ADD_SQUARE_SLOPPY·u·(|c| + a²)`. The square's words are those of
+/// [`ADD_PRODUCT_SLOPPY`]'s product for `b = a` with the symmetric products formed once
+/// (exact doublings): orders 0–3 exact, order 4 from fewer `f64` operations, then the same
+/// sloppy merge: about 2u, stated as 3u.
+pub const ADD_SQUARE_SLOPPY: f64 = 3.0;
+const _: () = assert!(
+    ADD_SLOPPY <= ARITH_MAX && ADD_PRODUCT_SLOPPY <= ARITH_MAX && ADD_SQUARE_SLOPPY <= ARITH_MAX
+);
 
 // ---- elementary functions (qd/func.rs) ------------------------------------------------------
 //

@@ -207,5 +207,6 @@ crate::scalar::fixed_format_scalar!(
     "qd",
     bounds::ARITH_MAX,
     |x: &Qd| x.c[0],
-    steps = (Qd::add_sloppy, Qd::add_product_sloppy)
+    steps = (Qd::add_sloppy, Qd::add_product_sloppy),
+    square = Qd::add_square_sloppy
 );

@@ -323,6 +323,39 @@ MP_DEV void mul_terms(const Qd &a, const Qd &b, double &p00, double &s1, double 
     s4 = p4 + q4 + y;
 }
 
+// The five words of a² before renormalisation (the Rust `sqr_terms`): mul_terms for b = a
+// with the symmetric products formed once, 2·a_i·a_j as TwoProd(2a_i, a_j).
+MP_DEV void sqr_terms(const Qd &a, double &p00, double &s1, double &s2, double &s3, double &s4) {
+    const double d0 = 2.0 * a.c[0], d1 = 2.0 * a.c[1];
+    double q00, p01, q01, p02, q02, p11, q11, p03, q03, p12, q12;
+    two_prod(a.c[0], a.c[0], p00, q00);
+    two_prod(d0, a.c[1], p01, q01);
+    two_prod(d0, a.c[2], p02, q02);
+    two_prod(a.c[1], a.c[1], p11, q11);
+    two_prod(d0, a.c[3], p03, q03);
+    two_prod(d1, a.c[2], p12, q12);
+
+    // Order 1 (exact).
+    double e1;
+    two_sum(p01, q00, s1, e1);
+    // Order 2: TwoSum chain; its errors are order-3 terms.
+    double x1, x2, x3;
+    two_sum(p02, p11, s2, x1);
+    two_sum(s2, q01, s2, x2);
+    two_sum(s2, e1, s2, x3);
+    // Order 3: TwoSum chain; its errors are order-4 terms.
+    double y1, y2, y3, y4;
+    two_sum(p03, p12, s3, y1);
+    two_sum(s3, q02, s3, y2);
+    two_sum(s3, q11, s3, y3);
+    two_sum(s3, x1 + x2 + x3, s3, y4);
+    // Order 4 in f64.
+    double p4 = __fma_rn(d1, a.c[3], a.c[2] * a.c[2]);
+    double q4 = q03 + q12;
+    double y = (y1 + y2) + (y3 + y4);
+    s4 = p4 + q4 + y;
+}
+
 // The accurate product, unchecked.
 MP_DEV Qd mul_raw(const Qd &a, const Qd &b) {
     double p0, s1, s2, s3, s4;
@@ -425,6 +458,15 @@ MP_DEV Qd add_product_sloppy(const Qd &c, const Qd &a, const Qd &b) {
     Qd r = sloppy_merge(c, p0, p1, p2, p3, p4);
     if (generic_ok(r)) return r;
     return add_ieee(c, mul_accurate(a, b));
+}
+
+// c + a² in one step (Qd::add_square_sloppy): add_product_sloppy(c, a, a) with sqr_terms.
+MP_DEV Qd add_square_sloppy(const Qd &c, const Qd &a) {
+    double p0, p1, p2, p3, p4;
+    sqr_terms(a, p0, p1, p2, p3, p4);
+    Qd r = sloppy_merge(c, p0, p1, p2, p3, p4);
+    if (generic_ok(r)) return r;
+    return add_ieee(c, mul_accurate(a, a));
 }
 
 // a / b, HLB long division: what `/` uses.
