@@ -19,9 +19,15 @@
 
 // ---- the reductions of level 1 only (the others: blas_reduce.cuh) ----------------------------
 
-// Blue's three accumulators (level1.rs `Nrm2Of`); the thresholds come from the host.
+// Blue's three accumulators (level1.rs `Nrm2Of`); the thresholds come from the host. The
+// rarely used small and big ones are `side` (0: sml, 1: big). For quad-double the step indexes
+// them at run time, so that they live in local memory (cached, seldom touched) and leave the
+// registers to the medium one: with all three in registers the kernel needed 120 and ran at a
+// quarter of the warps. For f64 and double-double, registers are plenty and local memory
+// measured slower (nrm2 at 89% / 83% of cublasDnrm2 against 103% / 92%), so the indices are
+// fixed there.
 template <class F> struct Nrm2Acc {
-    typename F::T sml, med, big;
+    typename F::T med, side[2];
 };
 
 template <class F> struct Nrm2Of {
@@ -35,51 +41,49 @@ template <class F> struct Nrm2Of {
     int plain; // no thresholds: plain squares
     MP_DEV Acc identity() const {
         Acc a;
-        a.sml = a.med = a.big = F::neg_zero();
+        a.med = a.side[0] = a.side[1] = F::neg_zero();
         return a;
     }
     // The rare scalings out of line.
     static __device__ __noinline__ T scaled(T ax, double f) { return F::mul(ax, F::from_f64(f)); }
-    // The branches of level1.rs's `Nrm2Of::step` with one inlined step on the selected
-    // accumulator (the same operations; one copy of the step instead of three). On the H100
-    // it measured no faster than the three branches (quad-double nrm2 802-821 GB/s against
-    // 830).
+    // The branches of level1.rs's `Nrm2Of::step`: the same operations on each accumulator.
     MP_DEV void step(Acc &acc, u64 i) const {
         T ax = F::abs(F::load(x, i));
-        T s = ax;
-        int which = 1; // 0: sml, 1: med (also NaN), 2: big
         if (!plain) {
             double lead = F::lead(ax);
-            if (lead > tbig) {
-                s = scaled(ax, sbig);
-                which = 2;
-            } else if (lead < tsml) {
-                s = scaled(ax, ssml);
-                which = 0;
+            // NaN fails both tests and goes to the medium accumulator, as on the CPU.
+            if (lead > tbig || lead < tsml) {
+                const int big = lead > tbig;
+                const T s = scaled(ax, big ? sbig : ssml);
+                if constexpr (F::W == 4) acc.side[big] = F::add_square(acc.side[big], s);
+                else if (big) acc.side[1] = F::add_square(acc.side[1], s);
+                else acc.side[0] = F::add_square(acc.side[0], s);
+                return;
             }
         }
-        T a = which == 0 ? acc.sml : (which == 2 ? acc.big : acc.med);
-        a = F::add_square(a, s);
-        if (which == 0) acc.sml = a;
-        else if (which == 2) acc.big = a;
-        else acc.med = a;
+        acc.med = F::add_square(acc.med, ax);
+    }
+    // level1.rs `join_unless_empty`: a −0 accumulator (empty) leaves the other as it is.
+    static MP_DEV void join_unless_empty(T &a, const T &b) {
+        if (__double_as_longlong(F::lead(b)) != (long long)0x8000000000000000ULL) a = F::add_normwise(a, b);
     }
     MP_DEV void join(Acc &a, const Acc &b) const {
-        a.sml = F::add_normwise(a.sml, b.sml);
-        a.med = F::add_normwise(a.med, b.med);
-        a.big = F::add_normwise(a.big, b.big);
+        join_unless_empty(a.side[0], b.side[0]);
+        join_unless_empty(a.med, b.med);
+        join_unless_empty(a.side[1], b.side[1]);
     }
+    // Word-major partials: sml, med, big.
     static MP_DEV Acc get(const double *p, u64 stride, u64 i) {
         Acc a;
-        a.sml = F::get(p, stride, i);
+        a.side[0] = F::get(p, stride, i);
         a.med = F::get(p + F::W * stride, stride, i);
-        a.big = F::get(p + 2 * F::W * stride, stride, i);
+        a.side[1] = F::get(p + 2 * F::W * stride, stride, i);
         return a;
     }
     static MP_DEV void put(double *p, u64 stride, u64 i, const Acc &a) {
-        F::put(p, stride, i, a.sml);
+        F::put(p, stride, i, a.side[0]);
         F::put(p + F::W * stride, stride, i, a.med);
-        F::put(p + 2 * F::W * stride, stride, i, a.big);
+        F::put(p + 2 * F::W * stride, stride, i, a.side[1]);
     }
 };
 
