@@ -395,8 +395,9 @@ impl<T: Scalar> Reduction for Nrm2Of<'_, T> {
 
 /// `a ← a ⊕ b` unless `b` is `−0`, the empty accumulator, where `a + (−0) = a` exactly (IEEE
 /// and every format): usually two of Blue's three accumulators are empty, and joining them in
-/// the lanes' tree took the slow path of the `Qd` addition, a quarter of the GPU kernel's
-/// instructions. The GPU's join makes the same test (`blas_level1_gpu.cu`).
+/// the lanes' tree took the slow path of the `Qd` addition (skipping them took the GPU
+/// kernel from 345 to 309 instructions per element and from 591 to 468 µs at n = 2^24 on an
+/// H100). The GPU's join makes the same test (`blas_level1_gpu.cu`).
 #[inline]
 fn join_unless_empty<T: Scalar>(a: &mut T, b: &T) {
     let empty = b.class() == std::num::FpCategory::Zero && b.nearest_f64().is_sign_negative();
