@@ -148,6 +148,15 @@ fn qd_twins_match_cpu() {
     binary::<Qd>("qd mul", 12, |a, b| a * b, 33, 600);
     binary::<Qd>("qd div", 13, |a, b| a / b, 34, 600);
     unary::<Qd>("qd sqrt", 14, |a| a.sqrt(), 35);
+    // the summation steps of the BLAS reductions (c + a² with c = x, a = y)
+    binary::<Qd>("qd add_sloppy", 15, |a, b| a.add_sloppy(b), 36, 1000);
+    binary::<Qd>(
+        "qd add_square_sloppy",
+        16,
+        |c, a| c.add_square_sloppy(a),
+        37,
+        600,
+    );
 }
 
 /// A unary function on generated inputs (random and adversarial).

@@ -26,6 +26,7 @@
 //! | `Qd + Qd` (default, [`Qd::add_ieee`]) | HLB IEEE-style: merge by magnitude, double-accumulate | [`bounds::ADD`] |
 //! | [`Qd::add_sloppy`] | HLB sloppy: pairwise TwoSum, ThreeSum | normwise: [`bounds::ADD_SLOPPY`] of `\|a\| + \|b\|` |
 //! | [`Qd::add_product_sloppy`] (`c + a·b`) | product terms merged sloppily, one renormalisation | normwise: [`bounds::ADD_PRODUCT_SLOPPY`] of `\|c\| + \|ab\|` |
+//! | [`Qd::add_square_sloppy`] (`c + a²`) | the square's terms (symmetric products once) merged sloppily | normwise: [`bounds::ADD_SQUARE_SLOPPY`] of `\|c\| + a²` |
 //! | `Qd + f64`, `Qd + Dd` | TwoSum cascade / IEEE-style add | [`bounds::ADD_F64`], [`bounds::ADD`] |
 //! | `Qd × Qd` ([`Qd::mul_accurate`]) | HLB accurate product, all terms to order u | [`bounds::MUL`] |
 //! | `Qd × f64` | TwoProd per word, renormalise | [`bounds::MUL_F64`] |

@@ -92,6 +92,8 @@ int main() {
             case 12: r = qd::mul_accurate(a, b); break;
             case 13: r = qd::div_accurate(a, b); break;
             case 14: r = qd::sqrt(a); break;
+            case 15: r = qd::add_sloppy(a, b); break;
+            case 16: r = qd::add_square_sloppy(a, b); break;
             default: return 4;
             }
             for (int j = 0; j < 4; j++) z[j] = r.c[j];
