@@ -252,6 +252,40 @@ fn add8(ah: __m512d, al: __m512d, bh: __m512d, bl: __m512d) -> (__m512d, __m512d
     fast_two_sum8(vh, w)
 }
 
+/// [`add8`] with every addition `a + b` written `fma(a, 1, b)` and every subtraction `a − b`
+/// written `fma(−b, 1, a)`: the same roundings, so the same bits (`a·1` is exact, signed zeros
+/// come out as from `+` and `−`; only NaN payloads may differ, which nothing specifies). Zen 4
+/// runs additions on two of its four FP pipes and FMAs on the other two, so a loop that takes
+/// one group through [`add8`] and the next through this one keeps all four busy. `one` must be
+/// 1.0 in every lane, passed from outside the loop through `black_box`: LLVM folds an FMA by a
+/// constant 1 back into an addition.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn add8_on_fma_pipes(
+    one: __m512d,
+    ah: __m512d,
+    al: __m512d,
+    bh: __m512d,
+    bl: __m512d,
+) -> (__m512d, __m512d) {
+    let add = |a, b| _mm512_fmadd_pd(a, one, b);
+    let sub = |a, b| _mm512_fnmadd_pd(b, one, a);
+    // add8's operations, in its order: two TwoSums, two Fast-Two-Sums.
+    let sh = add(ah, bh);
+    let bb = sub(sh, ah);
+    let sl = add(sub(ah, sub(sh, bb)), sub(bh, bb));
+    let th = add(al, bl);
+    let bb = sub(th, al);
+    let tl = add(sub(al, sub(th, bb)), sub(bl, bb));
+    let c = add(sl, th);
+    let vh = add(sh, c);
+    let vl = sub(c, sub(vh, sh));
+    let w = add(tl, vl);
+    let zh = add(vh, w);
+    (zh, sub(w, sub(zh, vh)))
+}
+
 /// [`mul`] on eight lanes.
 #[cfg(target_arch = "x86_64")]
 #[inline]
@@ -282,6 +316,7 @@ const SPECIAL: i32 = 0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x80;
 #[target_feature(enable = "avx512f,avx512dq")]
 unsafe fn add_lanes_avx512(acc: &mut [Dd], x: &[Dd]) {
     let n = acc.len().min(x.len());
+    let one = _mm512_set1_pd(std::hint::black_box(1.0));
     // Two groups of eight per iteration: their dependency chains interleave.
     let pairs = n / 16;
     for g in 0..pairs {
@@ -294,7 +329,7 @@ unsafe fn add_lanes_avx512(acc: &mut [Dd], x: &[Dd]) {
             let (xh, xl) = load8(px);
             let (yh, yl) = load8(px.add(8));
             let (zh, zl) = add8(ah, al, xh, xl);
-            let (wh, wl) = add8(bh, bl, yh, yl);
+            let (wh, wl) = add8_on_fma_pipes(one, bh, bl, yh, yl);
             let bad = _mm512_fpclass_pd_mask::<SPECIAL>(zh) | _mm512_fpclass_pd_mask::<SPECIAL>(wh);
             if bad == 0 {
                 store8(pa, zh, zl);
