@@ -64,37 +64,64 @@ fn avx512() -> bool {
     std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq")
 }
 
-/// Four-lane TwoSum (Knuth), the operations of [`crate::eft::two_sum`].
+/// Knuth's TwoSum on lanes of any width, with the lanes' addition and subtraction given (the
+/// operations of [`crate::eft::two_sum`]).
 #[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn two_sum(a: __m256d, b: __m256d) -> (__m256d, __m256d) {
-    let s = _mm256_add_pd(a, b);
-    let bb = _mm256_sub_pd(s, a);
-    let e = _mm256_add_pd(_mm256_sub_pd(a, _mm256_sub_pd(s, bb)), _mm256_sub_pd(b, bb));
-    (s, e)
+#[inline(always)]
+fn two_sum_by<V: Copy>(add: &impl Fn(V, V) -> V, sub: &impl Fn(V, V) -> V, a: V, b: V) -> (V, V) {
+    let s = add(a, b);
+    let bb = sub(s, a);
+    (s, add(sub(a, sub(s, bb)), sub(b, bb)))
 }
 
-/// Four-lane FastTwoSum, as [`crate::eft::fast_two_sum`].
+/// FastTwoSum on lanes of any width, as [`two_sum_by`] ([`crate::eft::fast_two_sum`]).
 #[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn fast_two_sum(a: __m256d, b: __m256d) -> (__m256d, __m256d) {
-    let s = _mm256_add_pd(a, b);
-    (s, _mm256_sub_pd(b, _mm256_sub_pd(s, a)))
+#[inline(always)]
+fn fast_two_sum_by<V: Copy>(
+    add: &impl Fn(V, V) -> V,
+    sub: &impl Fn(V, V) -> V,
+    a: V,
+    b: V,
+) -> (V, V) {
+    let s = add(a, b);
+    (s, sub(b, sub(s, a)))
 }
 
-/// [`Dd::add_accurate`] before its special-value check.
+/// [`Dd::add_accurate`] before its special-value check (JMP 2017 Algorithm 6) on lanes of any
+/// width, with the lanes' addition and subtraction given: one body for the four-lane, the
+/// eight-lane and the FMA-pipe forms, so that their operations, and bits, are the same by
+/// construction.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn add_by<V: Copy>(
+    add: impl Fn(V, V) -> V,
+    sub: impl Fn(V, V) -> V,
+    ah: V,
+    al: V,
+    bh: V,
+    bl: V,
+) -> (V, V) {
+    let (sh, sl) = two_sum_by(&add, &sub, ah, bh);
+    let (th, tl) = two_sum_by(&add, &sub, al, bl);
+    let c = add(sl, th);
+    let (vh, vl) = fast_two_sum_by(&add, &sub, sh, c);
+    let w = add(tl, vl);
+    fast_two_sum_by(&add, &sub, vh, w)
+}
+
+/// [`Dd::add_accurate`] before its special-value check, four lanes.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn add(ah: __m256d, al: __m256d, bh: __m256d, bl: __m256d) -> (__m256d, __m256d) {
-    let (sh, sl) = two_sum(ah, bh);
-    let (th, tl) = two_sum(al, bl);
-    let c = _mm256_add_pd(sl, th);
-    let (vh, vl) = fast_two_sum(sh, c);
-    let w = _mm256_add_pd(tl, vl);
-    fast_two_sum(vh, w)
+    add_by(
+        |a, b| _mm256_add_pd(a, b),
+        |a, b| _mm256_sub_pd(a, b),
+        ah,
+        al,
+        bh,
+        bl,
+    )
 }
 
 /// [`Dd::mul_accurate`] before its special-value check.
@@ -108,7 +135,12 @@ fn mul(ah: __m256d, al: __m256d, bh: __m256d, bl: __m256d) -> (__m256d, __m256d)
     let tl1 = _mm256_fmadd_pd(ah, bl, tl0);
     let cl2 = _mm256_fmadd_pd(al, bh, tl1);
     let cl3 = _mm256_add_pd(cl1, cl2);
-    fast_two_sum(ch, cl3)
+    fast_two_sum_by(
+        &|a, b| _mm256_add_pd(a, b),
+        &|a, b| _mm256_sub_pd(a, b),
+        ch,
+        cl3,
+    )
 }
 
 /// All four leading words finite and nonzero: the scalar `finish` keeps the computed words.
@@ -219,37 +251,19 @@ unsafe fn store8(p: *mut Dd, h: __m512d, l: __m512d) {
     }
 }
 
-/// [`two_sum`] on eight lanes.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "avx512f,avx512dq")]
-fn two_sum8(a: __m512d, b: __m512d) -> (__m512d, __m512d) {
-    let s = _mm512_add_pd(a, b);
-    let bb = _mm512_sub_pd(s, a);
-    let e = _mm512_add_pd(_mm512_sub_pd(a, _mm512_sub_pd(s, bb)), _mm512_sub_pd(b, bb));
-    (s, e)
-}
-
-/// [`fast_two_sum`] on eight lanes.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "avx512f,avx512dq")]
-fn fast_two_sum8(a: __m512d, b: __m512d) -> (__m512d, __m512d) {
-    let s = _mm512_add_pd(a, b);
-    (s, _mm512_sub_pd(b, _mm512_sub_pd(s, a)))
-}
-
 /// [`add`] on eight lanes.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq")]
 fn add8(ah: __m512d, al: __m512d, bh: __m512d, bl: __m512d) -> (__m512d, __m512d) {
-    let (sh, sl) = two_sum8(ah, bh);
-    let (th, tl) = two_sum8(al, bl);
-    let c = _mm512_add_pd(sl, th);
-    let (vh, vl) = fast_two_sum8(sh, c);
-    let w = _mm512_add_pd(tl, vl);
-    fast_two_sum8(vh, w)
+    add_by(
+        |a, b| _mm512_add_pd(a, b),
+        |a, b| _mm512_sub_pd(a, b),
+        ah,
+        al,
+        bh,
+        bl,
+    )
 }
 
 /// [`add8`] with every addition `a + b` written `fma(a, 1, b)` and every subtraction `a − b`
@@ -269,21 +283,14 @@ fn add8_on_fma_pipes(
     bh: __m512d,
     bl: __m512d,
 ) -> (__m512d, __m512d) {
-    let add = |a, b| _mm512_fmadd_pd(a, one, b);
-    let sub = |a, b| _mm512_fnmadd_pd(b, one, a);
-    // add8's operations, in its order: two TwoSums, two Fast-Two-Sums.
-    let sh = add(ah, bh);
-    let bb = sub(sh, ah);
-    let sl = add(sub(ah, sub(sh, bb)), sub(bh, bb));
-    let th = add(al, bl);
-    let bb = sub(th, al);
-    let tl = add(sub(al, sub(th, bb)), sub(bl, bb));
-    let c = add(sl, th);
-    let vh = add(sh, c);
-    let vl = sub(c, sub(vh, sh));
-    let w = add(tl, vl);
-    let zh = add(vh, w);
-    (zh, sub(w, sub(zh, vh)))
+    add_by(
+        move |a, b| _mm512_fmadd_pd(a, one, b),
+        move |a, b| _mm512_fnmadd_pd(b, one, a),
+        ah,
+        al,
+        bh,
+        bl,
+    )
 }
 
 /// [`mul`] on eight lanes.
@@ -297,7 +304,12 @@ fn mul8(ah: __m512d, al: __m512d, bh: __m512d, bl: __m512d) -> (__m512d, __m512d
     let tl1 = _mm512_fmadd_pd(ah, bl, tl0);
     let cl2 = _mm512_fmadd_pd(al, bh, tl1);
     let cl3 = _mm512_add_pd(cl1, cl2);
-    fast_two_sum8(ch, cl3)
+    fast_two_sum_by(
+        &|a, b| _mm512_add_pd(a, b),
+        &|a, b| _mm512_sub_pd(a, b),
+        ch,
+        cl3,
+    )
 }
 
 // QNaN, +0, −0, +∞, −∞, SNaN: the leading words the scalar `finish` replaces.
