@@ -192,6 +192,24 @@ pub trait Scalar: Clone + Debug + PartialEq + PartialOrd + Send + Sync + 'static
         self.add_product(a, a);
     }
 
+    /// Whether the blocked summation order sums each lane with [`Scalar::lane_sum`] and
+    /// [`Scalar::lane_dot`] (a wider accumulator, one rounding per lane) rather than step by
+    /// step. `Qd` does; the others step.
+    const LANE_SUMS: bool = false;
+
+    /// The sum of one lane's `m` terms of the blocked order, from the empty accumulator, when
+    /// [`Scalar::LANE_SUMS`]; `None` (then the reduction steps the terms one by one) when the
+    /// result is not a finite non-zero number or the format has no lane sums. Error within
+    /// [`Scalar::op_error_bound_in`]`·Σ|term|` (less than the steps' bound).
+    fn lane_sum(_m: usize, _term: impl Fn(usize) -> Self) -> Option<Self> {
+        None
+    }
+
+    /// `Σ a_j·b_j` over one lane's `m` pairs `term(j) = (a_j, b_j)`, as [`Scalar::lane_sum`].
+    fn lane_dot(_m: usize, _term: impl Fn(usize) -> (Self, Self)) -> Option<Self> {
+        None
+    }
+
     /// `acc[k] ← acc[k] + x[k]` ([`Scalar::add_assign_normwise`]) for each lane `k` of the
     /// blocked summation order; a format may evaluate several lanes at once, with the same bits.
     fn add_lanes(acc: &mut [Self], x: &[Self]) {
@@ -315,10 +333,12 @@ impl Scalar for f64 {
 /// are the summation steps ([`Scalar::add_assign_normwise`], [`Scalar::add_product`]) as
 /// functions of values; `square = f` (optional) is [`Scalar::add_square`] as a function of
 /// values; `lanes = m` names a module whose `add_lanes`/`add_product_lanes`
-/// replace the trait's per-lane loops (same bits).
+/// replace the trait's per-lane loops (same bits); `lane_sums = (sum, dot)` are
+/// [`Scalar::lane_sum`] and [`Scalar::lane_dot`] (and set [`Scalar::LANE_SUMS`]).
 macro_rules! fixed_format_scalar {
     ($t:ty, $name:literal, $bound:expr, $lead:expr, steps = ($add:expr, $add_product:expr)
-     $(, square = $add_square:expr)? $(, lanes = $lanes:ident)?) => {
+     $(, square = $add_square:expr)? $(, lanes = $lanes:ident)?
+     $(, lane_sums = ($lane_sum:expr, $lane_dot:expr))?) => {
         impl $crate::scalar::Scalar for $t {
             type Ctx = ();
             const FORMAT: &'static str = $name;
@@ -442,6 +462,17 @@ macro_rules! fixed_format_scalar {
                 #[inline]
                 fn add_product_lanes(acc: &mut [$t], x: &[$t], y: &[$t]) {
                     $lanes::add_product_lanes(acc, x, y)
+                }
+            )?
+            $(
+                const LANE_SUMS: bool = true;
+                #[inline]
+                fn lane_sum(m: usize, term: impl Fn(usize) -> $t) -> Option<$t> {
+                    ($lane_sum)(m, term)
+                }
+                #[inline]
+                fn lane_dot(m: usize, term: impl Fn(usize) -> ($t, $t)) -> Option<$t> {
+                    ($lane_dot)(m, term)
                 }
             )?
         }

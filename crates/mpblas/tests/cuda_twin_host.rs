@@ -12,7 +12,7 @@ mod cuda_func_inputs;
 use cuda_common::*;
 use cuda_func_inputs::*;
 use mpblas::cuda::DeviceScalar;
-use mpblas::{Dd, Qd};
+use mpblas::{Dd, Qd, Scalar};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -157,6 +157,23 @@ fn qd_twins_match_cpu() {
         37,
         600,
     );
+    // a lane of the blocked order, with the steps where the lane hands over (host.cpp)
+    binary::<Qd>("qd lane sum", 17, lane_sum_twin, 38, 1000);
+    binary::<Qd>("qd lane dot", 18, lane_dot_twin, 39, 600);
+}
+
+/// The CPU side of harness op 17: the lane `a + b + b + a`.
+fn lane_sum_twin(a: Qd, b: Qd) -> Qd {
+    let t = [a, b, b, a];
+    <Qd as Scalar>::lane_sum(4, |j| t[j])
+        .unwrap_or_else(|| t.iter().fold(Qd::from(-0.0), |s, x| s.add_sloppy(*x)))
+}
+
+/// The CPU side of harness op 18: the lane `a·b + b·a + a·a + b·b`.
+fn lane_dot_twin(a: Qd, b: Qd) -> Qd {
+    let (p, q) = ([a, b, a, b], [b, a, a, b]);
+    <Qd as Scalar>::lane_dot(4, |j| (p[j], q[j]))
+        .unwrap_or_else(|| (0..4).fold(Qd::from(-0.0), |s, j| s.add_product_sloppy(p[j], q[j])))
 }
 
 /// A unary function on generated inputs (random and adversarial).

@@ -7,7 +7,7 @@
 mod oracle;
 
 use mpblas::qd::bounds;
-use mpblas::{Dd, Qd};
+use mpblas::{Dd, Qd, Scalar};
 use oracle::qd::{CASES, Rng, check, check_n, check_normalised, ex, ulp};
 use oracle::{Worst, exact, rel_err_units, runner};
 use proptest::prelude::*;
@@ -593,4 +593,107 @@ fn ordering_and_helpers() {
     assert_eq!(Qd::EPSILON.c[0], 2f64.powi(-209));
     assert_eq!(Qd::UNIT_ROUNDOFF, 2f64.powi(-212));
     assert_eq!(Qd::MIN_POSITIVE.c[0], 2f64.powi(-862));
+}
+
+// ---- the lane sums of the blocked order ------------------------------------------------------
+
+/// One lane's sum (`Scalar::lane_sum`) or dot (`Scalar::lane_dot`) of up to 16 terms, as the
+/// reductions use it: `None` (not a finite non-zero number) steps the terms one by one.
+fn lane_sum_or_steps(t: &[Qd]) -> Qd {
+    <Qd as Scalar>::lane_sum(t.len(), |j| t[j])
+        .unwrap_or_else(|| t.iter().fold(Qd::from(-0.0), |s, x| s.add_sloppy(*x)))
+}
+fn lane_dot_or_steps(a: &[Qd], b: &[Qd]) -> Qd {
+    <Qd as Scalar>::lane_dot(a.len(), |j| (a[j], b[j])).unwrap_or_else(|| {
+        a.iter()
+            .zip(b)
+            .fold(Qd::from(-0.0), |s, (x, y)| s.add_product_sloppy(*x, *y))
+    })
+}
+
+/// The exact sum and `Σ|t_j|` of terms given as MPFR values.
+fn exact_and_scale(t: &[Float]) -> (Float, Float) {
+    let mut s = Float::with_val(P, 0);
+    let mut m = Float::with_val(P, 0);
+    for v in t {
+        s += v;
+        m += Float::with_val(P, v.abs_ref());
+    }
+    (s, m)
+}
+
+/// Terms of a lane: random, in a wide exponent range, or cancelling in pairs (each term but the
+/// first close to minus the one before, so the accumulator's leading word cancels again and
+/// again and its lower words carry the sum).
+fn lane_terms(r: &mut Rng, family: u64) -> Vec<Qd> {
+    let m = 1 + r.below(16) as usize;
+    let mut t: Vec<Qd> = Vec::with_capacity(m);
+    for j in 0..m {
+        let x = match family {
+            0 => r.qd(),
+            1 => {
+                let e = r.below(600) as i32 - 300;
+                r.qd_at(e)
+            }
+            _ if j % 2 == 1 => cancelling(r, t[j - 1]),
+            _ => r.qd(),
+        };
+        t.push(x);
+    }
+    t
+}
+
+#[test]
+fn lane_sums_normwise() {
+    for (family, name) in [
+        (0, "random"),
+        (1, "wide exponents"),
+        (2, "cancelling pairs"),
+    ] {
+        // How many lanes the steps had to sum: none without cancellation.
+        let stepped = std::cell::Cell::new(0);
+        check_normwise(&format!("qd lane sum ({name})"), bounds::LANE_SUM, |r| {
+            let t = lane_terms(r, family);
+            let (want, scale) = exact_and_scale(&t.iter().map(ex).collect::<Vec<_>>());
+            if <Qd as Scalar>::lane_sum(t.len(), |j| t[j]).is_none() {
+                stepped.set(stepped.get() + 1);
+            }
+            (t.clone(), lane_sum_or_steps(&t), want, scale)
+        });
+        eprintln!("qd lane sum ({name}): {} lanes stepped", stepped.get());
+        assert!(family == 2 || stepped.get() == 0);
+        check_normwise(&format!("qd lane dot ({name})"), bounds::LANE_SUM, |r| {
+            let b: Vec<Qd> = (0..16)
+                .map(|_| {
+                    let e = r.below(40) as i32 - 20;
+                    r.qd_at(e)
+                })
+                .collect();
+            let mut a = lane_terms(r, family);
+            // Cancelling products: a_j·b_j close to −a_(j−1)·b_(j−1).
+            if family == 2 {
+                for j in (1..a.len()).step_by(2) {
+                    a[j] = cancelling(r, a[j - 1] * b[j - 1] / b[j]);
+                }
+            }
+            let b = &b[..a.len()];
+            let p: Vec<Float> = a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| Float::with_val(P, ex(x) * ex(y)))
+                .collect();
+            let (want, scale) = exact_and_scale(&p);
+            let mut args = a.clone();
+            args.extend_from_slice(b);
+            (args, lane_dot_or_steps(&a, b), want, scale)
+        });
+    }
+    // Specials and zeros leave the lane to the steps: IEEE results and signed zeros.
+    let (inf, nan) = (Qd::from(f64::INFINITY), Qd::from(f64::NAN));
+    assert!(<Qd as Scalar>::lane_sum(2, |j| [inf, -inf][j]).is_none());
+    assert!(<Qd as Scalar>::lane_sum(2, |j| [Qd::ONE, nan][j]).is_none());
+    assert!(<Qd as Scalar>::lane_sum(2, |j| [Qd::ONE, -Qd::ONE][j]).is_none());
+    assert!(<Qd as Scalar>::lane_dot(1, |_| (Qd::from(f64::MAX), Qd::from(2.0))).is_none());
+    let x = lane_sum_or_steps(&[Qd::from(-0.0), Qd::from(-0.0)]);
+    assert_eq!(x.c[0].to_bits(), (-0.0f64).to_bits());
 }

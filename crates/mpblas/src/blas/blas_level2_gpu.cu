@@ -148,9 +148,10 @@ MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *_
         if (g < top && i < m) {
             const R red = dot_of<R>(row_of<F>(a, i), x);
             // Lanes k0 and k1 of the group (lanes g + gb·k) as one node, their steps interleaved.
+            typedef LaneOf<R> L;
             auto pair = [&](unsigned k0, unsigned k1, bool two) -> T {
                 const u64 l0 = start + g + (u64)gb * k0, l1 = start + g + (u64)gb * k1;
-                T a0 = red.identity(), a1 = red.identity();
+                typename L::Lane a0 = L::begin(red), a1 = L::begin(red);
                 if (len == CHUNK) {
                     // The terms of U steps of both lanes loaded first, then the steps: the
                     // loads issue together (see Unroll).
@@ -166,17 +167,18 @@ MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *_
                         }
 #pragma unroll
                         for (int q = 0; q < U; q++) {
-                            R::step_loaded(a0, va0[q], vx0[q]);
-                            R::step_loaded(a1, va1[q], vx1[q]);
+                            L::step_loaded(a0, va0[q], vx0[q]);
+                            L::step_loaded(a1, va1[q], vx1[q]);
                         }
                     }
                 } else {
-                    for (u64 j = l0; j < start + len; j += LANES) red.step(a0, j);
+                    for (u64 j = l0; j < start + len; j += LANES) L::step(red, a0, j);
                     if (two)
-                        for (u64 j = l1; j < start + len; j += LANES) red.step(a1, j);
+                        for (u64 j = l1; j < start + len; j += LANES) L::step(red, a1, j);
                 }
-                if (two) red.join(a0, a1);
-                return a0;
+                T s0 = L::result(red, a0, l0, start + len);
+                if (two) red.join(s0, L::result(red, a1, l1, start + len));
+                return s0;
             };
             const unsigned present = (used - g + gb - 1) / gb;
             F::put(sh, LANES, g * rows + r, halving_tree<T>(LANES / gb, present, join, pair));
@@ -211,7 +213,8 @@ MP_DEV void gemv_lanes_loaded(MatArg a, VecArg x, u64 m, u64 n, double *__restri
             const u64 len = n - start < (u64)CHUNK ? n - start : (u64)CHUNK;
             const unsigned used = len < LANES ? (unsigned)len : LANES;
             for (unsigned l = threadIdx.x; l < used; l += blockDim.x) {
-                T acc = red.identity();
+                typedef LaneOf<R> L;
+                typename L::Lane acc = L::begin(red);
                 if (len == CHUNK) {
                     for (int q0 = 0; q0 < PER_LANE; q0 += U) {
                         T va[U], vx[U];
@@ -221,12 +224,12 @@ MP_DEV void gemv_lanes_loaded(MatArg a, VecArg x, u64 m, u64 n, double *__restri
                             vx[q] = F::load(red.y, start + l + (u64)(q0 + q) * LANES);
                         }
 #pragma unroll
-                        for (int q = 0; q < U; q++) R::step_loaded(acc, va[q], vx[q]);
+                        for (int q = 0; q < U; q++) L::step_loaded(acc, va[q], vx[q]);
                     }
                 } else {
-                    for (u64 j = start + l; j < start + len; j += LANES) red.step(acc, j);
+                    for (u64 j = start + l; j < start + len; j += LANES) L::step(red, acc, j);
                 }
-                F::put(sh, LANES, l, acc);
+                F::put(sh, LANES, l, L::result(red, acc, start + l, start + len));
             }
             __syncthreads();
             for (unsigned h = LANES / 2; h >= 1; h >>= 1) {

@@ -150,11 +150,39 @@ struct QD {
     }
 };
 
+// ---- lanes -------------------------------------------------------------------------------------
+// The first pass of the blocked order sums each lane's terms (`Scalar::LANE_SUMS` in the Rust
+// code): f64 and double-double step the value term by term, quad-double accumulates the lane in
+// a qd::LaneSum and renormalises once. `end` gives the lane's value, false where the caller must
+// step the lane's terms one by one instead (a quad-double lane that is not a finite non-zero
+// number: special values, overflow, exact cancellation).
+template <class F> struct LaneOps {
+    typedef typename F::T Lane;
+    static MP_DEV Lane begin() { return F::neg_zero(); }
+    static MP_DEV void add(Lane &l, const typename F::T &x) { l = F::add_normwise(l, x); }
+    static MP_DEV void add_product(Lane &l, const typename F::T &a, const typename F::T &b) {
+        l = F::add_product(l, a, b);
+    }
+    static MP_DEV bool end(const Lane &l, typename F::T &out) {
+        out = l;
+        return true;
+    }
+};
+template <> struct LaneOps<QD> {
+    typedef qd::LaneSum Lane;
+    static MP_DEV Lane begin() { return qd::lane_empty(); }
+    static MP_DEV void add(Lane &l, const Qd &x) { qd::lane_add(l, x); }
+    static MP_DEV void add_product(Lane &l, const Qd &a, const Qd &b) { qd::lane_add_product(l, a, b); }
+    static MP_DEV bool end(const Lane &l, Qd &out) { return qd::lane_finish(l, out); }
+};
+
 // ---- reductions: what each accumulates ---------------------------------------------------------
 // Each has an accumulator `Acc` of `ACC_WORDS` doubles, `identity`, `step(acc, i)` (term i
 // added) and `join(a, b)` (a ← a ⊕ b), the twins of the `Reduction` impls of level1.rs and
 // accurate.rs, moves accumulators to and from word-major arrays, and `prefetch(i)` (the words
-// term i will read) with its distance `PREFETCH` (see the formats).
+// term i will read) with its distance `PREFETCH` (see the formats). The level-1 reductions also
+// have a `Lane` (LaneOps) with `lane_begin`, `lane_step(lane, i)` and `lane_end(lane, acc)`;
+// the others step their accumulator (LaneOf).
 
 template <class F> struct SumOf {
     typedef typename F::T Acc;
@@ -167,10 +195,17 @@ template <class F> struct SumOf {
     MP_DEV void join(Acc &a, const Acc &b) const { a = F::add_normwise(a, b); }
     static MP_DEV Acc get(const double *p, u64 stride, u64 i) { return F::get(p, stride, i); }
     static MP_DEV void put(double *p, u64 stride, u64 i, const Acc &a) { F::put(p, stride, i, a); }
+    typedef typename LaneOps<F>::Lane Lane;
+    MP_DEV Lane lane_begin() const { return LaneOps<F>::begin(); }
+    MP_DEV void lane_step(Lane &l, u64 i) const { LaneOps<F>::add(l, F::load(x, i)); }
+    MP_DEV bool lane_end(const Lane &l, Acc &a) const { return LaneOps<F>::end(l, a); }
 };
 
 template <class F> struct AsumOf : SumOf<F> {
     MP_DEV void step(typename F::T &acc, u64 i) const { acc = F::add_normwise(acc, F::abs(F::load(this->x, i))); }
+    MP_DEV void lane_step(typename SumOf<F>::Lane &l, u64 i) const {
+        LaneOps<F>::add(l, F::abs(F::load(this->x, i)));
+    }
 };
 
 // No prefetching for the products: with two chunks per block (K = 2) the quad-double dot
@@ -189,6 +224,13 @@ template <class F> struct DotOf : SumOf<F> {
     static MP_DEV void step_loaded(typename F::T &acc, const typename F::T &a, const typename F::T &b) {
         acc = F::add_product(acc, a, b);
     }
+    MP_DEV void lane_step(typename SumOf<F>::Lane &l, u64 i) const {
+        LaneOps<F>::add_product(l, F::load(this->x, i), F::load(y, i));
+    }
+    static MP_DEV void lane_step_loaded(typename SumOf<F>::Lane &l, const typename F::T &a,
+                                        const typename F::T &b) {
+        LaneOps<F>::add_product(l, a, b);
+    }
 };
 
 // Σ|x_i|·|y_i|, for the error bound of a dot product (level1.rs `AbsDotOf`).
@@ -204,6 +246,13 @@ template <class F> struct AbsDotOf : SumOf<F> {
     }
     static MP_DEV void step_loaded(typename F::T &acc, const typename F::T &a, const typename F::T &b) {
         acc = F::add_product(acc, F::abs(a), F::abs(b));
+    }
+    MP_DEV void lane_step(typename SumOf<F>::Lane &l, u64 i) const {
+        LaneOps<F>::add_product(l, F::abs(F::load(this->x, i)), F::abs(F::load(y, i)));
+    }
+    static MP_DEV void lane_step_loaded(typename SumOf<F>::Lane &l, const typename F::T &a,
+                                        const typename F::T &b) {
+        LaneOps<F>::add_product(l, F::abs(a), F::abs(b));
     }
 };
 
@@ -221,6 +270,33 @@ template <class R> struct JoinOf {
     MP_DEV void join(Acc &a, const Acc &b) const { r.join(a, b); }
     static MP_DEV Acc get(const double *p, u64 stride, u64 i) { return R::get(p, stride, i); }
     static MP_DEV void put(double *p, u64 stride, u64 i, const Acc &a) { R::put(p, stride, i, a); }
+};
+
+// The lane operations of a reduction: its own where it has a `Lane`, else its accumulator
+// stepped term by term. `result` ends a lane whose terms are `first, first + LANES, …` below
+// `end`, stepping them one by one where the lane has no value (LaneOps).
+template <class...> struct VoidOf {
+    typedef void type;
+};
+template <class R, class = void> struct LaneOf {
+    typedef typename R::Acc Lane;
+    static MP_DEV Lane begin(const R &r) { return r.identity(); }
+    static MP_DEV void step(const R &r, Lane &l, u64 i) { r.step(l, i); }
+    template <class T> static MP_DEV void step_loaded(Lane &l, const T &a, const T &b) { R::step_loaded(l, a, b); }
+    static MP_DEV typename R::Acc result(const R &, const Lane &l, u64, u64) { return l; }
+};
+template <class R> struct LaneOf<R, typename VoidOf<typename R::Lane>::type> {
+    typedef typename R::Lane Lane;
+    static MP_DEV Lane begin(const R &r) { return r.lane_begin(); }
+    static MP_DEV void step(const R &r, Lane &l, u64 i) { r.lane_step(l, i); }
+    template <class T> static MP_DEV void step_loaded(Lane &l, const T &a, const T &b) { R::lane_step_loaded(l, a, b); }
+    static MP_DEV typename R::Acc result(const R &r, const Lane &l, u64 first, u64 end) {
+        typename R::Acc a;
+        if (r.lane_end(l, a)) return a;
+        a = r.identity();
+        for (u64 i = first; i < end; i += LANES) r.step(a, i);
+        return a;
+    }
 };
 
 // ---- the orders ---------------------------------------------------------------------------------
@@ -250,9 +326,16 @@ MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_st
             full = full && m == CHUNK;
         }
         for (unsigned l = threadIdx.x; l < LANES; l += blockDim.x) {
-            typename R::Acc acc[K];
+            typedef LaneOf<R> L;
+            typename L::Lane acc[K];
 #pragma unroll
-            for (int k = 0; k < K; k++) acc[k] = r.identity();
+            for (int k = 0; k < K; k++) acc[k] = L::begin(r);
+            // Lane l of chunk c0 + k: terms from first(k) below end(k), LANES apart.
+            auto first = [&](int k) { return (c0 + k) * CHUNK + l; };
+            auto end = [&](int k) {
+                const u64 start = (c0 + k) * CHUNK;
+                return start + (used[k] == 0 ? 0 : ((n - start < (u64)CHUNK) ? n - start : (u64)CHUNK));
+            };
             if (full) {
 #pragma unroll
                 for (int j = 0; j < PER_LANE; j++) {
@@ -261,19 +344,17 @@ MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_st
                         for (int k = 0; k < K; k++) r.prefetch((c0 + k) * CHUNK + (u64)(j + R::PREFETCH) * LANES + l);
                     }
 #pragma unroll
-                    for (int k = 0; k < K; k++) r.step(acc[k], (c0 + k) * CHUNK + (u64)j * LANES + l);
+                    for (int k = 0; k < K; k++) L::step(r, acc[k], (c0 + k) * CHUNK + (u64)j * LANES + l);
                 }
             } else {
 #pragma unroll
                 for (int k = 0; k < K; k++) {
-                    const u64 start = (c0 + k) * CHUNK;
-                    const u64 end = start + (used[k] == 0 ? 0 : ((n - start < (u64)CHUNK) ? n - start : (u64)CHUNK));
-                    for (u64 i = start + l; i < end; i += LANES) r.step(acc[k], i);
+                    for (u64 i = first(k); i < end(k); i += LANES) L::step(r, acc[k], i);
                 }
             }
 #pragma unroll
             for (int k = 0; k < K; k++) {
-                if (l < used[k]) R::put(lanes + k * words, LANES, l, acc[k]);
+                if (l < used[k]) R::put(lanes + k * words, LANES, l, L::result(r, acc[k], first(k), end(k)));
             }
         }
         __syncthreads();

@@ -21,7 +21,7 @@
 //! is [`Error::BasisMismatch`], checked once per call.
 
 use super::bounds::{Bounded, gamma, sum_error_bound, up};
-use super::sum::{Reduction, Summation, reduce};
+use super::sum::{LANES, Reduction, Summation, by_lanes, reduce, step_rows};
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::view::{VecMut, VecRef};
@@ -92,6 +92,24 @@ pub(crate) fn upper_f64_with<T: Scalar>(s: &T, ctx: &T::Ctx, g: f64, n: usize) -
 
 // ---- sum ---------------------------------------------------------------------------------------
 
+/// [`Reduction::first_pass_lanes`] of a reduction over `T`: lane by lane, `lane(first, count)`
+/// being the format's [`Scalar::lane_sum`] or [`Scalar::lane_dot`] of the lane's terms, where
+/// the format has [`Scalar::LANE_SUMS`]; else row by row with the reduction's `step_lanes`.
+#[inline]
+fn first_pass<T: Scalar, R: Reduction<Acc = T>>(
+    r: &R,
+    lanes: &mut [T],
+    start: usize,
+    m: usize,
+    lane: impl Fn(usize, usize) -> Option<T>,
+) {
+    if T::LANE_SUMS {
+        by_lanes(lanes, start, m, lane, |acc, i| r.step(acc, i));
+    } else {
+        step_rows(lanes, start, m, |l, base| r.step_lanes(l, base));
+    }
+}
+
 struct SumOf<'a, T>(VecRef<'a, T>, T);
 
 impl<T: Scalar> Reduction for SumOf<'_, T> {
@@ -106,6 +124,12 @@ impl<T: Scalar> Reduction for SumOf<'_, T> {
     #[inline]
     fn join(&self, a: &mut T, b: &T) {
         a.add_assign_normwise(b);
+    }
+    #[inline]
+    fn first_pass_lanes(&self, lanes: &mut [T], start: usize, m: usize) {
+        first_pass(self, lanes, start, m, |first, count| {
+            T::lane_sum(count, |j| self.0.at(first + j * LANES).clone())
+        });
     }
     #[inline]
     fn step_lanes(&self, lanes: &mut [T], base: usize) {
@@ -138,6 +162,12 @@ impl<T: Scalar> Reduction for AbsSumOf<'_, T> {
     #[inline]
     fn join(&self, a: &mut T, b: &T) {
         a.add_assign_normwise(b);
+    }
+    #[inline]
+    fn first_pass_lanes(&self, lanes: &mut [T], start: usize, m: usize) {
+        first_pass(self, lanes, start, m, |first, count| {
+            T::lane_sum(count, |j| self.0.at(first + j * LANES).abs_ref())
+        });
     }
 }
 
@@ -228,6 +258,15 @@ impl<T: Scalar> Reduction for DotOf<'_, T> {
         a.add_assign_normwise(b);
     }
     #[inline]
+    fn first_pass_lanes(&self, lanes: &mut [T], start: usize, m: usize) {
+        first_pass(self, lanes, start, m, |first, count| {
+            T::lane_dot(count, |j| {
+                let i = first + j * LANES;
+                (self.0.at(i).clone(), self.1.at(i).clone())
+            })
+        });
+    }
+    #[inline]
     fn step_lanes(&self, lanes: &mut [T], base: usize) {
         let n = lanes.len();
         match (
@@ -266,6 +305,15 @@ impl<T: Scalar> Reduction for AbsDotOf<'_, T> {
     #[inline]
     fn join(&self, a: &mut T, b: &T) {
         a.add_assign_normwise(b);
+    }
+    #[inline]
+    fn first_pass_lanes(&self, lanes: &mut [T], start: usize, m: usize) {
+        first_pass(self, lanes, start, m, |first, count| {
+            T::lane_dot(count, |j| {
+                let i = first + j * LANES;
+                (self.0.at(i).abs_ref(), self.1.at(i).abs_ref())
+            })
+        });
     }
 }
 

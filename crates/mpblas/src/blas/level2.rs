@@ -31,7 +31,7 @@
 
 use super::bounds::{gamma, summation_depth, tiny_if, up};
 use super::level1::{AbsDotOf, DotOf, check_same_len, neg_zero, upper_f64_with};
-use super::sum::{Reduction, Summation, reduce};
+use super::sum::{LANES, Reduction, Summation, reduce, step_rows};
 use crate::error::Result;
 use crate::scalar::Scalar;
 use crate::view::{MatMut, MatRef, Trans, VecMut, VecRef};
@@ -81,6 +81,33 @@ impl<T: Scalar> Reduction for RowsDot<'_, T> {
         } else {
             for (r, s) in acc.iter_mut().enumerate() {
                 s.add_product(self.a.at(self.first + r, j), xj);
+            }
+        }
+    }
+    /// With lane sums ([`Scalar::LANE_SUMS`]), each row's lane as its [`DotOf`] lane.
+    #[inline]
+    fn first_pass_lanes(&self, lanes: &mut [Vec<T>], start: usize, m: usize) {
+        if !T::LANE_SUMS {
+            return step_rows(lanes, start, m, |l, base| self.step_lanes(l, base));
+        }
+        let term = |row: usize, j: usize| {
+            let (a, x) = (self.a.at(self.first + row, j), self.x.at(j));
+            if self.abs {
+                (a.abs_ref(), x.abs_ref())
+            } else {
+                (a.clone(), x.clone())
+            }
+        };
+        for (l, acc) in lanes.iter_mut().enumerate() {
+            let (first, count) = (start + l, (m - l).div_ceil(LANES));
+            for (row, s) in acc.iter_mut().enumerate() {
+                match T::lane_dot(count, |k| term(row, first + k * LANES)) {
+                    Some(v) => *s = v,
+                    None => (0..count).for_each(|k| {
+                        let (a, x) = term(row, first + k * LANES);
+                        s.add_product(&a, &x);
+                    }),
+                }
             }
         }
     }

@@ -87,6 +87,15 @@ pub(crate) trait Reduction: Sync {
             self.step(acc, base + l);
         }
     }
+    /// The first pass over one chunk's `m` terms from `start`: `lanes[l] ← lanes[l] ⊕ t_i` for
+    /// the lane's terms `i = start + j·LANES + l` in order (the lanes start at the identity).
+    /// Row by row with [`Reduction::step_lanes`] ([`step_rows`]); a reduction over a format
+    /// with [`Scalar::LANE_SUMS`](crate::Scalar::LANE_SUMS) overrides it to sum lane by lane
+    /// ([`by_lanes`]).
+    #[inline]
+    fn first_pass_lanes(&self, lanes: &mut [Self::Acc], start: usize, m: usize) {
+        step_rows(lanes, start, m, |l, base| self.step_lanes(l, base));
+    }
     /// `a[t] ← a[t] ⊕ b[t]` for every `t`: a level of the lanes' halving tree, which a
     /// reduction may override with a vectorised loop of the same operations.
     #[inline]
@@ -146,14 +155,20 @@ fn blocked<R: Reduction>(r: &R, n: usize) -> R::Acc {
     if n == 0 {
         return r.identity();
     }
-    let first = |c: usize| chunk(r, c * CHUNK, n, |lanes, base| r.step_lanes(lanes, base));
+    let first = |c: usize| {
+        chunk(r, c * CHUNK, n, |lanes, start, m| {
+            r.first_pass_lanes(lanes, start, m);
+        })
+    };
     let mut partials: Vec<R::Acc> = chunks_map(n.div_ceil(CHUNK), first);
     while partials.len() > 1 {
         let m = partials.len();
         let p = &partials;
         let next = |c: usize| {
-            chunk(r, c * CHUNK, m, |lanes, base| {
-                r.join_lanes(lanes, &p[base..base + lanes.len()]);
+            chunk(r, c * CHUNK, m, |lanes, start, m| {
+                step_rows(lanes, start, m, |l, base| {
+                    r.join_lanes(l, &p[base..base + l.len()]);
+                });
             })
         };
         partials = chunks_map(m.div_ceil(CHUNK), next);
@@ -170,17 +185,14 @@ fn chunks_map<A: Send, F: Fn(usize) -> A + Sync + Send>(chunks: usize, f: F) -> 
     }
 }
 
-/// One chunk of the blocked order: items `start..min(start + CHUNK, n)`, `add(lanes, base)`
-/// adding items `base..base + lanes.len()` to the lanes, one each.
-fn chunk<R: Reduction>(
-    r: &R,
+/// The rows of a chunk's `m` items from `start`: `add(lanes, base)` adds items
+/// `base..base + lanes.len()` to the first lanes, one each, for `base = start + j·LANES`.
+pub(crate) fn step_rows<A>(
+    lanes: &mut [A],
     start: usize,
-    n: usize,
-    add: impl Fn(&mut [R::Acc], usize),
-) -> R::Acc {
-    let m = (n - start).min(CHUNK);
-    let used = m.min(LANES);
-    let mut lanes: Vec<R::Acc> = vec![r.identity(); used];
+    m: usize,
+    mut add: impl FnMut(&mut [A], usize),
+) {
     for j in 0..PER_LANE {
         let base = start + j * LANES;
         if base >= start + m {
@@ -189,6 +201,39 @@ fn chunk<R: Reduction>(
         let here = (start + m - base).min(LANES);
         add(&mut lanes[..here], base);
     }
+}
+
+/// The first pass lane by lane, for formats with lane sums: `lane(first, count)` is lane `l`'s
+/// sum of its `count` items `first, first + LANES, …` (`None`: not available, see
+/// [`Scalar::lane_sum`](crate::Scalar::lane_sum)), else `step(acc, i)` adds them one by one.
+pub(crate) fn by_lanes<A>(
+    lanes: &mut [A],
+    start: usize,
+    m: usize,
+    lane: impl Fn(usize, usize) -> Option<A>,
+    step: impl Fn(&mut A, usize),
+) {
+    for (l, acc) in lanes.iter_mut().enumerate() {
+        let (first, count) = (start + l, (m - l).div_ceil(LANES));
+        match lane(first, count) {
+            Some(v) => *acc = v,
+            None => (0..count).for_each(|j| step(acc, first + j * LANES)),
+        }
+    }
+}
+
+/// One chunk of the blocked order: items `start..min(start + CHUNK, n)`, `fill(lanes, start,
+/// m)` reducing its `m` items into the lanes, then the lanes' halving tree.
+fn chunk<R: Reduction>(
+    r: &R,
+    start: usize,
+    n: usize,
+    fill: impl Fn(&mut [R::Acc], usize, usize),
+) -> R::Acc {
+    let m = (n - start).min(CHUNK);
+    let used = m.min(LANES);
+    let mut lanes: Vec<R::Acc> = vec![r.identity(); used];
+    fill(&mut lanes, start, m);
     let mut h = LANES / 2;
     while h >= 1 {
         // lane[t] ← lane[t] ⊕ lane[t + h] for every t < h with a partner.

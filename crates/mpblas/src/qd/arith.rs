@@ -230,6 +230,38 @@ impl Qd {
         )
     }
 
+    /// The sum of one lane's `m` terms `term(0), …, term(m − 1)` of the blocked summation
+    /// order, accumulated in a [`LaneSum`] (one renormalisation per lane instead of one per
+    /// term). `None` where the result is not a finite non-zero number (special values,
+    /// overflow, exact cancellation): the caller then steps the terms one by one with
+    /// [`Qd::add_sloppy`], whose fallbacks give IEEE behaviour.
+    #[inline]
+    pub(crate) fn lane_sum(m: usize, term: impl Fn(usize) -> Qd) -> Option<Qd> {
+        let mut lane = LaneSum::EMPTY;
+        for j in 0..m {
+            lane.add(&term(j).c);
+        }
+        lane.finish()
+    }
+
+    /// `Σ_j a_j·b_j` over one lane's `m` pairs `term(j) = (a_j, b_j)`: [`Qd::lane_sum`] of the
+    /// products' words before renormalisation (those of [`Qd::add_product_sloppy`]). `None`
+    /// as [`Qd::lane_sum`] (the caller then steps with [`Qd::add_product_sloppy`]).
+    #[inline]
+    pub(crate) fn lane_dot(m: usize, term: impl Fn(usize) -> (Qd, Qd)) -> Option<Qd> {
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                let mut lane = LaneSum::EMPTY;
+                for j in 0..m {
+                    let (a, b) = term(j);
+                    lane.add_terms(&mul_terms(&a.c, &b.c));
+                }
+                lane.finish()
+            },
+        )
+    }
+
     /// `self + b` for an `f64` `b`: TwoSum cascade through the four words (exact), then
     /// renormalisation; relative error ≤ [`bounds::ADD_F64`](super::bounds::ADD_F64)·u.
     #[inline]
@@ -607,6 +639,95 @@ fn mul_f64_terms(a: &[f64; 4], b: f64) -> [f64; 5] {
 pub(super) fn mul_raw(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
     let [p0, s1, s2, s3, s4] = mul_terms(a, b);
     renorm5(p0, s1, s2, s3, s4)
+}
+
+/// The accumulator of one lane of the blocked summation order (at most 16 terms, the order's
+/// `PER_LANE`): five words `w_0..w_4`, word `k` taking the
+/// order-`k` word of each term, **not renormalised between terms**. Words 0–3 add by TwoSum,
+/// each error carried exactly into the word below (`1 + 2 + 3 + 4` TwoSums, the cost of the
+/// sloppy merge without its renormalisation, about 60 of a step's 125 operations); word 4
+/// sums the order-4 words and carries in `f64`; [`LaneSum::finish`] renormalises once.
+///
+/// **Error.** With `P = Σ_j Σ_k |p_jk|` (the terms' words, `≤ (1 + 2^-50)·Σ|t_j|`),
+/// `u = 2^-53` and `m ≤ 16`: word 0 stays below `1.01·P`, so the TwoSum errors it sends down
+/// sum to `≤ 16.2u·P`; with the order-1 words (`≤ 3.1u·P` for products, `≤ u·P` for
+/// normalised terms) word 1 stays below `20u·P`, and its 32 errors sum to `≤ 640u²·P`; word 2
+/// below `660u²·P` (48 errors, `≤ 31,700u³·P`); word 3 below `32,100u³·P` (64 errors, `≤ 2^21
+/// u⁴·P`). Words 0–3 are exact, so the only roundings before the end are word 4's at most 80
+/// `f64` additions on values below `2^21.1 u⁴·P`: `≤ 2^-25 u⁴·P`. The end
+/// ([`LaneSum::finish`]) rounds once, by at most `2^-212` of the result, or hands the lane to
+/// the steps. A lane's sum is therefore within `1.01·2^-212·P` of the terms' sum (the terms' own errors, those of
+/// [`Qd::add_product_sloppy`]'s product words, ≤ `0.01·2^-212` relative, on top), stated as
+/// [`bounds::LANE_SUM`](super::bounds::LANE_SUM): far inside the `15·ADD_SLOPPY·u·P` that the
+/// blocked order's bound allows a lane's 15 additions (the BLAS `summation_depth`), so the
+/// bounds are unchanged.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LaneSum {
+    w: [f64; 5],
+}
+
+impl LaneSum {
+    /// No terms yet.
+    pub(crate) const EMPTY: LaneSum = LaneSum { w: [-0.0; 5] };
+
+    /// Words 0–3 of a term into words 0–3 (TwoSums, errors carried down exactly); returns the
+    /// sum of the four errors leaving word 3, for word 4.
+    #[inline(always)]
+    fn cascade(&mut self, p: &[f64; 4]) -> f64 {
+        let [a0, a1, a2, a3, _] = self.w;
+        let (a0, e0) = two_sum(a0, p[0]);
+        let (a1, e1) = two_sum(a1, p[1]);
+        let (a1, f1) = two_sum(a1, e0);
+        let (a2, e2) = two_sum(a2, p[2]);
+        let (a2, f2) = two_sum(a2, e1);
+        let (a2, g2) = two_sum(a2, f1);
+        let (a3, e3) = two_sum(a3, p[3]);
+        let (a3, f3) = two_sum(a3, e2);
+        let (a3, g3) = two_sum(a3, f2);
+        let (a3, h3) = two_sum(a3, g2);
+        self.w[..4].copy_from_slice(&[a0, a1, a2, a3]);
+        (e3 + f3) + (g3 + h3)
+    }
+
+    /// `+ x` for a quad-double `x`.
+    #[inline(always)]
+    pub(crate) fn add(&mut self, x: &[f64; 4]) {
+        let carry = self.cascade(x);
+        self.w[4] += carry;
+    }
+
+    /// `+` the five words of a product ([`mul_terms`], [`sqr_terms`]).
+    #[inline(always)]
+    pub(crate) fn add_terms(&mut self, p: &[f64; 5]) {
+        let carry = self.cascade(&[p[0], p[1], p[2], p[3]]);
+        self.w[4] += p[4] + carry;
+    }
+
+    /// The sum as a quad-double, if it comes out normalised and is a finite non-zero number.
+    ///
+    /// A TwoSum pass from the bottom and one from the top (exact) leave four words whose sum
+    /// is the words' sum but for the rounding of the last, `c3 = fl(l + t4)`. [`renorm5`]'s
+    /// Fast-Two-Sums would need the words in order of magnitude, which the lane's words
+    /// need not be when the lane's terms cancel (a word 1 or 2 then as large as the sum); so
+    /// the result is checked instead: normalised (`c[i] == fl(c[i] + c[i+1])`, so `|c3| ≤
+    /// u³·|c0|`), its error is that one rounding, `≤ 2^-53·|c3| ≤ 2^-212·|c0|`. Otherwise
+    /// (a lane that cancels to about `2^-50` of its terms, or special values) `None`, and the
+    /// terms are stepped one by one.
+    #[inline(always)]
+    pub(crate) fn finish(&self) -> Option<Qd> {
+        let [x0, x1, x2, x3, x4] = self.w;
+        let (s, t4) = two_sum(x3, x4);
+        let (s, t3) = two_sum(x2, s);
+        let (s, t2) = two_sum(x1, s);
+        let (t0, t1) = two_sum(x0, s);
+        let (c0, l) = two_sum(t0, t1);
+        let (c1, l) = two_sum(l, t2);
+        let (c2, l) = two_sum(l, t3);
+        let c3 = l + t4;
+        let c = [c0, c1, c2, c3];
+        let normalised = c0 + c1 == c0 && c1 + c2 == c1 && c2 + c3 == c2;
+        (normalised && generic_ok(&c)).then_some(Qd { c })
+    }
 }
 
 /// The five words of `a × b` before renormalisation, by order of `2^-53`: `fl(a0·b0)`, then

@@ -71,9 +71,18 @@ pub const ADD_PRODUCT_SLOPPY: f64 = 3.0;
 /// (exact doublings): orders 0–3 exact, order 4 from fewer `f64` operations, then the same
 /// sloppy merge: about 2u, stated as 3u.
 pub const ADD_SQUARE_SLOPPY: f64 = 3.0;
+/// The sum of one lane of the blocked summation order (at most 16 terms, `Scalar::lane_sum`
+/// and `Scalar::lane_dot` of `Qd`), **normwise**: `|r − Σ t_j| ≤ LANE_SUM·u·Σ|t_j|` (for a dot
+/// `t_j = a_j·b_j`). Words 0–3 of the lane accumulator are exact; its word 4 and the product
+/// words' order-4 roundings are below `2^-25·u·Σ|t_j|`; the end rounds the last word of a
+/// normalised result (≤ `u·|r|`; a lane that does not come out normalised is summed by the
+/// steps instead, with their bounds). Analysis 1.01u; stated as 2u. The blocked order's bound
+/// charges a lane `15·ARITH_MAX·u·Σ|t_j|`, so it holds unchanged.
+pub const LANE_SUM: f64 = 2.0;
 const _: () = assert!(
     ADD_SLOPPY <= ARITH_MAX && ADD_PRODUCT_SLOPPY <= ARITH_MAX && ADD_SQUARE_SLOPPY <= ARITH_MAX
 );
+const _: () = assert!(LANE_SUM <= 15.0 * ARITH_MAX);
 
 // ---- elementary functions (qd/func.rs) ------------------------------------------------------
 //

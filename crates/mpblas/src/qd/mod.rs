@@ -209,5 +209,6 @@ crate::scalar::fixed_format_scalar!(
     bounds::ARITH_MAX,
     |x: &Qd| x.c[0],
     steps = (Qd::add_sloppy, Qd::add_product_sloppy),
-    square = Qd::add_square_sloppy
+    square = Qd::add_square_sloppy,
+    lane_sums = (Qd::lane_sum, Qd::lane_dot)
 );

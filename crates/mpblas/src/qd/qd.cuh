@@ -469,6 +469,68 @@ MP_DEV Qd add_square_sloppy(const Qd &c, const Qd &a) {
     return add_ieee(c, mul_accurate(a, a));
 }
 
+// ---- the lane sum of the blocked summation order (the Rust `LaneSum`) -----------------------
+// Five words, word k taking the order-k word of each term, not renormalised between terms;
+// words 0-3 by TwoSum with the errors carried down exactly, word 4 in f64; one renormalisation
+// at the end of the lane (the Rust doc gives the error analysis).
+struct LaneSum {
+    double w[5];
+};
+
+MP_DEV LaneSum lane_empty() {
+    LaneSum l;
+#pragma unroll
+    for (int k = 0; k < 5; k++) l.w[k] = -0.0;
+    return l;
+}
+
+// Words 0-3 of a term into words 0-3; returns the sum of the errors leaving word 3.
+MP_DEV double lane_cascade(LaneSum &l, double p0, double p1, double p2, double p3) {
+    double e0, e1, f1, e2, f2, g2, e3, f3, g3, h3;
+    two_sum(l.w[0], p0, l.w[0], e0);
+    two_sum(l.w[1], p1, l.w[1], e1);
+    two_sum(l.w[1], e0, l.w[1], f1);
+    two_sum(l.w[2], p2, l.w[2], e2);
+    two_sum(l.w[2], e1, l.w[2], f2);
+    two_sum(l.w[2], f1, l.w[2], g2);
+    two_sum(l.w[3], p3, l.w[3], e3);
+    two_sum(l.w[3], e2, l.w[3], f3);
+    two_sum(l.w[3], f2, l.w[3], g3);
+    two_sum(l.w[3], g2, l.w[3], h3);
+    return (e3 + f3) + (g3 + h3);
+}
+
+// + x for a quad-double x (LaneSum::add).
+MP_DEV void lane_add(LaneSum &l, const Qd &x) {
+    const double carry = lane_cascade(l, x.c[0], x.c[1], x.c[2], x.c[3]);
+    l.w[4] = l.w[4] + carry;
+}
+
+// + a·b, the product's words before renormalisation (LaneSum::add_terms of mul_terms).
+MP_DEV void lane_add_product(LaneSum &l, const Qd &a, const Qd &b) {
+    double p0, p1, p2, p3, p4;
+    mul_terms(a, b, p0, p1, p2, p3, p4);
+    const double carry = lane_cascade(l, p0, p1, p2, p3);
+    l.w[4] = l.w[4] + (p4 + carry);
+}
+
+// The sum to `out`: TwoSum passes from the bottom and from the top, the last word rounded;
+// false unless it is normalised and a finite non-zero number (LaneSum::finish says why).
+MP_DEV bool lane_finish(const LaneSum &l, Qd &out) {
+    double s, t1, t2, t3, t4, t0, c0, c1, c2, lo;
+    two_sum(l.w[3], l.w[4], s, t4);
+    two_sum(l.w[2], s, s, t3);
+    two_sum(l.w[1], s, s, t2);
+    two_sum(l.w[0], s, t0, t1);
+    two_sum(t0, t1, c0, lo);
+    two_sum(lo, t2, c1, lo);
+    two_sum(lo, t3, c2, lo);
+    const double c3 = lo + t4;
+    out = qd_make(c0, c1, c2, c3);
+    const bool normalised = c0 + c1 == c0 && c1 + c2 == c1 && c2 + c3 == c2;
+    return normalised && generic_ok(out);
+}
+
 // a / b, HLB long division: what `/` uses.
 MP_DEV Qd div_accurate(const Qd &a, const Qd &b) {
     Qd c = div_raw(a, b);

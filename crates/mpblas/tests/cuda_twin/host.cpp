@@ -94,6 +94,26 @@ int main() {
             case 14: r = qd::sqrt(a); break;
             case 15: r = qd::add_sloppy(a, b); break;
             case 16: r = qd::add_square_sloppy(a, b); break;
+            case 17: { // a lane of the blocked order: a + b + b + a, else the steps
+                const Qd t[4] = {a, b, b, a};
+                qd::LaneSum l = qd::lane_empty();
+                for (int j = 0; j < 4; j++) qd::lane_add(l, t[j]);
+                if (!qd::lane_finish(l, r)) {
+                    r = qd_make(-0.0, -0.0, -0.0, -0.0);
+                    for (int j = 0; j < 4; j++) r = qd::add_sloppy(r, t[j]);
+                }
+                break;
+            }
+            case 18: { // a lane of a dot product: a·b + b·a + a·a + b·b, else the steps
+                const Qd p[4] = {a, b, a, b}, q[4] = {b, a, a, b};
+                qd::LaneSum l = qd::lane_empty();
+                for (int j = 0; j < 4; j++) qd::lane_add_product(l, p[j], q[j]);
+                if (!qd::lane_finish(l, r)) {
+                    r = qd_make(-0.0, -0.0, -0.0, -0.0);
+                    for (int j = 0; j < 4; j++) r = qd::add_product_sloppy(r, p[j], q[j]);
+                }
+                break;
+            }
             default: return 4;
             }
             for (int j = 0; j < 4; j++) z[j] = r.c[j];
