@@ -210,6 +210,11 @@ pub trait Scalar: Clone + Debug + PartialEq + PartialOrd + Send + Sync + 'static
         None
     }
 
+    /// `Σ a_j²` over `m` terms of one lane (the norms), as [`Scalar::lane_sum`].
+    fn lane_squares(_m: usize, _term: impl Fn(usize) -> Self) -> Option<Self> {
+        None
+    }
+
     /// `acc[k] ← acc[k] + x[k]` ([`Scalar::add_assign_normwise`]) for each lane `k` of the
     /// blocked summation order; a format may evaluate several lanes at once, with the same bits.
     fn add_lanes(acc: &mut [Self], x: &[Self]) {
@@ -333,12 +338,13 @@ impl Scalar for f64 {
 /// are the summation steps ([`Scalar::add_assign_normwise`], [`Scalar::add_product`]) as
 /// functions of values; `square = f` (optional) is [`Scalar::add_square`] as a function of
 /// values; `lanes = m` names a module whose `add_lanes`/`add_product_lanes`
-/// replace the trait's per-lane loops (same bits); `lane_sums = (sum, dot)` are
-/// [`Scalar::lane_sum`] and [`Scalar::lane_dot`] (and set [`Scalar::LANE_SUMS`]).
+/// replace the trait's per-lane loops (same bits); `lane_sums = (sum, dot, squares)` are
+/// [`Scalar::lane_sum`], [`Scalar::lane_dot`] and [`Scalar::lane_squares`] (and set
+/// [`Scalar::LANE_SUMS`]).
 macro_rules! fixed_format_scalar {
     ($t:ty, $name:literal, $bound:expr, $lead:expr, steps = ($add:expr, $add_product:expr)
      $(, square = $add_square:expr)? $(, lanes = $lanes:ident)?
-     $(, lane_sums = ($lane_sum:expr, $lane_dot:expr))?) => {
+     $(, lane_sums = ($lane_sum:expr, $lane_dot:expr, $lane_squares:expr))?) => {
         impl $crate::scalar::Scalar for $t {
             type Ctx = ();
             const FORMAT: &'static str = $name;
@@ -473,6 +479,10 @@ macro_rules! fixed_format_scalar {
                 #[inline]
                 fn lane_dot(m: usize, term: impl Fn(usize) -> ($t, $t)) -> Option<$t> {
                     ($lane_dot)(m, term)
+                }
+                #[inline]
+                fn lane_squares(m: usize, term: impl Fn(usize) -> $t) -> Option<$t> {
+                    ($lane_squares)(m, term)
                 }
             )?
         }

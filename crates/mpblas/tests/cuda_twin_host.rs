@@ -160,6 +160,16 @@ fn qd_twins_match_cpu() {
     // a lane of the blocked order, with the steps where the lane hands over (host.cpp)
     binary::<Qd>("qd lane sum", 17, lane_sum_twin, 38, 1000);
     binary::<Qd>("qd lane dot", 18, lane_dot_twin, 39, 600);
+    binary::<Qd>("qd lane squares", 19, lane_squares_twin, 40, 600);
+}
+
+/// The CPU side of harness op 19: the lane `a² + b² + b² + a²`.
+fn lane_squares_twin(a: Qd, b: Qd) -> Qd {
+    let t = [a, b, b, a];
+    <Qd as Scalar>::lane_squares(4, |j| t[j]).unwrap_or_else(|| {
+        t.iter()
+            .fold(Qd::from(-0.0), |s, x| s.add_square_sloppy(*x))
+    })
 }
 
 /// The CPU side of harness op 17: the lane `a + b + b + a`.

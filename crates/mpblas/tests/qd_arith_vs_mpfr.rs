@@ -662,6 +662,26 @@ fn lane_sums_normwise() {
         });
         eprintln!("qd lane sum ({name}): {} lanes stepped", stepped.get());
         assert!(family == 2 || stepped.get() == 0);
+        if family < 2 {
+            check_normwise(
+                &format!("qd lane squares ({name})"),
+                bounds::LANE_SUM,
+                |r| {
+                    let t = lane_terms(r, family);
+                    let sq: Vec<Float> = t
+                        .iter()
+                        .map(|x| Float::with_val(P, ex(x) * ex(x)))
+                        .collect();
+                    let (want, scale) = exact_and_scale(&sq);
+                    let got =
+                        <Qd as Scalar>::lane_squares(t.len(), |j| t[j]).unwrap_or_else(|| {
+                            t.iter()
+                                .fold(Qd::from(-0.0), |s, x| s.add_square_sloppy(*x))
+                        });
+                    (t, got, want, scale)
+                },
+            );
+        }
         check_normwise(&format!("qd lane dot ({name})"), bounds::LANE_SUM, |r| {
             let b: Vec<Qd> = (0..16)
                 .map(|_| {

@@ -46,22 +46,45 @@ template <class F> struct Nrm2Of {
     }
     // The rare scalings out of line.
     static __device__ __noinline__ T scaled(T ax, double f) { return F::mul(ax, F::from_f64(f)); }
-    // The branches of level1.rs's `Nrm2Of::step`: the same operations on each accumulator.
+    // The branches of level1.rs's `Nrm2Of::blue_term`: term i squared into a side
+    // accumulator (true), or `ax` = |x_i| for the medium one (false).
+    MP_DEV bool to_side(T (&side)[2], u64 i, T &ax) const {
+        ax = F::abs(F::load(x, i));
+        if (plain) return false;
+        double lead = F::lead(ax);
+        // NaN fails both tests and goes to the medium accumulator, as on the CPU.
+        if (!(lead > tbig || lead < tsml)) return false;
+        const int big = lead > tbig;
+        const T s = scaled(ax, big ? sbig : ssml);
+        if constexpr (F::W == 4) side[big] = F::add_square(side[big], s);
+        else if (big) side[1] = F::add_square(side[1], s);
+        else side[0] = F::add_square(side[0], s);
+        return true;
+    }
     MP_DEV void step(Acc &acc, u64 i) const {
-        T ax = F::abs(F::load(x, i));
-        if (!plain) {
-            double lead = F::lead(ax);
-            // NaN fails both tests and goes to the medium accumulator, as on the CPU.
-            if (lead > tbig || lead < tsml) {
-                const int big = lead > tbig;
-                const T s = scaled(ax, big ? sbig : ssml);
-                if constexpr (F::W == 4) acc.side[big] = F::add_square(acc.side[big], s);
-                else if (big) acc.side[1] = F::add_square(acc.side[1], s);
-                else acc.side[0] = F::add_square(acc.side[0], s);
-                return;
-            }
-        }
-        acc.med = F::add_square(acc.med, ax);
+        T ax;
+        if (!to_side(acc.side, i, ax)) acc.med = F::add_square(acc.med, ax);
+    }
+    // The lanes (level1.rs `Nrm2Of::first_pass_lanes`): the medium squares in the format's
+    // lane, the side ones stepped.
+    struct Lane {
+        typename LaneOps<F>::Lane med;
+        T side[2];
+    };
+    MP_DEV Lane lane_begin() const {
+        Lane l;
+        l.med = LaneOps<F>::begin();
+        l.side[0] = l.side[1] = F::neg_zero();
+        return l;
+    }
+    MP_DEV void lane_step(Lane &l, u64 i) const {
+        T ax;
+        if (!to_side(l.side, i, ax)) LaneOps<F>::add_square(l.med, ax);
+    }
+    MP_DEV bool lane_end(const Lane &l, Acc &a) const {
+        a.side[0] = l.side[0];
+        a.side[1] = l.side[1];
+        return LaneOps<F>::end(l.med, a.med);
     }
     // level1.rs `join_unless_empty`: a −0 accumulator (empty) leaves the other as it is.
     static MP_DEV void join_unless_empty(T &a, const T &b) {
@@ -323,10 +346,10 @@ extern "C" __global__ void blas_qd_asum_blocked(VecArg x, u64 n, double *out, u6
     blocked_pass(of_x<AsumOf<QD> >(x), n, out, os);
 }
 extern "C" __global__ void blas_qd_dot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
-    blocked_pass<2>(of_xy<DotOf<QD> >(x, y), n, out, os);
+    blocked_pass(of_xy<DotOf<QD> >(x, y), n, out, os);
 }
 extern "C" __global__ void blas_qd_absdot_blocked(VecArg x, VecArg y, u64 n, double *out, u64 os) {
-    blocked_pass<2>(of_xy<AbsDotOf<QD> >(x, y), n, out, os);
+    blocked_pass(of_xy<AbsDotOf<QD> >(x, y), n, out, os);
 }
 extern "C" __global__ void blas_qd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,
                                      double sbig, int plain) {

@@ -64,10 +64,10 @@ template <> struct Unroll<F64> {
     static const int N = 16;
 };
 
-// The lanes pass of each format: chunks a block takes at once (level 1's K: two independent
-// chains per thread for the long quad-double steps; double-double measured 77% of cublasDgemv
-// transposed with one, 64% with two, H200 16384 × 8192), or the steps whose terms a lane loads
-// first (LOADS_FIRST > 0, see gemv_lanes_loaded).
+// The lanes pass of each format: chunks a block takes at once (level 1's K: one, as level 1's
+// quad-double dot since its lane sums; double-double measured 77% of cublasDgemv transposed
+// with one, 64% with two, H200 16384 × 8192), or the steps whose terms a lane loads first
+// (LOADS_FIRST > 0, see gemv_lanes_loaded).
 template <class F> struct LanesK {
     static const int K = 1;
     static const int LOADS_FIRST = 0;
@@ -75,10 +75,6 @@ template <class F> struct LanesK {
 template <> struct LanesK<DD> {
     static const int K = 1;
     static const int LOADS_FIRST = 2;
-};
-template <> struct LanesK<QD> {
-    static const int K = 2;
-    static const int LOADS_FIRST = 0;
 };
 
 // The smallest power of two ≥ p (p ≥ 1).

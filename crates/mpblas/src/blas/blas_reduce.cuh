@@ -163,6 +163,7 @@ template <class F> struct LaneOps {
     static MP_DEV void add_product(Lane &l, const typename F::T &a, const typename F::T &b) {
         l = F::add_product(l, a, b);
     }
+    static MP_DEV void add_square(Lane &l, const typename F::T &a) { l = F::add_square(l, a); }
     static MP_DEV bool end(const Lane &l, typename F::T &out) {
         out = l;
         return true;
@@ -173,6 +174,7 @@ template <> struct LaneOps<QD> {
     static MP_DEV Lane begin() { return qd::lane_empty(); }
     static MP_DEV void add(Lane &l, const Qd &x) { qd::lane_add(l, x); }
     static MP_DEV void add_product(Lane &l, const Qd &a, const Qd &b) { qd::lane_add_product(l, a, b); }
+    static MP_DEV void add_square(Lane &l, const Qd &a) { qd::lane_add_square(l, a); }
     static MP_DEV bool end(const Lane &l, Qd &out) { return qd::lane_finish(l, out); }
 };
 
@@ -208,8 +210,8 @@ template <class F> struct AsumOf : SumOf<F> {
     }
 };
 
-// No prefetching for the products: with two chunks per block (K = 2) the quad-double dot
-// product measured slower with it (H100, n = 2^27: 2,234 → 1,575 GB/s).
+// No prefetching for the products: the quad-double dot product measured slower with it (H100,
+// n = 2^27, lane sums: one chunk per block 2,880 → 2,760 GB/s; two 1,972 → 1,016).
 template <class F> struct DotOf : SumOf<F> {
     static const int PREFETCH = 0;
     VecArg y;
@@ -303,11 +305,12 @@ template <class R> struct LaneOf<R, typename VoidOf<typename R::Lane>::type> {
 
 // One pass of the blocked order over n terms: partial c of chunk c to out (stride = number
 // of chunks). Shared memory: the 256 lanes, word-major, of each chunk in flight. A block
-// takes K consecutive chunks at a time and each thread steps lane l of all K in turn: the
-// quad-double dot product's steps are long dependent chains, and two independent ones let
-// the SM hide their latency (H100: 54% → 65% of Ddot's bandwidth; the quad-double sums and
-// norms, whose registers then limit the blocks per SM, were slower with K = 2 and keep K = 1).
-// Each chunk is still reduced in its own fixed order, so the bits do not change. Whole
+// takes K consecutive chunks at a time and each thread steps lane l of all K in turn, two
+// independent chains (each chunk still reduced in its own fixed order, so the same bits).
+// K = 2 once hid the latency of the quad-double dot product's steps (H100: 54% → 65% of
+// Ddot's bandwidth); with the lane sums (LaneOps) its step is a quarter shorter and K = 1
+// (78 registers, three blocks per SM, against 126 and two) is the faster: 66% → 96% of Ddot
+// at n = 2^27. Every kernel uses K = 1 now; the parameter stays for such measurements. Whole
 // chunks ask L1 for the terms `R::PREFETCH` steps ahead (see the formats).
 template <int K = 1, class R>
 MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_stride) {

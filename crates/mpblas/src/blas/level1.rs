@@ -21,7 +21,7 @@
 //! is [`Error::BasisMismatch`], checked once per call.
 
 use super::bounds::{Bounded, gamma, sum_error_bound, up};
-use super::sum::{LANES, Reduction, Summation, by_lanes, reduce, step_rows};
+use super::sum::{LANES, PER_LANE, Reduction, Summation, by_lanes, reduce, step_rows};
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::view::{VecMut, VecRef};
@@ -416,21 +416,38 @@ impl<T: Scalar> Reduction for Nrm2Of<'_, T> {
     }
     #[inline]
     fn step(&self, acc: &mut Nrm2Acc<T>, i: usize) {
-        let ax = self.x.at(i).abs_ref();
-        let Some(b) = &self.blue else {
-            acc.med.add_square(&ax);
-            return;
-        };
-        let lead = ax.nearest_f64();
-        if lead > b.tbig {
-            let s = ax.mul_ref(&b.sbig);
-            acc.big.add_square(&s);
-        } else if lead < b.tsml {
-            let s = ax.mul_ref(&b.ssml);
-            acc.sml.add_square(&s);
-        } else {
-            // NaN lands here and propagates.
-            acc.med.add_square(&ax);
+        match self.blue_term(i) {
+            BlueTerm::Small(s) => acc.sml.add_square(&s),
+            BlueTerm::Medium(ax) => acc.med.add_square(&ax),
+            BlueTerm::Big(s) => acc.big.add_square(&s),
+        }
+    }
+    /// With lane sums ([`Scalar::LANE_SUMS`]): the medium squares of a lane (nearly always all
+    /// of them) by [`Scalar::lane_squares`], the others stepped; where the lane sum has no
+    /// value, the whole lane stepped again from the identity.
+    #[inline]
+    fn first_pass_lanes(&self, lanes: &mut [Nrm2Acc<T>], start: usize, m: usize) {
+        if !T::LANE_SUMS {
+            return step_rows(lanes, start, m, |l, base| self.step_lanes(l, base));
+        }
+        let mut med: Vec<T> = Vec::with_capacity(PER_LANE);
+        for (l, acc) in lanes.iter_mut().enumerate() {
+            let (first, count) = (start + l, (m - l).div_ceil(LANES));
+            med.clear();
+            for j in 0..count {
+                match self.blue_term(first + j * LANES) {
+                    BlueTerm::Small(s) => acc.sml.add_square(&s),
+                    BlueTerm::Medium(ax) => med.push(ax),
+                    BlueTerm::Big(s) => acc.big.add_square(&s),
+                }
+            }
+            match T::lane_squares(med.len(), |j| med[j].clone()) {
+                Some(v) => acc.med = v,
+                None => {
+                    *acc = self.identity();
+                    (0..count).for_each(|j| self.step(acc, first + j * LANES));
+                }
+            }
         }
     }
     #[inline]
@@ -438,6 +455,33 @@ impl<T: Scalar> Reduction for Nrm2Of<'_, T> {
         join_unless_empty(&mut a.sml, &b.sml);
         join_unless_empty(&mut a.med, &b.med);
         join_unless_empty(&mut a.big, &b.big);
+    }
+}
+
+/// Where Blue's algorithm puts `x_i²`: the small or big accumulator (with `|x_i|` scaled) or
+/// the medium one.
+enum BlueTerm<T> {
+    Small(T),
+    Medium(T),
+    Big(T),
+}
+
+impl<T: Scalar> Nrm2Of<'_, T> {
+    /// The accumulator and value of term `i` (NaN goes to the medium one and propagates).
+    #[inline]
+    fn blue_term(&self, i: usize) -> BlueTerm<T> {
+        let ax = self.x.at(i).abs_ref();
+        let Some(b) = &self.blue else {
+            return BlueTerm::Medium(ax);
+        };
+        let lead = ax.nearest_f64();
+        if lead > b.tbig {
+            BlueTerm::Big(ax.mul_ref(&b.sbig))
+        } else if lead < b.tsml {
+            BlueTerm::Small(ax.mul_ref(&b.ssml))
+        } else {
+            BlueTerm::Medium(ax)
+        }
     }
 }
 

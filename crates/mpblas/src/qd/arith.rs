@@ -262,6 +262,22 @@ impl Qd {
         )
     }
 
+    /// `Σ_j a_j²` over one lane's `m` terms: [`Qd::lane_sum`] of the squares' words before
+    /// renormalisation (those of [`Qd::add_square_sloppy`]). `None` as [`Qd::lane_sum`].
+    #[inline]
+    pub(crate) fn lane_squares(m: usize, term: impl Fn(usize) -> Qd) -> Option<Qd> {
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                let mut lane = LaneSum::EMPTY;
+                for j in 0..m {
+                    lane.add_terms(&sqr_terms(&term(j).c));
+                }
+                lane.finish()
+            },
+        )
+    }
+
     /// `self + b` for an `f64` `b`: TwoSum cascade through the four words (exact), then
     /// renormalisation; relative error ≤ [`bounds::ADD_F64`](super::bounds::ADD_F64)·u.
     #[inline]

@@ -210,5 +210,5 @@ crate::scalar::fixed_format_scalar!(
     |x: &Qd| x.c[0],
     steps = (Qd::add_sloppy, Qd::add_product_sloppy),
     square = Qd::add_square_sloppy,
-    lane_sums = (Qd::lane_sum, Qd::lane_dot)
+    lane_sums = (Qd::lane_sum, Qd::lane_dot, Qd::lane_squares)
 );

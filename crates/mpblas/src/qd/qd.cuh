@@ -514,6 +514,14 @@ MP_DEV void lane_add_product(LaneSum &l, const Qd &a, const Qd &b) {
     l.w[4] = l.w[4] + (p4 + carry);
 }
 
+// + a², the square's words before renormalisation (LaneSum::add_terms of sqr_terms).
+MP_DEV void lane_add_square(LaneSum &l, const Qd &a) {
+    double p0, p1, p2, p3, p4;
+    sqr_terms(a, p0, p1, p2, p3, p4);
+    const double carry = lane_cascade(l, p0, p1, p2, p3);
+    l.w[4] = l.w[4] + (p4 + carry);
+}
+
 // The sum to `out`: TwoSum passes from the bottom and from the top, the last word rounded;
 // false unless it is normalised and a finite non-zero number (LaneSum::finish says why).
 MP_DEV bool lane_finish(const LaneSum &l, Qd &out) {

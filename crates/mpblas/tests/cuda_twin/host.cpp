@@ -114,6 +114,16 @@ int main() {
                 }
                 break;
             }
+            case 19: { // a lane of a norm: a² + b² + b² + a², else the steps
+                const Qd t[4] = {a, b, b, a};
+                qd::LaneSum l = qd::lane_empty();
+                for (int j = 0; j < 4; j++) qd::lane_add_square(l, t[j]);
+                if (!qd::lane_finish(l, r)) {
+                    r = qd_make(-0.0, -0.0, -0.0, -0.0);
+                    for (int j = 0; j < 4; j++) r = qd::add_square_sloppy(r, t[j]);
+                }
+                break;
+            }
             default: return 4;
             }
             for (int j = 0; j < 4; j++) z[j] = r.c[j];
