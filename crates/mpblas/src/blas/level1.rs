@@ -13,7 +13,12 @@
 //! analysis of recursive summation: each term still meets at most `D` factors `(1 + δ)`,
 //! so the `γ_D·Σ|t_i|` bounds hold). For `Qd` these are the sloppy quad-double steps, several
 //! times cheaper than the IEEE-style `+` and `×` and within the same 3u
-//! ([`qd::bounds::ADD_SLOPPY`](crate::qd::bounds::ADD_SLOPPY)).
+//! ([`qd::bounds::ADD_SLOPPY`](crate::qd::bounds::ADD_SLOPPY)); and in the blocked order `Qd`
+//! sums each lane's (at most 16) terms, products or squares without renormalising between
+//! them ([`Scalar::LANE_SUMS`]; error within [`qd::bounds::LANE_SUM`](crate::qd::bounds::LANE_SUM)`·u·Σ|t_i|`,
+//! less than the 15 steps it replaces), handing a lane to the steps where that sum is not a
+//! finite, non-zero, normalised number (special values, overflow, a lane that cancels to
+//! about `2^-50` of its terms).
 //!
 //! Special values propagate as IEEE arithmetic does in the format: a NaN term gives NaN, `+∞`
 //! and `−∞` together give NaN, a sum of `−0`s is `−0`. As in reference BLAS, `axpy` with
@@ -422,31 +427,30 @@ impl<T: Scalar> Reduction for Nrm2Of<'_, T> {
             BlueTerm::Big(s) => acc.big.add_square(&s),
         }
     }
-    /// With lane sums ([`Scalar::LANE_SUMS`]): the medium squares of a lane (nearly always all
-    /// of them) by [`Scalar::lane_squares`], the others stepped; where the lane sum has no
-    /// value, the whole lane stepped again from the identity.
+    /// With lane sums ([`Scalar::LANE_SUMS`]): a lane whose terms are all medium (nearly
+    /// always) sums their squares by [`Scalar::lane_squares`]; any other lane, or one whose
+    /// lane sum has no value, is stepped.
     #[inline]
     fn first_pass_lanes(&self, lanes: &mut [Nrm2Acc<T>], start: usize, m: usize) {
         if !T::LANE_SUMS {
             return step_rows(lanes, start, m, |l, base| self.step_lanes(l, base));
         }
         let mut med: Vec<T> = Vec::with_capacity(PER_LANE);
-        for (l, acc) in lanes.iter_mut().enumerate() {
-            let (first, count) = (start + l, (m - l).div_ceil(LANES));
+        let lane = |first: usize, count: usize, med: &mut Vec<T>| {
             med.clear();
             for j in 0..count {
                 match self.blue_term(first + j * LANES) {
-                    BlueTerm::Small(s) => acc.sml.add_square(&s),
                     BlueTerm::Medium(ax) => med.push(ax),
-                    BlueTerm::Big(s) => acc.big.add_square(&s),
+                    _ => return None,
                 }
             }
-            match T::lane_squares(med.len(), |j| med[j].clone()) {
+            T::lane_squares(count, |j| med[j].clone())
+        };
+        for (l, acc) in lanes.iter_mut().enumerate() {
+            let (first, count) = (start + l, (m - l).div_ceil(LANES));
+            match lane(first, count, &mut med) {
                 Some(v) => acc.med = v,
-                None => {
-                    *acc = self.identity();
-                    (0..count).for_each(|j| self.step(acc, first + j * LANES));
-                }
+                None => (0..count).for_each(|j| self.step(acc, first + j * LANES)),
             }
         }
     }
