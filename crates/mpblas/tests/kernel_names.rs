@@ -5,20 +5,23 @@
 
 use mpblas::cuda;
 
-/// The source with every `__launch_bounds__(…)` and the line break after it removed, so that
-/// each entry point reads `extern "C" __global__ void name(`.
+/// The source with every `__launch_bounds__(…)` and `__maxnreg__(…)` and the line break after
+/// it removed, so that each entry point reads `extern "C" __global__ void name(`.
 fn without_launch_bounds(source: &str) -> String {
-    const LB: &str = "__launch_bounds__(";
-    let mut out = String::with_capacity(source.len());
-    let mut rest = source;
-    while let Some(at) = rest.find(LB) {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + LB.len()..];
-        let close = after.find(')').expect("unclosed __launch_bounds__");
-        rest = after[close + 1..].trim_start();
+    let mut source = source.to_string();
+    for bound in ["__launch_bounds__(", "__maxnreg__("] {
+        let mut out = String::with_capacity(source.len());
+        let mut rest = source.as_str();
+        while let Some(at) = rest.find(bound) {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + bound.len()..];
+            let close = after.find(')').expect("unclosed bound");
+            rest = after[close + 1..].trim_start();
+        }
+        out.push_str(rest);
+        source = out;
     }
-    out.push_str(rest);
-    out
+    source
 }
 
 /// The `extern "C" __global__` entry points defined in a kernel source.
