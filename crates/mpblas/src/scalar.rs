@@ -199,7 +199,8 @@ pub trait Scalar: Clone + Debug + PartialEq + PartialOrd + Send + Sync + 'static
 
     /// The sum of one lane's `m` terms of the blocked order, from the empty accumulator, when
     /// [`Scalar::LANE_SUMS`]; `None` (then the reduction steps the terms one by one) when the
-    /// result is not a finite non-zero number or the format has no lane sums. Error within
+    /// result does not come out a finite, non-zero, normalised number (special values,
+    /// overflow, deep cancellation) or the format has no lane sums. Error within
     /// [`Scalar::op_error_bound_in`]`·Σ|term|` (less than the steps' bound).
     fn lane_sum(_m: usize, _term: impl Fn(usize) -> Self) -> Option<Self> {
         None

@@ -154,8 +154,8 @@ struct QD {
 // The first pass of the blocked order sums each lane's terms (`Scalar::LANE_SUMS` in the Rust
 // code): f64 and double-double step the value term by term, quad-double accumulates the lane in
 // a qd::LaneSum and renormalises once. `end` gives the lane's value, false where the caller must
-// step the lane's terms one by one instead (a quad-double lane that is not a finite non-zero
-// number: special values, overflow, exact cancellation).
+// step the lane's terms one by one instead (a quad-double lane whose sum does not come out a
+// finite, non-zero, normalised number: special values, overflow, deep cancellation).
 template <class F> struct LaneOps {
     typedef typename F::T Lane;
     static MP_DEV Lane begin() { return F::neg_zero(); }

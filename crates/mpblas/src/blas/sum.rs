@@ -16,9 +16,11 @@
 //!   lane[t + h]`, `h = 128, 64, …, 1`; the chunk results are summed again the same way until
 //!   one is left. Chunks are independent (threads, GPU blocks), lanes map to GPU threads, and
 //!   the depth is 23 operations per pass: `γ_23·Σ|t_i|` up to 4096 terms, `γ_46` up to 2^24,
-//!   `γ_69` up to 2^36. A format with lane sums ([`Scalar::LANE_SUMS`](crate::Scalar::LANE_SUMS):
-//!   `Qd`) adds a lane's terms in a wider accumulator, rounded once, instead of 15 steps; its error is within those steps' share of the bound. The paper's Reduce3 finishes the partial sums on the host; here every
-//!   pass is the same reduction, on the device that holds the data.
+//!   `γ_69` up to 2^36. A format with lane sums
+//!   ([`Scalar::LANE_SUMS`](crate::Scalar::LANE_SUMS): `Qd`) adds a lane's terms in a wider
+//!   accumulator, rounded once, instead of 15 steps; its error is within those steps' share of
+//!   the bound. The paper's Reduce3 finishes the partial sums on the host; here every pass is
+//!   the same reduction, on the device that holds the data.
 //!
 //! An accumulator starts at `−0`, the identity of IEEE addition (`−0 + x = x` for every `x`,
 //! `+0` and `−0` included), so a sum of `−0`s is `−0` and a lane or tree node with no terms

@@ -232,9 +232,10 @@ impl Qd {
 
     /// The sum of one lane's `m` terms `term(0), …, term(m − 1)` of the blocked summation
     /// order, accumulated in a [`LaneSum`] (one renormalisation per lane instead of one per
-    /// term). `None` where the result is not a finite non-zero number (special values,
-    /// overflow, exact cancellation): the caller then steps the terms one by one with
-    /// [`Qd::add_sloppy`], whose fallbacks give IEEE behaviour.
+    /// term). `None` where the result does not come out a finite, non-zero, normalised number
+    /// ([`LaneSum::finish`]: special values, overflow, deep cancellation): the caller then
+    /// steps the terms one by one with [`Qd::add_sloppy`], whose fallbacks give IEEE
+    /// behaviour.
     #[inline]
     pub(crate) fn lane_sum(m: usize, term: impl Fn(usize) -> Qd) -> Option<Qd> {
         let mut lane = LaneSum::EMPTY;
@@ -658,22 +659,22 @@ pub(super) fn mul_raw(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
 }
 
 /// The accumulator of one lane of the blocked summation order (at most 16 terms, the order's
-/// `PER_LANE`): five words `w_0..w_4`, word `k` taking the
-/// order-`k` word of each term, **not renormalised between terms**. Words 0–3 add by TwoSum,
-/// each error carried exactly into the word below (`1 + 2 + 3 + 4` TwoSums, the cost of the
-/// sloppy merge without its renormalisation, about 60 of a step's 125 operations); word 4
-/// sums the order-4 words and carries in `f64`; [`LaneSum::finish`] renormalises once.
+/// `PER_LANE`): five words `w_0..w_4`, word `k` taking the order-`k` word of each term, **not
+/// renormalised between terms**. Words 0–3 add by TwoSum, each error carried exactly into the
+/// word below (`1 + 2 + 3 + 4` TwoSums: the cost of the sloppy merge without its
+/// renormalisation, about 60 of a step's 125 operations); word 4 sums the order-4 words and
+/// carries in `f64`; [`LaneSum::finish`] ends the lane once.
 ///
 /// **Error.** With `P = Σ_j Σ_k |p_jk|` (the terms' words, `≤ (1 + 2^-50)·Σ|t_j|`),
 /// `u = 2^-53` and `m ≤ 16`: word 0 stays below `1.01·P`, so the TwoSum errors it sends down
-/// sum to `≤ 16.2u·P`; with the order-1 words (`≤ 3.1u·P` for products, `≤ u·P` for
-/// normalised terms) word 1 stays below `20u·P`, and its 32 errors sum to `≤ 640u²·P`; word 2
-/// below `660u²·P` (48 errors, `≤ 31,700u³·P`); word 3 below `32,100u³·P` (64 errors, `≤ 2^21
-/// u⁴·P`). Words 0–3 are exact, so the only roundings before the end are word 4's at most 80
-/// `f64` additions on values below `2^21.1 u⁴·P`: `≤ 2^-25 u⁴·P`. The end
-/// ([`LaneSum::finish`]) rounds once, by at most `2^-212` of the result, or hands the lane to
-/// the steps. A lane's sum is therefore within `1.01·2^-212·P` of the terms' sum (the terms' own errors, those of
-/// [`Qd::add_product_sloppy`]'s product words, ≤ `0.01·2^-212` relative, on top), stated as
+/// sum to `≤ 16.2u·P`; with the order-1 words (`≤ 3.1u·P` for products and squares, `≤ u·P`
+/// for normalised terms) word 1 stays below `20u·P`, and its 32 errors sum to `≤ 640u²·P`;
+/// word 2 below `660u²·P` (48 errors, `≤ 31,700u³·P`); word 3 below `32,100u³·P` (64 errors,
+/// `≤ 2^21 u⁴·P`). Words 0–3 are exact, so the only roundings before the end are word 4's at
+/// most 80 `f64` additions on values below `2^21.1 u⁴·P`: `≤ 2^-25 u⁴·P`. The end rounds once,
+/// by at most `2^-212` of the result, or hands the lane to the steps. A lane's sum is
+/// therefore within `1.01·2^-212·P` of the terms' sum (the product and square words' own
+/// errors, those of [`Qd::add_product_sloppy`], `≤ 0.01·2^-212` relative, on top), stated as
 /// [`bounds::LANE_SUM`](super::bounds::LANE_SUM): far inside the `15·ADD_SLOPPY·u·P` that the
 /// blocked order's bound allows a lane's 15 additions (the BLAS `summation_depth`), so the
 /// bounds are unchanged.
