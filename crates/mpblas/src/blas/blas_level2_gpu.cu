@@ -123,7 +123,8 @@ MP_DEV Acc halving_tree(unsigned L, unsigned present, const Join &join, const Pa
 
 // The rows pass: tiles of `rows` rows (a power of two ≤ 256) per block; chunk results to part
 // (word stride ws) at c·m + i.
-template <class F, class R>
+// SEQ_LANES: the two lanes of a node one after the other rather than interleaved.
+template <class F, class R, bool SEQ_LANES = (F::W == 4)>
 MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *__restrict__ part, u64 ws) {
     typedef typename F::T T;
     __shared__ double sh[F::W * LANES];
@@ -147,6 +148,26 @@ MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *_
             typedef LaneOf<R> L;
             auto pair = [&](unsigned k0, unsigned k1, bool two) -> T {
                 const u64 l0 = start + g + (u64)gb * k0, l1 = start + g + (u64)gb * k1;
+                if constexpr (SEQ_LANES) {
+                    // Quad-double: one lane after the other (126 registers, two blocks per SM,
+                    // against 160 and one with the two lanes interleaved).
+                    auto one = [&](u64 l) -> T {
+                        typename L::Lane a = L::begin(red);
+                        if (len == CHUNK) {
+#pragma unroll
+                            for (int q = 0; q < PER_LANE; q++) {
+                                const u64 o = (u64)q * LANES;
+                                L::step_loaded(a, F::load(red.x, l + o), F::load(red.y, l + o));
+                            }
+                        } else {
+                            for (u64 j = l; j < start + len; j += LANES) L::step(red, a, j);
+                        }
+                        return L::result(red, a, l, start + len);
+                    };
+                    T s0 = one(l0);
+                    if (two) red.join(s0, one(l1));
+                    return s0;
+                }
                 typename L::Lane a0 = L::begin(red), a1 = L::begin(red);
                 if (len == CHUNK) {
                     // The terms of U steps of both lanes loaded first, then the steps: the
