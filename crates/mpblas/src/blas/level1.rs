@@ -26,7 +26,7 @@
 //! is [`Error::BasisMismatch`], checked once per call.
 
 use super::bounds::{Bounded, gamma, sum_error_bound, up};
-use super::sum::{LANES, PER_LANE, Reduction, Summation, by_lanes, reduce, step_rows};
+use super::sum::{LANES, Reduction, Summation, by_lanes, reduce, step_rows};
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use crate::view::{VecMut, VecRef};
@@ -98,15 +98,16 @@ pub(crate) fn upper_f64_with<T: Scalar>(s: &T, ctx: &T::Ctx, g: f64, n: usize) -
 // ---- sum ---------------------------------------------------------------------------------------
 
 /// [`Reduction::first_pass_lanes`] of a reduction over `T`: lane by lane, `lane(first, count)`
-/// being the format's [`Scalar::lane_sum`] or [`Scalar::lane_dot`] of the lane's terms, where
-/// the format has [`Scalar::LANE_SUMS`]; else row by row with the reduction's `step_lanes`.
+/// being the lane's accumulator from the format's [`Scalar::lane_sum`], [`Scalar::lane_dot`]
+/// or [`Scalar::lane_squares`] (`None`: the lane is stepped), where the format has
+/// [`Scalar::LANE_SUMS`]; else row by row with the reduction's `step_lanes`.
 #[inline]
-fn first_pass<T: Scalar, R: Reduction<Acc = T>>(
+fn first_pass<T: Scalar, R: Reduction>(
     r: &R,
-    lanes: &mut [T],
+    lanes: &mut [R::Acc],
     start: usize,
     m: usize,
-    lane: impl Fn(usize, usize) -> Option<T>,
+    lane: impl Fn(usize, usize) -> Option<R::Acc>,
 ) {
     if T::LANE_SUMS {
         by_lanes(lanes, start, m, lane, |acc, i| r.step(acc, i));
@@ -132,7 +133,7 @@ impl<T: Scalar> Reduction for SumOf<'_, T> {
     }
     #[inline]
     fn first_pass_lanes(&self, lanes: &mut [T], start: usize, m: usize) {
-        first_pass(self, lanes, start, m, |first, count| {
+        first_pass::<T, _>(self, lanes, start, m, |first, count| {
             T::lane_sum(count, |j| self.0.at(first + j * LANES).clone())
         });
     }
@@ -170,7 +171,7 @@ impl<T: Scalar> Reduction for AbsSumOf<'_, T> {
     }
     #[inline]
     fn first_pass_lanes(&self, lanes: &mut [T], start: usize, m: usize) {
-        first_pass(self, lanes, start, m, |first, count| {
+        first_pass::<T, _>(self, lanes, start, m, |first, count| {
             T::lane_sum(count, |j| self.0.at(first + j * LANES).abs_ref())
         });
     }
@@ -264,7 +265,7 @@ impl<T: Scalar> Reduction for DotOf<'_, T> {
     }
     #[inline]
     fn first_pass_lanes(&self, lanes: &mut [T], start: usize, m: usize) {
-        first_pass(self, lanes, start, m, |first, count| {
+        first_pass::<T, _>(self, lanes, start, m, |first, count| {
             T::lane_dot(count, |j| {
                 let i = first + j * LANES;
                 (self.0.at(i).clone(), self.1.at(i).clone())
@@ -313,7 +314,7 @@ impl<T: Scalar> Reduction for AbsDotOf<'_, T> {
     }
     #[inline]
     fn first_pass_lanes(&self, lanes: &mut [T], start: usize, m: usize) {
-        first_pass(self, lanes, start, m, |first, count| {
+        first_pass::<T, _>(self, lanes, start, m, |first, count| {
             T::lane_dot(count, |j| {
                 let i = first + j * LANES;
                 (self.0.at(i).abs_ref(), self.1.at(i).abs_ref())
@@ -432,27 +433,17 @@ impl<T: Scalar> Reduction for Nrm2Of<'_, T> {
     /// lane sum has no value, is stepped.
     #[inline]
     fn first_pass_lanes(&self, lanes: &mut [Nrm2Acc<T>], start: usize, m: usize) {
-        if !T::LANE_SUMS {
-            return step_rows(lanes, start, m, |l, base| self.step_lanes(l, base));
-        }
-        let mut med: Vec<T> = Vec::with_capacity(PER_LANE);
-        let lane = |first: usize, count: usize, med: &mut Vec<T>| {
-            med.clear();
-            for j in 0..count {
-                match self.blue_term(first + j * LANES) {
-                    BlueTerm::Medium(ax) => med.push(ax),
-                    _ => return None,
-                }
+        first_pass::<T, _>(self, lanes, start, m, |first, count| {
+            let at = |j: usize| first + j * LANES;
+            if !(0..count).all(|j| matches!(self.blue_term(at(j)), BlueTerm::Medium(_))) {
+                return None;
             }
-            T::lane_squares(count, |j| med[j].clone())
-        };
-        for (l, acc) in lanes.iter_mut().enumerate() {
-            let (first, count) = (start + l, (m - l).div_ceil(LANES));
-            match lane(first, count, &mut med) {
-                Some(v) => acc.med = v,
-                None => (0..count).for_each(|j| self.step(acc, first + j * LANES)),
-            }
-        }
+            let med = T::lane_squares(count, |j| self.x.at(at(j)).abs_ref())?;
+            Some(Nrm2Acc {
+                med,
+                ..self.identity()
+            })
+        });
     }
     #[inline]
     fn join(&self, a: &mut Nrm2Acc<T>, b: &Nrm2Acc<T>) {

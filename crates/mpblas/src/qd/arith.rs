@@ -250,33 +250,17 @@ impl Qd {
     /// as [`Qd::lane_sum`] (the caller then steps with [`Qd::add_product_sloppy`]).
     #[inline]
     pub(crate) fn lane_dot(m: usize, term: impl Fn(usize) -> (Qd, Qd)) -> Option<Qd> {
-        crate::eft::with_fma(
-            #[inline(always)]
-            || {
-                let mut lane = LaneSum::EMPTY;
-                for j in 0..m {
-                    let (a, b) = term(j);
-                    lane.add_terms(&mul_terms(&a.c, &b.c));
-                }
-                lane.finish()
-            },
-        )
+        LaneSum::of_terms(m, |j| {
+            let (a, b) = term(j);
+            mul_terms(&a.c, &b.c)
+        })
     }
 
     /// `Σ_j a_j²` over one lane's `m` terms: [`Qd::lane_sum`] of the squares' words before
     /// renormalisation (those of [`Qd::add_square_sloppy`]). `None` as [`Qd::lane_sum`].
     #[inline]
     pub(crate) fn lane_squares(m: usize, term: impl Fn(usize) -> Qd) -> Option<Qd> {
-        crate::eft::with_fma(
-            #[inline(always)]
-            || {
-                let mut lane = LaneSum::EMPTY;
-                for j in 0..m {
-                    lane.add_terms(&sqr_terms(&term(j).c));
-                }
-                lane.finish()
-            },
-        )
+        LaneSum::of_terms(m, |j| sqr_terms(&term(j).c))
     }
 
     /// `self + b` for an `f64` `b`: TwoSum cascade through the four words (exact), then
@@ -718,6 +702,22 @@ impl LaneSum {
     pub(crate) fn add_terms(&mut self, p: &[f64; 5]) {
         let carry = self.cascade(&[p[0], p[1], p[2], p[3]]);
         self.w[4] += p[4] + carry;
+    }
+
+    /// The lane of `m` products or squares given by their five words (`words(j)`, formed with
+    /// FMA: [`mul_terms`], [`sqr_terms`]), ended by [`LaneSum::finish`].
+    #[inline(always)]
+    fn of_terms(m: usize, words: impl Fn(usize) -> [f64; 5]) -> Option<Qd> {
+        crate::eft::with_fma(
+            #[inline(always)]
+            || {
+                let mut lane = LaneSum::EMPTY;
+                for j in 0..m {
+                    lane.add_terms(&words(j));
+                }
+                lane.finish()
+            },
+        )
     }
 
     /// The sum as a quad-double, if it comes out normalised and is a finite non-zero number.

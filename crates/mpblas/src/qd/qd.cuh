@@ -506,20 +506,24 @@ MP_DEV void lane_add(LaneSum &l, const Qd &x) {
     l.w[4] = l.w[4] + carry;
 }
 
-// + a·b, the product's words before renormalisation (LaneSum::add_terms of mul_terms).
-MP_DEV void lane_add_product(LaneSum &l, const Qd &a, const Qd &b) {
-    double p0, p1, p2, p3, p4;
-    mul_terms(a, b, p0, p1, p2, p3, p4);
+// + the five words of a product or square before renormalisation (LaneSum::add_terms).
+MP_DEV void lane_add_terms(LaneSum &l, double p0, double p1, double p2, double p3, double p4) {
     const double carry = lane_cascade(l, p0, p1, p2, p3);
     l.w[4] = l.w[4] + (p4 + carry);
 }
 
-// + a², the square's words before renormalisation (LaneSum::add_terms of sqr_terms).
+// + a·b (add_terms of mul_terms).
+MP_DEV void lane_add_product(LaneSum &l, const Qd &a, const Qd &b) {
+    double p0, p1, p2, p3, p4;
+    mul_terms(a, b, p0, p1, p2, p3, p4);
+    lane_add_terms(l, p0, p1, p2, p3, p4);
+}
+
+// + a² (add_terms of sqr_terms).
 MP_DEV void lane_add_square(LaneSum &l, const Qd &a) {
     double p0, p1, p2, p3, p4;
     sqr_terms(a, p0, p1, p2, p3, p4);
-    const double carry = lane_cascade(l, p0, p1, p2, p3);
-    l.w[4] = l.w[4] + (p4 + carry);
+    lane_add_terms(l, p0, p1, p2, p3, p4);
 }
 
 // The sum to `out`: TwoSum passes from the bottom and from the top, the last word rounded;
