@@ -56,7 +56,8 @@ template <class R> MP_DEV R dot_of(VecArg row, VecArg x) {
 // Steps of a lane pair whose terms a thread loads at once, before stepping: the compiler then
 // issues the loads together. Measured on an H200, 16384 × 8192, 32 rows per block (ms; the
 // plain unrolled loop of steps beside): f64 16 steps 0.288 (0.44), 8 0.34; double-double 4
-// steps 0.642 (0.80), 8 0.87, 16 0.94 (registers); quad-double 4 steps 3.95 (5.5).
+// steps 0.642 (0.80), 8 0.87, 16 0.94 (registers); quad-double 4 steps 3.95 (5.5), before its
+// lane sums (now it runs a pair's lanes one after the other: see gemv_rows).
 template <class F> struct Unroll {
     static const int N = 4;
 };
@@ -123,8 +124,7 @@ MP_DEV Acc halving_tree(unsigned L, unsigned present, const Join &join, const Pa
 
 // The rows pass: tiles of `rows` rows (a power of two ≤ 256) per block; chunk results to part
 // (word stride ws) at c·m + i.
-// SEQ_LANES: the two lanes of a node one after the other rather than interleaved.
-template <class F, class R, bool SEQ_LANES = (F::W == 4)>
+template <class F, class R>
 MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *__restrict__ part, u64 ws) {
     typedef typename F::T T;
     __shared__ double sh[F::W * LANES];
@@ -148,7 +148,7 @@ MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *_
             typedef LaneOf<R> L;
             auto pair = [&](unsigned k0, unsigned k1, bool two) -> T {
                 const u64 l0 = start + g + (u64)gb * k0, l1 = start + g + (u64)gb * k1;
-                if constexpr (SEQ_LANES) {
+                if constexpr (F::W == 4) {
                     // Quad-double: one lane after the other (126 registers, two blocks per SM,
                     // against 160 and one with the two lanes interleaved).
                     auto one = [&](u64 l) -> T {
