@@ -665,12 +665,18 @@ fn level2_rows(dev: &Device, m: usize, n: usize) -> Result<()> {
         println!("| f64 | cublasDger | {ms:.4} | {:.0} | | |", cublas[2]);
     }
     dev.release_workspaces()?;
-    level2_format::<f64>(dev, m, n, &cublas)?;
-    dev.release_workspaces()?;
-    level2_format::<Dd>(dev, m, n, &cublas)?;
-    dev.release_workspaces()?;
-    level2_format::<Qd>(dev, m, n, &cublas)?;
-    dev.release_workspaces()?;
+    if wants_format("f64") {
+        level2_format::<f64>(dev, m, n, &cublas)?;
+        dev.release_workspaces()?;
+    }
+    if wants_format("dd") {
+        level2_format::<Dd>(dev, m, n, &cublas)?;
+        dev.release_workspaces()?;
+    }
+    if wants_format("qd") {
+        level2_format::<Qd>(dev, m, n, &cublas)?;
+        dev.release_workspaces()?;
+    }
     Ok(())
 }
 
@@ -1277,6 +1283,12 @@ fn rns_lu_rows(dev: &Device, sizes: &[usize]) -> Result<()> {
     Ok(())
 }
 
+/// Whether `MPBLAS_BENCH_FORMATS` (a comma-separated list of f64, dd, qd; all when unset) names
+/// `format`, for the level-1 and level-2 tables (profiling runs).
+fn wants_format(format: &str) -> bool {
+    std::env::var("MPBLAS_BENCH_FORMATS").map_or(true, |v| v.split(',').any(|f| f == format))
+}
+
 fn main() -> Result<()> {
     let sizes: Vec<usize> = match std::env::args().nth(1) {
         Some(s) => s.split(',').filter_map(|t| t.trim().parse().ok()).collect(),
@@ -1317,10 +1329,15 @@ fn main() -> Result<()> {
     );
     for &n in &sizes {
         let mut rows = Vec::new();
+        // The cuBLAS rows always (the yardsticks), then the formats asked for.
         f64_extra_rows(&dev, n, &mut rows)?;
         format_rows::<f64>(&dev, n, &mut rows)?;
-        format_rows::<Dd>(&dev, n, &mut rows)?;
-        format_rows::<Qd>(&dev, n, &mut rows)?;
+        if wants_format("dd") {
+            format_rows::<Dd>(&dev, n, &mut rows)?;
+        }
+        if wants_format("qd") {
+            format_rows::<Qd>(&dev, n, &mut rows)?;
+        }
         dev.release_workspaces()?;
         println!("\n## n = {n}\n");
         println!("| format | routine | ms | GB/s | vs cuBLAS | G elem/s | = CPU | rel err |");
