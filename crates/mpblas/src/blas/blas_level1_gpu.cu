@@ -245,7 +245,7 @@ template <class R> MP_DEV JoinOf<R> of_partials(const double *in, u64 is) {
     r.in_stride = is;
     return r;
 }
-template <class F, int K>
+template <class F, int K, int NODES = 1>
 MP_DEV void nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,
                          double sbig, int plain) {
     Nrm2Of<F> r;
@@ -255,7 +255,7 @@ MP_DEV void nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, doub
     r.ssml = ssml;
     r.sbig = sbig;
     r.plain = plain;
-    blocked_pass<K>(r, n, out, os);
+    blocked_pass<K, NODES>(r, n, out, os);
 }
 
 extern "C" __global__ void blas_f64_sum_blocked(VecArg x, u64 n, double *out, u64 os) {
@@ -355,10 +355,17 @@ extern "C" __global__ void blas_qd_absdot_blocked(VecArg x, VecArg y, u64 n, dou
     blocked_pass(of_xy<AbsDotOf<QD> >(x, y), n, out, os);
 }
 // At most 80 registers, three blocks of 256 per SM (95 and two blocks unbounded): H100,
-// n = 2^27, 77% → 82% of cublasDnrm2 (prefetching two steps ahead as well: 82%).
+// n = 2^27, 77% → 82% of cublasDnrm2 (prefetching two steps ahead as well: 82%; 64
+// registers, four blocks: 75%). Each chunk's tree stops at 16 nodes, which
+// blas_qd_nrm2tail_blocked joins: ncu had the warps waiting at the tree's barriers 3.7 times
+// per issued instruction, while one warp joined the last levels; 82% → 84-86% (32 nodes:
+// 84%).
 extern "C" __global__ void __maxnreg__(80) blas_qd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,
                                      double sbig, int plain) {
-    nrm2_blocked<QD, 1>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
+    nrm2_blocked<QD, 1, 16>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
+}
+extern "C" __global__ void blas_qd_nrm2tail_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
+    blocked_tail<16>(Nrm2Of<QD>(), in, is, n, out, os);
 }
 extern "C" __global__ void blas_qd_join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
     blocked_pass(of_partials<SumOf<QD> >(in, is), n, out, os);

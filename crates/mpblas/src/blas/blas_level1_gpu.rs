@@ -94,6 +94,7 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_qd_dot_blocked",
     "blas_qd_absdot_blocked",
     "blas_qd_nrm2_blocked",
+    "blas_qd_nrm2tail_blocked",
     "blas_qd_join_blocked",
     "blas_qd_nrm2join_blocked",
     "blas_qd_sum_recursive",
@@ -264,7 +265,13 @@ struct FirstPass<'a> {
     kernel: &'static str,
     before: Vec<Arg>,
     after: &'a [Arg],
+    /// A first pass that stops each chunk's tree at [`TAIL_NODES`] nodes, and the kernel that
+    /// finishes them (`blocked_tail`).
+    tail: Option<&'static str>,
 }
+
+/// The nodes per chunk of a first pass with a tail (`blocked_pass<K, NODES>`).
+const TAIL_NODES: usize = 16;
 
 /// The blocked order: the first pass over the data, then `join` passes over the partials
 /// until one is left; returns its `acc_words` words.
@@ -281,12 +288,19 @@ fn blocked(
     // reduction on this device between the first pass and the joins.
     with_workspace(dev, |ws| {
         let cur = ws.a.get(dev, 8 * acc_words * m)?;
+        let nodes = if first.tail.is_some() { TAIL_NODES } else { 1 };
+        // With a tail, the nodes go to `b` and the tail writes the partials to `cur`.
+        let first_out = if nodes > 1 {
+            ws.b.get(dev, 8 * acc_words * m * nodes)?
+        } else {
+            cur
+        };
         let mut args = first.before;
-        args.extend([Arg::U64(cur), Arg::U64(m as u64)]);
+        args.extend([Arg::U64(first_out), Arg::U64((m * nodes) as u64)]);
         args.extend(first.after.iter().cloned());
         // SAFETY: `before` holds the data's vectors and n (checked by the callers), `after`
-        // the kernel's remaining scalars; `cur` holds acc_words·m doubles, the chunk count,
-        // which the kernel writes word-major with stride m.
+        // the kernel's remaining scalars; `first_out` holds acc_words·m·nodes doubles, which
+        // the kernel writes word-major with stride m·nodes (node t of chunk c at c·nodes + t).
         unsafe {
             launch(
                 dev,
@@ -295,6 +309,25 @@ fn blocked(
                 &args,
             )?
         };
+        if let Some(tail) = first.tail {
+            let a = [
+                Arg::U64(first_out),
+                Arg::U64((m * nodes) as u64),
+                Arg::U64(n as u64),
+                Arg::U64(cur),
+                Arg::U64(m as u64),
+            ];
+            // A warp per chunk, whole warps whatever the first pass's shape (the bits do not
+            // depend on it).
+            let warps_per_block = 8;
+            let cfg = LaunchConfig::new(
+                (m.div_ceil(warps_per_block).min(65_535 * 16) as u32, 1),
+                32 * warps_per_block as u32,
+            );
+            // SAFETY: `first_out` holds the m·nodes nodes just written, `cur` room for m
+            // partials (stride m); the buffers are distinct.
+            unsafe { launch(dev, tail, cfg, &a)? };
+        }
         join_passes(dev, ws, join, (cur, m), acc_words, shape)
     })
 }
@@ -439,6 +472,7 @@ fn reduce<T: GpuFormat>(
                 kernel: kernel::<T>(&format!("{what}_blocked"))?,
                 before: data,
                 after: &[],
+                tail: None,
             };
             blocked(dev, first, kernel::<T>("join_blocked")?, n, T::WORDS, shape)?
         }
@@ -565,6 +599,12 @@ pub fn nrm2<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>, shape: LaunchSha
         kernel: kernel::<T>("nrm2_blocked")?,
         before: vec![x.arg(), Arg::U64(n as u64)],
         after: &tail,
+        // The quad-double first pass stops its trees at TAIL_NODES nodes (the kernel says why).
+        tail: if T::WORDS == 4 {
+            Some(kernel::<T>("nrm2tail_blocked")?)
+        } else {
+            None
+        },
     };
     let join = kernel::<T>("nrm2join_blocked")?;
     let words = blocked(dev, first, join, n, 3 * T::WORDS, shape)?;
@@ -782,6 +822,7 @@ fn pair_reduce(
         kernel,
         before,
         after: &[],
+        tail: None,
     };
     let w = blocked(dev, first, "blas_f64_pairjoin_blocked", n, 2, shape)?;
     Ok(Pair {

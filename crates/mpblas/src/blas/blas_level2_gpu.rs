@@ -343,7 +343,7 @@ fn first_and_finish<T: GpuFormat>(
         check_block_fits(dev, &MODULE, k, threads)?;
         let (gx, gy) = match shape.launch.blocks {
             Some(b) => (1, b.min(65_535)),
-            // Chunks in pairs (the quad-double kernel takes two at once).
+            // At most four blocks along the row, a block taking chunks c, c + gx, … in turn.
             None => (chunks.div_ceil(2).min(4) as u32, m.min(65_535) as u32),
         };
         let args = [

@@ -312,7 +312,13 @@ template <class R> struct LaneOf<R, typename VoidOf<typename R::Lane>::type> {
 // (78 registers, three blocks per SM, against 126 and two) is the faster: 66% → 96% of Ddot
 // at n = 2^27. Every kernel uses K = 1 now; the parameter stays for such measurements. Whole
 // chunks ask L1 for the terms `R::PREFETCH` steps ahead (see the formats).
-template <int K = 1, class R>
+//
+// NODES > 1 (a power of two ≤ 32) stops the chunk's tree at the level h = NODES and writes its
+// NODES nodes (node t of chunk c at partial c·NODES + t; the absent ones, t ≥ the chunk's
+// lanes, not written): blocked_tail finishes the levels h = NODES/2 … 1, the same joins, one
+// warp per chunk. The block's last levels had one warp working and the others waiting at
+// the barriers.
+template <int K = 1, int NODES = 1, class R>
 MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_stride) {
     const int words = R::ACC_WORDS * LANES;
     __shared__ double lanes[K * R::ACC_WORDS * LANES];
@@ -361,7 +367,7 @@ MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_st
             }
         }
         __syncthreads();
-        for (unsigned h = LANES / 2; h >= 1; h >>= 1) {
+        for (unsigned h = LANES / 2; h >= NODES; h >>= 1) {
             for (unsigned t = threadIdx.x; t < h; t += blockDim.x) {
 #pragma unroll
                 for (int k = 0; k < K; k++) {
@@ -375,12 +381,46 @@ MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_st
             }
             __syncthreads();
         }
-        if (threadIdx.x == 0) {
+        if constexpr (NODES == 1) {
+            if (threadIdx.x == 0) {
 #pragma unroll
-            for (int k = 0; k < K; k++) {
-                if (used[k] > 0) R::put(out, out_stride, c0 + k, R::get(lanes + k * words, LANES, 0));
+                for (int k = 0; k < K; k++) {
+                    if (used[k] > 0) R::put(out, out_stride, c0 + k, R::get(lanes + k * words, LANES, 0));
+                }
+            }
+        } else {
+            for (unsigned t = threadIdx.x; t < NODES; t += blockDim.x) {
+#pragma unroll
+                for (int k = 0; k < K; k++) {
+                    if (t < used[k]) R::put(out, out_stride, (c0 + k) * NODES + t, R::get(lanes + k * words, LANES, t));
+                }
             }
         }
         __syncthreads();
+    }
+}
+
+// The levels h = NODES/2 … 1 of each chunk's tree after blocked_pass<K, NODES> (its nodes at
+// `in`, stride in_stride): a warp per chunk, lane t holding node t, the partner by shuffles,
+// lane 0 writing the chunk's partial to `out` (stride out_stride) as blocked_pass<K, 1> does.
+// Blocks of whole warps.
+template <int NODES, class R>
+MP_DEV void blocked_tail(const R &r, const double *__restrict__ in, u64 in_stride, u64 n, double *__restrict__ out,
+                         u64 out_stride) {
+    const u64 chunks = (n + CHUNK - 1) / CHUNK;
+    const unsigned lane = threadIdx.x % 32;
+    const u64 warps = (u64)gridDim.x * (blockDim.x / 32);
+    for (u64 c = (u64)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < chunks; c += warps) {
+        const u64 start = c * CHUNK;
+        const unsigned used = n - start < (u64)LANES ? (unsigned)(n - start) : LANES;
+        typename R::Acc v = lane < NODES && lane < used ? R::get(in, in_stride, c * NODES + lane) : r.identity();
+        for (unsigned h = NODES / 2; h >= 1; h >>= 1) {
+            double w[R::ACC_WORDS];
+            R::put(w, 1, 0, v);
+#pragma unroll
+            for (int k = 0; k < R::ACC_WORDS; k++) w[k] = __shfl_down_sync(0xffffffffu, w[k], h);
+            if (lane < h && lane + h < used) r.join(v, R::get(w, 1, 0));
+        }
+        if (lane == 0) R::put(out, out_stride, c, v);
     }
 }
