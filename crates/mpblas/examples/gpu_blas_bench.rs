@@ -1329,9 +1329,12 @@ fn main() -> Result<()> {
     );
     for &n in &sizes {
         let mut rows = Vec::new();
-        // The cuBLAS rows always (the yardsticks), then the formats asked for.
+        // The cuBLAS yardsticks and the accurate f64 routines always, then the formats asked
+        // for.
         f64_extra_rows(&dev, n, &mut rows)?;
-        format_rows::<f64>(&dev, n, &mut rows)?;
+        if wants_format("f64") {
+            format_rows::<f64>(&dev, n, &mut rows)?;
+        }
         if wants_format("dd") {
             format_rows::<Dd>(&dev, n, &mut rows)?;
         }

@@ -317,13 +317,13 @@ fn blocked(
                 Arg::U64(cur),
                 Arg::U64(m as u64),
             ];
-            // A warp per chunk, whole warps whatever the first pass's shape (the bits do not
-            // depend on it).
-            let warps_per_block = 8;
-            let cfg = LaunchConfig::new(
-                (m.div_ceil(warps_per_block).min(65_535 * 16) as u32, 1),
-                32 * warps_per_block as u32,
-            );
+            // A warp per chunk: blocks of eight whole warps whatever the first pass's shape
+            // (the bits do not depend on it).
+            let warps = LaunchShape {
+                threads: 256,
+                blocks: None,
+            };
+            let cfg = config(dev, tail, m.div_ceil(8), warps)?;
             // SAFETY: `first_out` holds the m·nodes nodes just written, `cur` room for m
             // partials (stride m); the buffers are distinct.
             unsafe { launch(dev, tail, cfg, &a)? };
