@@ -55,6 +55,14 @@ template <class F> struct Nrm2Of {
         const double lead = F::lead(ax);
         return !plain && (lead > tbig || lead < tsml);
     }
+    // `to_side` on the bit pattern of |x|'s leading word (sign bit clear): for such patterns
+    // the integer order is the order of the values, and NaN's lie above +∞'s. The same answer,
+    // by integer operations instead of the FP64 pipe's comparisons.
+    MP_DEV bool to_side_by_bits(const T &ax) const {
+        const unsigned long long b = __double_as_longlong(F::lead(ax));
+        const unsigned long long small = __double_as_longlong(tsml), big = __double_as_longlong(tbig);
+        return !plain && (b < small || (b > big && b <= 0x7ff0000000000000ULL));
+    }
     // The branches of level1.rs's `Nrm2Of::step`: the same operations on each accumulator.
     MP_DEV void step(Acc &acc, u64 i) const {
         T ax = F::abs(F::load(x, i));
@@ -80,10 +88,19 @@ template <class F> struct Nrm2Of {
         l.side = false;
         return l;
     }
+    // Quad-double: |x| and the test by integer operations (QD::abs_by_sign_bits,
+    // to_side_by_bits; NaN's lane is stepped again by `step` in any case). Six fewer FP64
+    // instructions per term; H100, n = 2^27, paired: 86-87% → 86-88% of cublasDnrm2.
     MP_DEV void lane_step(Lane &l, u64 i) const {
-        const T ax = F::abs(F::load(x, i));
-        if (to_side(ax)) l.side = true;
-        else LaneOps<F>::add_square(l.med, ax);
+        if constexpr (F::W == 4) {
+            const T ax = F::abs_by_sign_bits(F::load(x, i));
+            if (to_side_by_bits(ax)) l.side = true;
+            else LaneOps<F>::add_square(l.med, ax);
+        } else {
+            const T ax = F::abs(F::load(x, i));
+            if (to_side(ax)) l.side = true;
+            else LaneOps<F>::add_square(l.med, ax);
+        }
     }
     MP_DEV bool lane_end(const Lane &l, Acc &a) const {
         a.side[0] = a.side[1] = F::neg_zero();

@@ -141,6 +141,15 @@ struct QD {
     static MP_DEV T add_square(T acc, T a) { return qd::add_square_sloppy(acc, a); }
     static MP_DEV T add_normwise(T a, T b) { return qd::add_sloppy(a, b); }
     static MP_DEV T abs(T a) { return __double_as_longlong(a.c[0]) < 0 ? qd::neg(a) : a; }
+    // `abs` by integer operations: every word's sign bit flipped where the leading word's is
+    // set. The same words as `abs` for every a without NaN (negation is the sign flip), and off
+    // the FP64 pipe, which bounds the quad-double norm's lanes.
+    static MP_DEV T abs_by_sign_bits(T a) {
+        const long long sign = __double_as_longlong(a.c[0]) & (long long)0x8000000000000000ULL;
+#pragma unroll
+        for (int j = 0; j < 4; j++) a.c[j] = __longlong_as_double(__double_as_longlong(a.c[j]) ^ sign);
+        return a;
+    }
     static MP_DEV bool less(T a, T b) {
         for (int j = 0; j < 4; j++) {
             if (a.c[j] < b.c[j]) return true;
