@@ -271,7 +271,7 @@ struct FirstPass<'a> {
 }
 
 /// The nodes per chunk of a first pass with a tail (`blocked_pass<K, NODES>`).
-const TAIL_NODES: usize = 16;
+const TAIL_NODES: usize = 32;
 
 /// The blocked order: the first pass over the data, then `join` passes over the partials
 /// until one is left; returns its `acc_words` words.
