@@ -380,17 +380,19 @@ extern "C" __global__ void blas_qd_absdot_blocked(VecArg x, VecArg y, u64 n, dou
 }
 // At most 80 registers, three blocks of 256 per SM (95 and two blocks unbounded): H100,
 // n = 2^27, 77% → 82% of cublasDnrm2 (prefetching two steps ahead as well: 82%; 64
-// registers, four blocks: 75%). Each chunk's tree stops at 32 nodes (TAIL_NODES), which
+// registers, four blocks: 75%). Each chunk's tree stops at QD_NRM2_NODES nodes, which
 // blas_qd_nrm2tail_blocked joins: ncu had the warps waiting at the tree's barriers 3.7 times
 // per issued instruction, while one warp joined the last levels; 82% → 84-86% at 16 nodes
 // (32: 84%). With the terms staged (Nrm2Of::STAGE), 32 nodes (three levels in the block) read
 // 0.4-0.9 points above 16, alternated (H100, n = 2^27: 2,212-2,224 against 2,195-2,209 GB/s).
+// The launcher's TAIL_NODES (blas_level1_gpu.rs) must equal it: it sizes the nodes' buffer.
+#define QD_NRM2_NODES 32
 extern "C" __global__ void __maxnreg__(80) blas_qd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,
                                      double sbig, int plain) {
-    nrm2_blocked<QD, 1, 32>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
+    nrm2_blocked<QD, 1, QD_NRM2_NODES>(x, n, out, os, tsml, tbig, ssml, sbig, plain);
 }
 extern "C" __global__ void blas_qd_nrm2tail_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
-    blocked_tail<32>(Nrm2Of<QD>(), in, is, n, out, os);
+    blocked_tail<QD_NRM2_NODES>(Nrm2Of<QD>(), in, is, n, out, os);
 }
 extern "C" __global__ void blas_qd_join_blocked(const double *in, u64 is, u64 n, double *out, u64 os) {
     blocked_pass(of_partials<SumOf<QD> >(in, is), n, out, os);

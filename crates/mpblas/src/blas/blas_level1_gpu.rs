@@ -270,7 +270,8 @@ struct FirstPass<'a> {
     tail: Option<&'static str>,
 }
 
-/// The nodes per chunk of a first pass with a tail (`blocked_pass<K, NODES>`).
+/// The nodes per chunk of a first pass with a tail (`blocked_pass<K, NODES>`): the kernels'
+/// `QD_NRM2_NODES` (`blas_level1_gpu.cu`), which both the quad-double nrm2 pass and its tail use.
 const TAIL_NODES: usize = 32;
 
 /// The blocked order: the first pass over the data, then `join` passes over the partials
