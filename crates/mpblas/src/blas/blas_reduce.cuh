@@ -382,6 +382,7 @@ MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_st
     // A staged pass's ring shares the lanes' array: a thread touches only its lanes' columns
     // until the barrier before the tree.
     constexpr int SD = StageOf<R>::D;
+    static_assert(SD == 0 || K == 1, "a staged pass takes one chunk at a time");
     constexpr int ROWS = SD > 0 && 4 * (SD + 1) > K * R::ACC_WORDS ? 4 * (SD + 1) : K * R::ACC_WORDS;
     __shared__ double lanes[ROWS * LANES];
     const u64 chunks = (n + CHUNK - 1) / CHUNK;
@@ -408,7 +409,7 @@ MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_st
                 return start + (used[k] == 0 ? 0 : ((n - start < (u64)CHUNK) ? n - start : (u64)CHUNK));
             };
             if (full) {
-                if constexpr (K == 1 && SD > 0) {
+                if constexpr (SD > 0) {
                     staged_steps<SD>(r, acc[0], lanes, l, c0 * CHUNK + l);
                 } else {
 #pragma unroll
