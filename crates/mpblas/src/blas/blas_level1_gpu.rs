@@ -271,7 +271,8 @@ struct FirstPass<'a> {
 }
 
 /// The nodes per chunk of a first pass with a tail (`blocked_pass<K, NODES>`): the kernels'
-/// `QD_NRM2_NODES` (`blas_level1_gpu.cu`), which both the quad-double nrm2 pass and its tail use.
+/// `QD_NRM2_NODES` (`blas_level1_gpu.cu`), which both the quad-double nrm2 pass and its tail use
+/// (a unit test reads the macro).
 const TAIL_NODES: usize = 32;
 
 /// The blocked order: the first pass over the data, then `join` passes over the partials
@@ -892,4 +893,19 @@ pub fn nrm2_bounded<T: GpuFormat>(dev: &Device, x: DeviceVecRef<'_, T>) -> Resul
     let value = nrm2(dev, x, LaunchShape::default())?;
     let error_bound = nrm2_bound(&value, &(), x.len());
     Ok(Bounded { value, error_bound })
+}
+
+#[cfg(test)]
+mod tests {
+    /// The launcher sizes the nodes' buffer by `TAIL_NODES`; the quad-double nrm2 pass and its
+    /// tail stop and start their trees at the kernels' `QD_NRM2_NODES`. They must agree.
+    #[test]
+    fn tail_nodes_equal_the_kernels_macro() {
+        let macro_value = super::MODULE
+            .source
+            .lines()
+            .find_map(|l| l.strip_prefix("#define QD_NRM2_NODES "))
+            .map(|v| v.trim().parse::<usize>());
+        assert_eq!(macro_value, Some(Ok(super::TAIL_NODES)));
+    }
 }

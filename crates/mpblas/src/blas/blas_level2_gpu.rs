@@ -141,7 +141,7 @@ pub struct GemvShape {
     pub launch: LaunchShape,
     /// Rows per block of the first pass over a column-major `A`: a power of two from 1 to 256
     /// (the block's threads, up to 256, split each row's 256 lanes among them; at most the
-    /// threads), or `None` for the most that still give every SM work.
+    /// threads), or `None` for 64, or fewer where 64 would leave SMs without work.
     pub rows_per_block: Option<u32>,
 }
 
