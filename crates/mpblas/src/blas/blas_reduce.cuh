@@ -333,28 +333,33 @@ template <class R> struct LaneOf<R, typename VoidOf<typename R::Lane>::type> {
 // ahead, 89% (H100, n = 2^27).
 template <class R, class = void> struct StageOf {
     static const int D = 0;
+    static const int RING_ROWS = 0;
 };
 template <class R> struct StageOf<R, typename VoidOf<decltype(R::STAGE)>::type> {
     static const int D = R::STAGE;
+    // D + 1 slots of one row per word of the format.
+    static const int RING_ROWS = R::Format::W * (D + 1);
 };
 
 // The PER_LANE steps of lane l of a whole chunk whose first term is `first`, staged D steps
-// ahead in a ring of D + 1 slots of four rows each at `rows` (column l only: slot s, word w at
-// row 4s + w). One commit group per step, so that waiting for all but the D latest groups
-// waits for this step's copy; the slot a copy goes to was read a step before.
+// ahead in a ring of D + 1 slots of W rows each (W: the format's words) at `rows` (column l
+// only: slot s, word w at row W·s + w). One commit group per step, so that waiting for all
+// but the D latest groups waits for this step's copy; the slot a copy goes to was read a step
+// before.
 template <int D, class R, class Lane>
 MP_DEV void staged_steps(const R &r, Lane &acc, double *rows, unsigned l, u64 first) {
+    constexpr int W = R::Format::W;
 #pragma unroll
     for (int d = 0; d < D; d++) {
-        R::Format::stage_copy(r.x, rows + 4 * d * LANES, l, first + (u64)d * LANES);
+        R::Format::stage_copy(r.x, rows + W * d * LANES, l, first + (u64)d * LANES);
         asm volatile("cp.async.commit_group;" ::: "memory");
     }
 #pragma unroll
     for (int j = 0; j < PER_LANE; j++) {
         asm volatile("cp.async.wait_group %0;" ::"n"(D - 1) : "memory");
-        const auto t = R::Format::stage_read(rows + 4 * (j % (D + 1)) * LANES, l);
+        const auto t = R::Format::stage_read(rows + W * (j % (D + 1)) * LANES, l);
         if (j + D < PER_LANE)
-            R::Format::stage_copy(r.x, rows + 4 * ((j + D) % (D + 1)) * LANES, l, first + (u64)(j + D) * LANES);
+            R::Format::stage_copy(r.x, rows + W * ((j + D) % (D + 1)) * LANES, l, first + (u64)(j + D) * LANES);
         asm volatile("cp.async.commit_group;" ::: "memory");
         r.lane_add(acc, t);
     }
@@ -383,7 +388,8 @@ MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_st
     // until the barrier before the tree.
     constexpr int SD = StageOf<R>::D;
     static_assert(SD == 0 || K == 1, "a staged pass takes one chunk at a time");
-    constexpr int ROWS = SD > 0 && 4 * (SD + 1) > K * R::ACC_WORDS ? 4 * (SD + 1) : K * R::ACC_WORDS;
+    constexpr int RING = StageOf<R>::RING_ROWS;
+    constexpr int ROWS = RING > K * R::ACC_WORDS ? RING : K * R::ACC_WORDS;
     __shared__ double lanes[ROWS * LANES];
     const u64 chunks = (n + CHUNK - 1) / CHUNK;
     for (u64 c0 = (u64)blockIdx.x * K; c0 < chunks; c0 += (u64)gridDim.x * K) {
