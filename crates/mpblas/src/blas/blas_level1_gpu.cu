@@ -135,6 +135,32 @@ template <class F> struct Nrm2Of {
         F::put(p + F::W * stride, stride, i, a.med);
         F::put(p + 2 * F::W * stride, stride, i, a.side[1]);
     }
+    // The split tree (blas_reduce.cuh `SplitOf`), quad-double only (the pass with nodes, whose
+    // tail reads the chunks' flags): a chunk's side accumulators are almost always the
+    // identity, and then its tree moves and joins the medium ones alone (rows MAIN_ROW …
+    // MAIN_ROW + MAIN_WORDS − 1 of `put`).
+    static const bool SPLIT = F::W == 4;
+    static const int MAIN_ROW = F::W, MAIN_WORDS = F::W;
+    // A side accumulator that is not the identity (−0 in every word). Where no lane of a chunk
+    // has one, every join leaves the sides the identity (`join_unless_empty`), so dropping them
+    // from the tree changes no bit.
+    static MP_DEV bool rare(const Acc &a) {
+        double w[2 * F::W];
+        F::put(w, 1, 0, a.side[0]);
+        F::put(w + F::W, 1, 0, a.side[1]);
+        bool r = false;
+#pragma unroll
+        for (int k = 0; k < 2 * F::W; k++) r = r || __double_as_longlong(w[k]) != (long long)0x8000000000000000ULL;
+        return r;
+    }
+    static MP_DEV Acc get_main(const double *p, u64 stride, u64 i) {
+        Acc a;
+        a.side[0] = a.side[1] = F::neg_zero();
+        a.med = F::get(p + MAIN_ROW * stride, stride, i);
+        return a;
+    }
+    static MP_DEV void put_main(double *p, u64 stride, u64 i, const Acc &a) { F::put(p + MAIN_ROW * stride, stride, i, a.med); }
+    MP_DEV void join_main(Acc &a, const Acc &b) const { join_unless_empty(a.med, b.med); }
 };
 
 // The compensated pair of accurate.rs (`Pair`): p the running sum, sigma its errors.
@@ -385,6 +411,9 @@ extern "C" __global__ void blas_qd_absdot_blocked(VecArg x, VecArg y, u64 n, dou
 // per issued instruction, while one warp joined the last levels; 82% → 84-86% at 16 nodes
 // (32: 84%). With the terms staged (Nrm2Of::STAGE), 32 nodes (three levels in the block) read
 // 0.4-0.9 points above 16, alternated (H100, n = 2^27: 2,212-2,224 against 2,195-2,209 GB/s).
+// The split tree (Nrm2Of::SPLIT) moves a third of the words in the chunks' trees, nodes and
+// tail where no term is a side one: 88.7-91.3% → 90.4-93.1% of cublasDnrm2 (H100, n = 2^27,
+// alternated in one process, 16 pairs; 2^24: 117-120% → 119-123%).
 // The launcher's TAIL_NODES (blas_level1_gpu.rs) must equal it: it sizes the nodes' buffer.
 #define QD_NRM2_NODES 32
 extern "C" __global__ void __maxnreg__(80) blas_qd_nrm2_blocked(VecArg x, u64 n, double *out, u64 os, double tsml, double tbig, double ssml,

@@ -291,9 +291,11 @@ fn blocked(
     with_workspace(dev, |ws| {
         let cur = ws.a.get(dev, 8 * acc_words * m)?;
         let nodes = if first.tail.is_some() { TAIL_NODES } else { 1 };
-        // With a tail, the nodes go to `b` and the tail writes the partials to `cur`.
+        // With a tail, the nodes go to `b` and the tail writes the partials to `cur`. After
+        // the nodes' words, a word per chunk for its flag (the split tree of
+        // `blas_reduce.cuh`: whether the chunk's nodes carry the side accumulators).
         let first_out = if nodes > 1 {
-            ws.b.get(dev, 8 * acc_words * m * nodes)?
+            ws.b.get(dev, 8 * (acc_words * m * nodes + m))?
         } else {
             cur
         };
@@ -302,7 +304,8 @@ fn blocked(
         args.extend(first.after.iter().cloned());
         // SAFETY: `before` holds the data's vectors and n (checked by the callers), `after`
         // the kernel's remaining scalars; `first_out` holds acc_words·m·nodes doubles, which
-        // the kernel writes word-major with stride m·nodes (node t of chunk c at c·nodes + t).
+        // the kernel writes word-major with stride m·nodes (node t of chunk c at c·nodes + t),
+        // and with nodes, m words of flags after them.
         unsafe {
             launch(
                 dev,
@@ -326,8 +329,8 @@ fn blocked(
                 blocks: None,
             };
             let cfg = config(dev, tail, m.div_ceil(8), warps)?;
-            // SAFETY: `first_out` holds the m·nodes nodes just written, `cur` room for m
-            // partials (stride m); the buffers are distinct.
+            // SAFETY: `first_out` holds the m·nodes nodes just written and the m chunks'
+            // flags after them, `cur` room for m partials (stride m); the buffers are distinct.
             unsafe { launch(dev, tail, cfg, &a)? };
         }
         join_passes(dev, ws, join, (cur, m), acc_words, shape)

@@ -341,6 +341,25 @@ template <class R> struct StageOf<R, typename VoidOf<decltype(R::STAGE)>::type> 
     static const int RING_ROWS = R::Format::W * (D + 1);
 };
 
+// The split tree (`R::SPLIT` true, else absent or false): the reduction's accumulator has rare
+// words, which are almost always the identity in a whole chunk (the norm's side accumulators).
+// `R::rare(a)` says a's are not; `get_main`, `put_main` and `join_main` move and join the
+// others (rows MAIN_ROW … MAIN_ROW + MAIN_WORDS − 1 of `put`), the rare ones read as the
+// identity. A block votes at the barrier before the tree: where no lane of the chunk is rare,
+// its tree and nodes carry the main words only, and the flag of the chunk (after the nodes'
+// words: `flags_after`) says so to blocked_tail.
+template <class R, class = void> struct SplitOf {
+    static const bool ON = false;
+};
+template <class R> struct SplitOf<R, typename VoidOf<decltype(R::SPLIT)>::type> {
+    static const bool ON = R::SPLIT;
+};
+// The chunks' flags of a split pass with nodes: one word per chunk after the ACC_WORDS rows
+// (stride `stride`) of the nodes at `p`.
+template <class R> MP_DEV unsigned *flags_after(const double *p, u64 stride) {
+    return (unsigned *)(p + R::ACC_WORDS * stride);
+}
+
 // The PER_LANE steps of lane l of a whole chunk whose first term is `first`, staged D steps
 // ahead in a ring of D + 1 slots of W rows each (W: the format's words) at `rows` (column l
 // only: slot s, word w at row W·s + w). One commit group per step, so that waiting for all
@@ -390,6 +409,8 @@ MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_st
     static_assert(SD == 0 || K == 1, "a staged pass takes one chunk at a time");
     constexpr int RING = StageOf<R>::RING_ROWS;
     constexpr int ROWS = RING > K * R::ACC_WORDS ? RING : K * R::ACC_WORDS;
+    constexpr bool SPLIT = SplitOf<R>::ON;
+    static_assert(!SPLIT || NODES > 1, "a split pass writes its chunks' flags beside the nodes");
     __shared__ double lanes[ROWS * LANES];
     const u64 chunks = (n + CHUNK - 1) / CHUNK;
     for (u64 c0 = (u64)blockIdx.x * K; c0 < chunks; c0 += (u64)gridDim.x * K) {
@@ -403,6 +424,7 @@ MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_st
             used[k] = m < LANES ? (unsigned)m : LANES;
             full = full && m == CHUNK;
         }
+        bool rare = false;
         for (unsigned l = threadIdx.x; l < LANES; l += blockDim.x) {
             typedef LaneOf<R> L;
             typename L::Lane acc[K];
@@ -436,16 +458,31 @@ MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_st
             }
 #pragma unroll
             for (int k = 0; k < K; k++) {
-                if (l < used[k]) R::put(lanes + k * words, LANES, l, L::result(r, acc[k], first(k), end(k)));
+                if (l < used[k]) {
+                    const typename R::Acc a = L::result(r, acc[k], first(k), end(k));
+                    if constexpr (SPLIT) rare = rare || R::rare(a);
+                    R::put(lanes + k * words, LANES, l, a);
+                }
             }
         }
-        __syncthreads();
+        // Split: whole where any lane of the chunks is rare.
+        bool whole = true;
+        if constexpr (SPLIT) whole = __syncthreads_or(rare);
+        else __syncthreads();
         for (unsigned h = LANES / 2; h >= NODES; h >>= 1) {
             for (unsigned t = threadIdx.x; t < h; t += blockDim.x) {
 #pragma unroll
                 for (int k = 0; k < K; k++) {
                     if (t + h < used[k]) {
                         double *lk = lanes + k * words;
+                        if constexpr (SPLIT) {
+                            if (!whole) {
+                                typename R::Acc a = R::get_main(lk, LANES, t);
+                                r.join_main(a, R::get_main(lk, LANES, t + h));
+                                R::put_main(lk, LANES, t, a);
+                                continue;
+                            }
+                        }
                         typename R::Acc a = R::get(lk, LANES, t);
                         r.join(a, R::get(lk, LANES, t + h));
                         R::put(lk, LANES, t, a);
@@ -465,7 +502,24 @@ MP_DEV void blocked_pass(const R &r, u64 n, double *__restrict__ out, u64 out_st
             for (unsigned t = threadIdx.x; t < NODES; t += blockDim.x) {
 #pragma unroll
                 for (int k = 0; k < K; k++) {
-                    if (t < used[k]) R::put(out, out_stride, (c0 + k) * NODES + t, R::get(lanes + k * words, LANES, t));
+                    if (t < used[k]) {
+                        const u64 node = (c0 + k) * NODES + t;
+                        if constexpr (SPLIT) {
+                            if (!whole) {
+                                R::put_main(out, out_stride, node, R::get_main(lanes + k * words, LANES, t));
+                                continue;
+                            }
+                        }
+                        R::put(out, out_stride, node, R::get(lanes + k * words, LANES, t));
+                    }
+                }
+            }
+            if constexpr (SPLIT) {
+                if (threadIdx.x == 0) {
+#pragma unroll
+                    for (int k = 0; k < K; k++) {
+                        if (used[k] > 0) flags_after<R>(out, out_stride)[c0 + k] = whole;
+                    }
                 }
             }
         }
@@ -486,9 +540,25 @@ MP_DEV void blocked_tail(const R &r, const double *__restrict__ in, u64 in_strid
     for (u64 c = (u64)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < chunks; c += warps) {
         const u64 start = c * CHUNK;
         const unsigned used = n - start < (u64)LANES ? (unsigned)(n - start) : LANES;
-        typename R::Acc v = lane < NODES && lane < used ? R::get(in, in_stride, c * NODES + lane) : r.identity();
+        // Split: the chunk's flag (the same in the whole warp) says whether its nodes are whole.
+        bool whole = true;
+        if constexpr (SplitOf<R>::ON) whole = flags_after<R>(in, in_stride)[c] != 0;
+        typename R::Acc v = r.identity();
+        if (lane < NODES && lane < used) {
+            if (whole) v = R::get(in, in_stride, c * NODES + lane);
+            else if constexpr (SplitOf<R>::ON) v = R::get_main(in, in_stride, c * NODES + lane);
+        }
         for (unsigned h = NODES / 2; h >= 1; h >>= 1) {
             double w[R::ACC_WORDS];
+            if constexpr (SplitOf<R>::ON) {
+                if (!whole) {
+                    R::put_main(w, 1, 0, v);
+#pragma unroll
+                    for (int k = R::MAIN_ROW; k < R::MAIN_ROW + R::MAIN_WORDS; k++) w[k] = __shfl_down_sync(0xffffffffu, w[k], h);
+                    if (lane < h && lane + h < used) r.join_main(v, R::get_main(w, 1, 0));
+                    continue;
+                }
+            }
             R::put(w, 1, 0, v);
 #pragma unroll
             for (int k = 0; k < R::ACC_WORDS; k++) w[k] = __shfl_down_sync(0xffffffffu, w[k], h);
