@@ -317,9 +317,14 @@ template <class R> struct LaneOf<R, typename VoidOf<typename R::Lane>::type> {
     static MP_DEV typename R::Acc result(const R &r, const Lane &l, u64 first, u64 end) {
         typename R::Acc a;
         if (r.lane_end(l, a)) return a;
-        a = r.identity();
-        for (u64 i = first; i < end; i += LANES) r.step(a, i);
-        return a;
+        // The steps in an accumulator of their own: a step that indexes it at run time (the
+        // quad-double norm's sides) puts it in local memory, and `a` with it when shared. With
+        // one accumulator, every quad-double nrm2 lane stored its value there and read it back:
+        // at n = 2^27, 805 MB of local stores and 487 MB of DRAM writes (43 MB now); 90.4-92.4%
+        // → 93.5-95.6% of cublasDnrm2 (H100, alternated in one process, 16 pairs).
+        typename R::Acc s = r.identity();
+        for (u64 i = first; i < end; i += LANES) r.step(s, i);
+        return s;
     }
 };
 
