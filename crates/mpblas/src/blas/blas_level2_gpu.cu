@@ -90,13 +90,15 @@ MP_DEV unsigned pow2_ceil(unsigned p) { return p <= 1 ? 1 : 1u << (32 - __clz(p 
 // `two` is false), so that a caller can form two leaves at once. Absent leaves form a suffix: a
 // right node may be absent where its left one is not, never the reverse; such a node is its
 // left part.
-template <class Acc, class Join, class Pair>
-MP_DEV Acc halving_tree(unsigned L, unsigned present, const Join &join, const Pair &pair) {
+// `slot` holds the left nodes waiting, one per level (at most 8): an array of the caller's
+// (indexed at run time, so in local memory) or a thread's column of shared memory
+// (SharedSlots).
+template <class Acc, class Join, class Pair, class Slots>
+MP_DEV Acc halving_tree(unsigned L, unsigned present, const Join &join, const Pair &pair, Slots &&slot) {
     L = present < L ? pow2_ceil(present) : L;
     if (L == 1) return pair(0u, 0u, false);
     const unsigned half = L / 2;
     const unsigned bits = __ffs(half) - 1;
-    Acc slot[8];
     unsigned have_slot = 0; // bit `level`: slot[level] holds a present node
     for (unsigned k = 0; k < half; k++) {
         // Leaves 2k and 2k + 1 of the bit-reversed order: k reversed over `bits` bits, + half.
@@ -122,12 +124,32 @@ MP_DEV Acc halving_tree(unsigned L, unsigned present, const Join &join, const Pa
     return slot[bits];
 }
 
+// A thread's slots of halving_tree in shared memory: level l, word w at row l·W + w of
+// `rows`, column t.
+template <class F> struct SharedSlots {
+    typedef typename F::T T;
+    double *rows;
+    unsigned t;
+    struct Ref {
+        double *p;
+        unsigned t;
+        MP_DEV operator T() const { return F::get(p, LANES, t); }
+        MP_DEV void operator=(const T &v) { F::put(p, LANES, t, v); }
+    };
+    MP_DEV Ref operator[](unsigned level) { return Ref{rows + level * F::W * LANES, t}; }
+};
 // The rows pass: tiles of `rows` rows (a power of two ≤ 256) per block; chunk results to part
 // (word stride ws) at c·m + i.
 template <class F, class R>
 MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *__restrict__ part, u64 ws) {
     typedef typename F::T T;
     __shared__ double sh[F::W * LANES];
+    // The tree's slots in shared memory for f64 and double-double: in local memory (an array
+    // indexed at run time) they cost f64 88-89% → 92-94% and double-double 88-89% → 97-99% of
+    // cublasDgemv N (H100, 16384 × 8192, alternated in one process, 16 pairs each). Quad-double's
+    // would need 64 KB a block; it keeps the array.
+    constexpr bool SHARED_SLOTS = F::W <= 2;
+    __shared__ double slot_rows[SHARED_SLOTS ? 8 * F::W * LANES : 1];
     const unsigned threads = blockDim.x < LANES ? blockDim.x : LANES;
     unsigned gb = 1;
     while (2 * gb * rows <= threads && 2 * gb <= LANES) gb *= 2;
@@ -198,7 +220,16 @@ MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *_
                 return s0;
             };
             const unsigned present = (used - g + gb - 1) / gb;
-            F::put(sh, LANES, g * rows + r, halving_tree<T>(LANES / gb, present, join, pair));
+            T node;
+            if constexpr (SHARED_SLOTS) {
+                // threadIdx.x = g·rows + r < gb·rows ≤ LANES: a column of its own.
+                SharedSlots<F> slots{slot_rows, threadIdx.x};
+                node = halving_tree<T>(LANES / gb, present, join, pair, slots);
+            } else {
+                T slots[8];
+                node = halving_tree<T>(LANES / gb, present, join, pair, slots);
+            }
+            F::put(sh, LANES, g * rows + r, node);
         }
         __syncthreads();
         // The tree's top over the groups, in parallel.
@@ -310,7 +341,8 @@ MP_DEV void gemv_finish(PartArg pa, u64 m, u64 n, ScalArg alpha, ScalArg beta, M
                 if (two) join(v, lane(k1));
                 return v;
             };
-            s = halving_tree<T>(LANES, chunks < LANES ? (unsigned)chunks : LANES, join, pair);
+            T slots[8];
+            s = halving_tree<T>(LANES, chunks < LANES ? (unsigned)chunks : LANES, join, pair, slots);
         }
         if (mode == 2) {
             F::put(sout, m, i, s);
