@@ -375,12 +375,26 @@ template <class F> MP_DEV void ger_scale(ScalArg alpha, VecArg y, u64 n, double 
 }
 
 // ger: a_ij ← a_ij + x_i·t_j where y_j ≠ 0; i fastest when `rows_fast` (column-major A), else j.
+// Element e = (i, j) of the grid-stride loop, e = j·m + i (rows fast) or i·n + j: the fast
+// index f and the slow one s are stepped by the stride's remainder and quotient, instead of a
+// 64-bit division and remainder per element (H100, 16384 × 8192, alternated in one process:
+// quad-double 71.6-72.7% → 77.9-78.0% of cublasDger, double-double 90.8-91.9% → 91.3-92.3%,
+// f64 95.0-95.8% → 95.7-96.8%).
 template <class F>
 MP_DEV void ger(MutMatArg a, VecArg x, VecArg y, const double *__restrict__ t, u64 m, u64 n, int rows_fast) {
-    const u64 total = m * n;
-    for (u64 e = (u64)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += (u64)gridDim.x * blockDim.x) {
-        const u64 i = rows_fast ? e % m : e / n;
-        const u64 j = rows_fast ? e / m : e % n;
+    const u64 total = m * n, fast = rows_fast ? m : n;
+    const u64 e0 = (u64)blockIdx.x * blockDim.x + threadIdx.x, stride = (u64)gridDim.x * blockDim.x;
+    const u64 df = stride % fast, ds = stride / fast;
+    u64 f = e0 % fast, s = e0 / fast;
+    for (u64 e = e0; e < total; e += stride) {
+        const u64 i = rows_fast ? f : s;
+        const u64 j = rows_fast ? s : f;
+        f += df;
+        s += ds;
+        if (f >= fast) {
+            f -= fast;
+            s++;
+        }
         // Level2.rs skips a column whose y_j is zero (its leading word).
         if (y.w[0][(i64)j * y.inc] == 0.0) continue;
         MutVecArg col;
