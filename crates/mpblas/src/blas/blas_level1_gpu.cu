@@ -122,25 +122,24 @@ template <class F> struct Nrm2Of {
         join_unless_empty(a.med, b.med);
         join_unless_empty(a.side[1], b.side[1]);
     }
-    // Word-major partials: sml, med, big.
+    // Word-major partials: sml, med (rows MAIN_ROW … MAIN_ROW + MAIN_WORDS − 1), big.
+    static const int MAIN_ROW = F::W, MAIN_WORDS = F::W;
     static MP_DEV Acc get(const double *p, u64 stride, u64 i) {
         Acc a;
         a.side[0] = F::get(p, stride, i);
-        a.med = F::get(p + F::W * stride, stride, i);
-        a.side[1] = F::get(p + 2 * F::W * stride, stride, i);
+        a.med = F::get(p + MAIN_ROW * stride, stride, i);
+        a.side[1] = F::get(p + (MAIN_ROW + MAIN_WORDS) * stride, stride, i);
         return a;
     }
     static MP_DEV void put(double *p, u64 stride, u64 i, const Acc &a) {
         F::put(p, stride, i, a.side[0]);
-        F::put(p + F::W * stride, stride, i, a.med);
-        F::put(p + 2 * F::W * stride, stride, i, a.side[1]);
+        put_main(p, stride, i, a);
+        F::put(p + (MAIN_ROW + MAIN_WORDS) * stride, stride, i, a.side[1]);
     }
     // The split tree (blas_reduce.cuh `SplitOf`), quad-double only (the pass with nodes, whose
     // tail reads the chunks' flags): a chunk's side accumulators are almost always the
-    // identity, and then its tree moves and joins the medium ones alone (rows MAIN_ROW …
-    // MAIN_ROW + MAIN_WORDS − 1 of `put`).
+    // identity, and then its tree moves and joins the medium ones alone (the main rows).
     static const bool SPLIT = F::W == 4;
-    static const int MAIN_ROW = F::W, MAIN_WORDS = F::W;
     // A side accumulator that is not the identity (−0 in every word). Where no lane of a chunk
     // has one, every join leaves the sides the identity (`join_unless_empty`), so dropping them
     // from the tree changes no bit.
