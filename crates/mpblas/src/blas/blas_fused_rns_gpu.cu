@@ -19,6 +19,8 @@
 //           sizing every unit for the call's widest level cost 7-16% more time.
 //   finish  one warp per row: the beta y_i term, the rounding in the row's level basis
 //           (finish_from by the warp), the bound.
+// prep and finish have _bin twins for wide bases of up to 64 moduli, which round from the
+// value's binary limbs (fused_round_warp: one pass of products instead of a dozen CRT passes).
 
 #include "rns.cuh"
 #include "blas_rns.cuh"
@@ -285,6 +287,121 @@ static __device__ void fused_wide_warp(const FusedTab &f, const u32 *xr, bool li
     __syncwarp();
 }
 
+// ---- the rounding in binary, by a warp --------------------------------------------------------
+//
+// The rounding above runs a dozen CRT passes (the evaluation, a bit-length search by signs, the
+// shift), each a chain of shuffles: with one warp per value, the prep and finish kernels of a
+// 1000 x 1000 call at 106 bits ran 3,400 instructions a warp at 14 cycles each (ncu: 24-26 us
+// each, 40% of the call). One pass of products gives the value's binary limbs instead: with the
+// CRT coefficients c_i = |s_i w_i|_m_i and the rank r = round(sum_i c_i / m_i) (exact while
+// |S| < M/4), S = sum_i c_i M_i - r M modulo 2^(32 nl), limb by limb (shift_right's tables: the
+// lanes take the limbs' dot products, lane 0 the carries), which gives the sign and the bit
+// length at once; the rounded significand's residues then follow from S's as in shift_right
+// (the limbs below the cut taken out, times 2^-k; the lanes take the moduli). The value is the
+// same (to nearest, ties to even) and the evaluation is normalised_by's, so the bits are the
+// same. (One thread per value, the same steps took longer: 5,000-6,000 dependent instructions.)
+
+// RN_p((-1)^neg S 2^exp) by the warp, for S with the residues s[0..B.n) in the basis B, held by
+// every lane (|S| < M_B/4; S >= 0 unless `is_signed`, and then (-1)^neg flips for S < 0), into
+// the base basis b, whose moduli are B's first b.n; 32 nl bits hold |S| and its sign
+// (32 nl >= log2|S| + 2; for an unsigned S, 32 nl >= log2 S). Every lane ends with the result
+// and its residues in y[0..b.n); *is_zero for S = 0 (the result is then not formed).
+static __device__ RnsNum fused_round_warp(const RnsBasis &B, const RnsBasis &b, const u32 *s, bool is_signed, bool neg,
+                                          i64 exp, u32 nl, u32 *y, bool *is_zero, FusedWarpScratch *sh, u32 lane) {
+    u64 frac = 0;
+    for (u32 i = lane; i < B.n; i += 32) {
+        u32 ci = mul_mod(s[i], B.w[i], B.m[i], B.mu[i]);
+        sh->c[i] = ci;
+        frac += ((u64)ci * B.mu[i]) >> 32;
+    }
+    for (int o = 16; o > 0; o >>= 1) frac += __shfl_xor_sync(FUSED_FULL, frac, o);
+    const u128 r = fused_rank(frac);
+    __syncwarp();
+    for (u32 l = lane; l < nl; l += 32) {
+        u128 dot = shift_limb_dot(B, sh->c, l);
+        sh->dot_lo[l] = (u64)dot;
+        sh->dot_hi[l] = (u64)(dot >> 64);
+    }
+    __syncwarp();
+    u32 flip = 0, bits = 0;
+    if (lane == 0) {
+        i128 carry = 0;
+        u32 any = 0;
+        for (u32 l = 0; l < nl; l++) {
+            sh->low[l] = shift_limb(((u128)sh->dot_hi[l] << 64) | sh->dot_lo[l], r, l, B, &carry);
+            any |= sh->low[l];
+        }
+        flip = any != 0 && is_signed && (sh->low[nl - 1] >> 31) != 0;
+        if (flip) {
+            // |S| = -S: the two's complement of the limbs
+            u32 inc = 1;
+            for (u32 l = 0; l < nl; l++) {
+                u32 v = ~sh->low[l] + inc;
+                inc = (inc && v == 0) ? 1u : 0u;
+                sh->low[l] = v;
+            }
+        }
+        for (u32 l = 0; l < nl; l++)
+            if (sh->low[l] != 0) bits = 32 * l + 32 - (u32)__clz(sh->low[l]);
+    }
+    flip = __shfl_sync(FUSED_FULL, flip, 0);
+    bits = __shfl_sync(FUSED_FULL, bits, 0);
+    __syncwarp();
+    *is_zero = bits == 0;
+    if (bits == 0) return rns_special(0, false);
+    neg = neg != (flip != 0);
+    // finish_from's guard against i64 overflow (far beyond the range rule)
+    const i64 lim = (i64)1 << 62;
+    exp = exp < -lim ? -lim : exp > lim ? lim : exp;
+    const u64 p = b.p;
+    if (bits <= p) {
+        const u64 t = p - bits;
+        for (u32 i = lane; i < b.n; i += 32) {
+            u32 si = flip ? sub_mod(0, s[i], B.m[i]) : s[i];
+            sh->x[i] = t == 0 ? si : mul_mod(si, rns_pow2_at(B, t, i), B.m[i], B.mu[i]);
+        }
+        exp -= (i64)t;
+    } else {
+        const u64 k = bits - p;
+        bool round, sticky, odd;
+        shift_long_bits(sh->low, k, &round, &sticky, &odd);
+        const bool up = round && (sticky || odd);
+        bool top_reached = true;
+        for (u32 i = lane; i < b.n; i += 32) {
+            u32 si = flip ? sub_mod(0, s[i], B.m[i]) : s[i];
+            u32 yi = shift_long_residue(B, si, sh->low, k, i);
+            if (up) {
+                yi = add_mod(yi, 1, B.m[i]);
+                top_reached = top_reached && yi == rns_pow2_at(B, p, i);
+            }
+            sh->x[i] = yi;
+        }
+        exp += (i64)k;
+        if (__all_sync(FUSED_FULL, up && top_reached)) {
+            for (u32 i = lane; i < b.n; i += 32) sh->x[i] = rns_pow2_at(B, p - 1, i);
+            exp += 1;
+        }
+    }
+    fused_x_to_lanes(sh, y, b.n);
+    return normalised_by(fused_way(sh, lane), b, neg, y, exp);
+}
+
+// A row's starting flags and exponent range, from the beta y_i term (the prep's init part).
+static __device__ void fused_row_start(const RnsArg &beta, u64 eb, const RnsArg &y, u64 ey, int beta_zero, u64 r,
+                                       i64 *low_min, i64 *low_max, u32 *flags, u64 *q) {
+    i64 lmin = FUSED_I64_MAX, lmax = FUSED_I64_MIN;
+    u32 fl = 0;
+    if (!beta_zero) {
+        bool neg = (beta.sign[eb] != 0) != (y.sign[ey] != 0);
+        fl = fused_term_flags(beta.cls[eb], fused_is_zero(beta, eb), y.cls[ey], fused_is_zero(y, ey), neg);
+        if (fl & FUSED_NONZERO) lmin = lmax = beta.exp[eb] + y.exp[ey];
+    }
+    low_min[r] = lmin;
+    low_max[r] = lmax;
+    flags[r] = fl;
+    q[r] = 0;
+}
+
 // The first kernel of a call, in two parts by block (64 threads each):
 // - blocks below `prep_blocks`: one warp per x_j: d_j = alpha x_j (rns_mul_fused with the warp's
 //   rounding) into the scratch array `d` (element j), with info = class | sign << 2 | zero << 3
@@ -294,10 +411,12 @@ static __device__ void fused_wide_warp(const FusedTab &f, const u32 *xr, bool li
 //   y, and one for beta: (beta != 0) the wide residues of y_i (yw) or beta (bw), the lanes
 //   taking the moduli (fused_wide_warp); lane 0 also sets the row's starting flags and range
 //   from the beta y_i term (its class and exponent).
-extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK)
-blas_fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, RnsArg x,
-                u64 n, RnsArg d, u8 *dinfo, i64 *dexp, u32 *dw, RnsArg beta, RnsArg y, u64 m, int beta_zero,
-                i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *sums, u32 *yw, u32 *bw) {
+// BINARY: the rounding of d_j by fused_round_warp, else by fused_finish_warp (the same bits).
+template <bool BINARY>
+static __device__ __forceinline__ void
+fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, RnsArg x, u64 n,
+           RnsArg d, u8 *dinfo, i64 *dexp, u32 *dw, RnsArg beta, RnsArg y, u64 m, int beta_zero, i64 *low_min,
+           i64 *low_max, u32 *flags, u64 *q, u64 *sums, u32 *yw, u32 *bw) {
     __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
     RnsBasis b = rns_basis(tab);
     FusedTab f = fused_tab(ftab);
@@ -317,19 +436,7 @@ blas_fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 p
             }
             u64 ey = blas_rns_at(y, r, 0);
             if (!beta_zero) fused_wide_warp(f, blas_rns_res(y, b.n, ey), y.cls[ey] == 0, 0, yw + r * kw, sh->c, lane);
-            if (lane == 0) {
-                i64 lmin = FUSED_I64_MAX, lmax = FUSED_I64_MIN;
-                u32 fl = 0;
-                if (!beta_zero) {
-                    bool neg = (beta.sign[eb] != 0) != (y.sign[ey] != 0);
-                    fl = fused_term_flags(beta.cls[eb], fused_is_zero(beta, eb), y.cls[ey], fused_is_zero(y, ey), neg);
-                    if (fl & FUSED_NONZERO) lmin = lmax = beta.exp[eb] + y.exp[ey];
-                }
-                low_min[r] = lmin;
-                low_max[r] = lmax;
-                flags[r] = fl;
-                q[r] = 0;
-            }
+            if (lane == 0) fused_row_start(beta, eb, y, ey, beta_zero, r, low_min, low_max, flags, q);
         }
         return;
     }
@@ -348,7 +455,18 @@ blas_fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 p
             const u32 *ar = blas_rns_res(alpha, b.n, ea), *xr = blas_rns_res(x, b.n, ex);
             for (u32 i = lane; i < b.n; i += 32) sh->x[i] = mul_mod(ar[i], xr[i], b.m[i], b.mu[i]);
             fused_x_to_lanes(sh, out, b.n);
-            v = fused_finish_warp(b, b, neg, out, al.exp + xv.exp, 2 * (u64)b.p, sh, lane);
+            if (BINARY) {
+                // the product of two p-bit significands is below 2^(2p)
+                bool zero;
+                v = fused_round_warp(b, b, out, false, neg, al.exp + xv.exp, (2 * b.p + 31) / 32, out, &zero, sh, lane);
+                // (finish_from's zero; unreachable for nonzero significands)
+                if (zero) {
+                    v = rns_special(0, neg);
+                    rns_zero(b, out);
+                }
+            } else {
+                v = fused_finish_warp(b, b, neg, out, al.exp + xv.exp, 2 * (u64)b.p, sh, lane);
+            }
         }
         if (lane == 0) {
             bool zero = rns_num_is_zero(v);
@@ -359,6 +477,21 @@ blas_fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 p
         // every lane holds d_j's residues (the warp's rounding leaves them in each)
         fused_wide_warp(f, out, v.cls == 0, 1, dw + j * kw, sh->c, lane);
     }
+}
+
+#define FUSED_PREP_ARGS                                                                                           \
+    const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, RnsArg x, u64 n,     \
+        RnsArg d, u8 *dinfo, i64 *dexp, u32 *dw, RnsArg beta, RnsArg y, u64 m, int beta_zero, i64 *low_min,       \
+        i64 *low_max, u32 *flags, u64 *q, u64 *sums, u32 *yw, u32 *bw
+
+extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep(FUSED_PREP_ARGS) {
+    fused_prep<false>(tab, ftab, prep_blocks, alpha, x, n, d, dinfo, dexp, dw, beta, y, m, beta_zero, low_min, low_max,
+                      flags, q, sums, yw, bw);
+}
+
+extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep_bin(FUSED_PREP_ARGS) {
+    fused_prep<true>(tab, ftab, prep_blocks, alpha, x, n, d, dinfo, dexp, dw, beta, y, m, beta_zero, low_min, low_max,
+                     flags, q, sums, yw, bw);
 }
 
 // The term (r, c): its flags, and low = e_a + e_d when it is finite and nonzero.
@@ -876,14 +1009,93 @@ blas_fused_main_small16(const u32 *__restrict__ ftab, RnsArg a, const u8 *__rest
     fused_main_small<16>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, low_min, low_max, flags, q, sums);
 }
 
+// A row at the finish: its result where its flags fix it (NaN, an infinity, or an exact zero
+// with the flags' sign), else its window, its Q and dropped flag with the beta y_i term's, and
+// the term's place (it joins the sums at shift y_shift when it lands in the window).
+struct FusedRowEnd {
+    bool special, has_bound;
+    RnsNum res;
+    FusedWindow w;
+    u64 qq, y_shift;
+    bool dropped, y_in, y_neg;
+};
+
+static __device__ FusedRowEnd fused_row_end(const FusedTab &f, const RnsArg &beta, u64 eb, const RnsArg &y, u64 ey,
+                                            int beta_zero, u32 fl, i64 low_min, i64 low_max, u64 q) {
+    FusedRowEnd e;
+    e.special = true;
+    e.has_bound = true;
+    e.y_in = e.y_neg = e.dropped = false;
+    e.y_shift = e.qq = 0;
+    if ((fl & FUSED_NAN) || ((fl & FUSED_PINF) && (fl & FUSED_NINF))) {
+        e.res = rns_special(2, false);
+        e.has_bound = false;
+    } else if (fl & (FUSED_PINF | FUSED_NINF)) {
+        e.res = rns_special(1, (fl & FUSED_NINF) != 0);
+        e.has_bound = false;
+    } else if (!(fl & FUSED_NONZERO)) {
+        e.res = rns_special(0, !(fl & FUSED_POS));
+    } else {
+        e.special = false;
+        e.w = fused_window(f, low_min, low_max);
+        e.qq = q;
+        e.dropped = (fl & FUSED_DROPPED) != 0;
+        if (!beta_zero) {
+            e.y_neg = (beta.sign[eb] != 0) != (y.sign[ey] != 0);
+            u32 tf = fused_term_flags(beta.cls[eb], fused_is_zero(beta, eb), y.cls[ey], fused_is_zero(y, ey), e.y_neg);
+            i64 low = beta.exp[eb] + y.exp[ey];
+            if (tf & FUSED_NONZERO) {
+                e.qq += fused_weight(f, e.w.top, low);
+                if (low < e.w.l) {
+                    e.dropped = true;
+                } else {
+                    e.y_in = true;
+                    e.y_shift = (u64)(low - e.w.l);
+                }
+            }
+        }
+    }
+    return e;
+}
+
+// Residue k of a row's sum with its beta y_i term (yr: the row's wide residues of y_i).
+static __device__ __forceinline__ u32 fused_row_residue(const FusedTab &f, const FusedRowEnd &e, const u64 *sums, u64 m,
+                                                        u64 r, u32 k, const u32 *bw, const u32 *yr) {
+    u32 mk = f.m[k], muk = f.mu[k];
+    u32 sk = (u32)(sums[(u64)k * m + r] % mk);
+    if (e.y_in) {
+        u32 t = mul_mod(mul_mod(bw[k], yr[k], mk, muk), fused_pow2(f.hi, f.m, f.mu, f.k, e.y_shift, k), mk, muk);
+        sk = e.y_neg ? sub_mod(sk, t, mk) : add_mod(sk, t, mk);
+    }
+    return sk;
+}
+
+// The row's result into y and its bound into `bounds` (two words, the f64 bits and the exponent
+// of the ExtF bound; NaN bits: no bound).
+static __device__ __forceinline__ void fused_row_store(const FusedTab &f, const FusedRowEnd &e, const RnsNum &res,
+                                                       const u32 *s, const RnsArg &y, u32 n, u64 ey, u64 *bounds,
+                                                       u64 r) {
+    bool has_bound = e.has_bound;
+    ExtF bound = extf_zero();
+    if (!e.special) {
+        u128 bb = (u128)(2 * e.qq) + (u128)(e.qq >> 20) + 1 + (e.dropped ? ((u128)1 << 26) : 0);
+        bound = extf_from_u128(bb, e.w.top - 32 - (i64)f.p, true);
+        has_bound = res.cls == 0;
+    }
+    blas_rns_put(y, n, ey, res, s);
+    bounds[2 * r] = has_bound ? (u64)__double_as_longlong(bound.f) : 0x7ff8000000000000ull;
+    bounds[2 * r + 1] = (u64)bound.e;
+}
+
 // Per row (one warp each): the beta y_i term, the rounding (Accumulator::round, by the warp) and
-// the bound. bounds: two words per row, the f64 bits and the exponent of the ExtF bound (NaN
-// bits: no bound).
-extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg beta,
-                                             RnsArg y, u64 m, int beta_zero, const i64 *__restrict__ low_min,
-                                             const i64 *__restrict__ low_max, const u32 *__restrict__ flags,
-                                             const u64 *__restrict__ q, const u64 *__restrict__ sums,
-                                             const u32 *__restrict__ bw, const u32 *__restrict__ yw, u64 *bounds) {
+// the bound.
+// BINARY: the rounding by fused_round_warp, else by the sign and fused_finish_warp (the same bits).
+template <bool BINARY>
+static __device__ __forceinline__ void
+fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg beta, RnsArg y, u64 m, int beta_zero,
+             const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, const u32 *__restrict__ flags,
+             const u64 *__restrict__ q, const u64 *__restrict__ sums, const u32 *__restrict__ bw,
+             const u32 *__restrict__ yw, u64 *bounds) {
     __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
     RnsBasis b = rns_basis(tab);
     FusedTab f = fused_tab(ftab);
@@ -893,71 +1105,49 @@ extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fu
     u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((u64)blockDim.x * gridDim.x) >> 5;
     for (u64 r = warp; r < m; r += warps) {
         u64 ey = blas_rns_at(y, r, 0);
-        u32 fl = flags[r];
+        FusedRowEnd e = fused_row_end(f, beta, eb, y, ey, beta_zero, flags[r], low_min[r], low_max[r], q[r]);
         u32 s[RNS_MAX_N];
         for (u32 k = 0; k < b.n; k++) s[k] = 0;
-        RnsNum res;
-        bool has_bound = true;
-        ExtF bound = extf_zero();
-        if ((fl & FUSED_NAN) || ((fl & FUSED_PINF) && (fl & FUSED_NINF))) {
-            res = rns_special(2, false);
-            has_bound = false;
-        } else if (fl & (FUSED_PINF | FUSED_NINF)) {
-            res = rns_special(1, (fl & FUSED_NINF) != 0);
-            has_bound = false;
-        } else if (!(fl & FUSED_NONZERO)) {
-            res = rns_special(0, !(fl & FUSED_POS));
-        } else {
-            FusedWindow w = fused_window(f, low_min[r], low_max[r]);
-            u64 qq = q[r];
-            bool dropped = (fl & FUSED_DROPPED) != 0;
-            // The beta y_i term joins the sums at shift `y_shift` when it lands in the window.
-            bool y_in = false, y_neg = false;
-            u64 y_shift = 0;
-            if (!beta_zero) {
-                y_neg = (beta.sign[eb] != 0) != (y.sign[ey] != 0);
-                u32 tf = fused_term_flags(beta.cls[eb], fused_is_zero(beta, eb), y.cls[ey], fused_is_zero(y, ey), y_neg);
-                i64 low = beta.exp[eb] + y.exp[ey];
-                if (tf & FUSED_NONZERO) {
-                    qq += fused_weight(f, w.top, low);
-                    if (low < w.l) {
-                        dropped = true;
-                    } else {
-                        y_in = true;
-                        y_shift = (u64)(low - w.l);
-                    }
-                }
-            }
+        RnsNum res = e.res;
+        if (!e.special) {
             // The row's residues, a modulus a lane, then to every lane.
             const u32 *yr = yw + r * f.k;
-            for (u32 k = lane; k < w.k; k += 32) {
-                u32 mk = f.m[k], muk = f.mu[k];
-                u32 sk = (u32)(sums[(u64)k * m + r] % mk);
-                if (y_in) {
-                    u32 t = mul_mod(mul_mod(bw[k], yr[k], mk, muk), fused_pow2(f.hi, f.m, f.mu, f.k, y_shift, k), mk, muk);
-                    sk = y_neg ? sub_mod(sk, t, mk) : add_mod(sk, t, mk);
-                }
-                sh->x[k] = sk;
-            }
-            fused_x_to_lanes(sh, s, w.k);
-            RnsBasis wide = rns_basis((const u32 *)rns_u64_at(f.t, 32 + 2 * w.level));
-            int sg = sign_of_by(fused_way(sh, lane), wide, s, w.ub);
-            if (sg == 0) {
-                for (u32 k = 0; k < w.k; k++) s[k] = 0;
-                res = rns_special(0, false);
+            for (u32 k = lane; k < e.w.k; k += 32) sh->x[k] = fused_row_residue(f, e, sums, m, r, k, bw, yr);
+            fused_x_to_lanes(sh, s, e.w.k);
+            RnsBasis wide = rns_basis((const u32 *)rns_u64_at(f.t, 32 + 2 * e.w.level));
+            bool zero = false;
+            int sg = 0;
+            if (BINARY) {
+                // |S| < 2^ub and its sign: ub + 2 bits
+                res = fused_round_warp(wide, b, s, true, false, e.w.l, (u32)((e.w.ub + 2 + 31) / 32), s, &zero, sh,
+                                       lane);
             } else {
-                if (sg < 0)
-                    for (u32 k = 0; k < w.k; k++) s[k] = sub_mod(0, s[k], f.m[k]);
-                res = fused_finish_warp(wide, b, sg < 0, s, w.l, w.ub, sh, lane);
+                sg = sign_of_by(fused_way(sh, lane), wide, s, e.w.ub);
+                zero = sg == 0;
             }
-            u128 bb = (u128)(2 * qq) + (u128)(qq >> 20) + 1 + (dropped ? ((u128)1 << 26) : 0);
-            bound = extf_from_u128(bb, w.top - 32 - (i64)f.p, true);
-            has_bound = res.cls == 0;
+            if (zero) {
+                for (u32 k = 0; k < e.w.k; k++) s[k] = 0;
+                res = rns_special(0, false);
+            } else if (!BINARY) {
+                if (sg < 0)
+                    for (u32 k = 0; k < e.w.k; k++) s[k] = sub_mod(0, s[k], f.m[k]);
+                res = fused_finish_warp(wide, b, sg < 0, s, e.w.l, e.w.ub, sh, lane);
+            }
         }
-        if (lane == 0) {
-            blas_rns_put(y, b.n, ey, res, s);
-            bounds[2 * r] = has_bound ? (u64)__double_as_longlong(bound.f) : 0x7ff8000000000000ull;
-            bounds[2 * r + 1] = (u64)bound.e;
-        }
+        if (lane == 0) fused_row_store(f, e, res, s, y, b.n, ey, bounds, r);
     }
+}
+
+#define FUSED_FINISH_ARGS                                                                                         \
+    const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg beta, RnsArg y, u64 m, int beta_zero,        \
+        const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, const u32 *__restrict__ flags,          \
+        const u64 *__restrict__ q, const u64 *__restrict__ sums, const u32 *__restrict__ bw,                      \
+        const u32 *__restrict__ yw, u64 *bounds
+
+extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_finish(FUSED_FINISH_ARGS) {
+    fused_finish<false>(tab, ftab, beta, y, m, beta_zero, low_min, low_max, flags, q, sums, bw, yw, bounds);
+}
+
+extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_finish_bin(FUSED_FINISH_ARGS) {
+    fused_finish<true>(tab, ftab, beta, y, m, beta_zero, low_min, low_max, flags, q, sums, bw, yw, bounds);
 }

@@ -8,7 +8,9 @@
 //! atomics), the exact sums in the row's wide basis (for bases of up to 16 moduli one lane per
 //! term with the base's loops unrolled; above, groups of lanes per term with the base extension
 //! of `a_ij` spread over the group; 64-bit accumulators joined by integer atomics), then one
-//! rounding per row (`rns/accumulate.rs` has the algorithm and the bound). No product and no
+//! rounding per row (`rns/accumulate.rs` has the algorithm and the bound). The roundings of `d`
+//! and of the rows run a warp per value; for wide bases of up to 64 moduli they work from the
+//! value's binary limbs (one pass of products) instead of a dozen CRT passes. No product and no
 //! partial sum is rounded, so the work per matrix entry is a few modular products per modulus,
 //! against the paper's two roundings.
 //!
@@ -30,6 +32,7 @@ use std::sync::{Arc, Mutex};
 /// The entry points of `blas_fused_rns_gpu.cu` (`tests/kernel_names.rs` checks each).
 pub(crate) const KERNELS: &[&str] = &[
     "blas_fused_prep",
+    "blas_fused_prep_bin",
     "blas_fused_scan",
     "blas_fused_main",
     "blas_fused_main_b3",
@@ -37,6 +40,7 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_fused_main_small8",
     "blas_fused_main_small16",
     "blas_fused_finish",
+    "blas_fused_finish_bin",
 ];
 
 /// The kernel module: source and entry points.
@@ -227,6 +231,20 @@ fn small_kernel(base: usize, k: usize, w: usize) -> Option<(&'static str, usize)
         _ => return None,
     };
     (bytes <= 48 * 1024).then_some((name, bytes))
+}
+
+/// Whether the prep and finish kernels round in binary (`fused_round_warp`: one pass of
+/// products gives the value's binary limbs) rather than by the warp's CRT passes: the same bits.
+/// H100, 1000 × 1000, alternated: 0.105 against 0.131 ms at 106 bits, 0.150 against 0.178 at
+/// 212, 0.64 against 0.66 at 848; 1.07 against 1.06 at 1696, where the lane that carries the
+/// limbs (about 110 of them) waits longer than the passes. So: for wide bases of up to 64 moduli
+/// (`MPBLAS_FUSED_BIN=0` or `1` forces either, for comparison).
+fn round_in_binary(k: usize) -> bool {
+    match std::env::var("MPBLAS_FUSED_BIN").as_deref() {
+        Ok("0") => false,
+        Ok("1") => true,
+        _ => k <= 64,
+    }
 }
 
 /// One warp per item, two warps per block (the kernels' `FUSED_WARPS_PER_BLOCK`).
@@ -440,9 +458,14 @@ fn fused_run(
             .div_ceil(2)
             .max((ly * k).div_ceil(64 * 8))
             .clamp(1, 65_535);
+        let binary = round_in_binary(k);
         dev.launch(
             &MODULE,
-            "blas_fused_prep",
+            if binary {
+                "blas_fused_prep_bin"
+            } else {
+                "blas_fused_prep"
+            },
             LaunchConfig::new(((prep_blocks + init_blocks) as u32, 1), 64),
             &[
                 Arg::U64(tab),
@@ -539,7 +562,11 @@ fn fused_run(
         dev.launch(&MODULE, main_kernel, cfg, &args)?;
         dev.launch(
             &MODULE,
-            "blas_fused_finish",
+            if binary {
+                "blas_fused_finish_bin"
+            } else {
+                "blas_fused_finish"
+            },
             warp_items(ly),
             &[
                 Arg::U64(tab),
