@@ -235,10 +235,10 @@ fn small_kernel(base: usize, k: usize, w: usize) -> Option<(&'static str, usize)
 
 /// Whether the prep and finish kernels round in binary (`fused_round_warp`: one pass of
 /// products gives the value's binary limbs) rather than by the warp's CRT passes: the same bits.
-/// H100, 1000 × 1000, alternated: 0.105 against 0.131 ms at 106 bits, 0.150 against 0.178 at
-/// 212, 0.64 against 0.66 at 848; 1.07 against 1.06 at 1696, where the lane that carries the
-/// limbs (about 110 of them) waits longer than the passes. So: for wide bases of up to 64 moduli
-/// (`MPBLAS_FUSED_BIN=0` or `1` forces either, for comparison).
+/// H100, 1000 × 1000 N, alternated: 0.103 against 0.115-0.117 ms at 106 bits, 0.150 against
+/// 0.162 at 212, 0.345 against 0.357 at 424, equal at 848; at 1696 bits 1.07-1.08 against
+/// 1.05-1.06, where the lane that carries about 110 limbs waits longer than the passes. So: for
+/// wide bases of up to 64 moduli (`MPBLAS_FUSED_BIN=0` or `1` forces either, for comparison).
 fn round_in_binary(k: usize) -> bool {
     match std::env::var("MPBLAS_FUSED_BIN").as_deref() {
         Ok("0") => false,
