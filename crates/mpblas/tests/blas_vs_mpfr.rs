@@ -41,6 +41,8 @@ use std::collections::BTreeMap;
 use std::num::FpCategory;
 use std::sync::Arc;
 
+mod rns_common;
+
 /// The lengths of the bound tests: empty, tiny, and both sides of the blocked order's lane
 /// count (256) and chunk (4096), and three chunks and a tail (a second pass).
 const LENGTHS: [usize; 11] = [0, 1, 2, 3, 255, 256, 257, 4095, 4096, 4097, 3 * 4096 + 5];
@@ -2378,6 +2380,46 @@ fn gemv_fused_for(b: &Arc<Basis>, seeds: u64) {
                     }
                 }
             }
+        }
+    }
+}
+
+/// [`blas::rns::gemv_fused`] on rows whose exact sums sit on the rounding's edges
+/// (`rns_common::fused_rounding_edges`: ties to even both ways, carries into the next binade,
+/// negated, an exact zero, sums shorter than `p` bits): each the correctly rounded sum, exactly
+/// (the GPU's test, `gpu_blas_rns`, runs the same rows against this).
+#[test]
+fn rns_gemv_fused_rounds_the_edges_to_nearest_even() {
+    use mpblas::view::MatRef;
+    for bits in [106, 424, 1696] {
+        let b = Basis::new(bits).unwrap();
+        let rows = rns_common::fused_rounding_edges(&b);
+        let (m, n) = (rows.len(), 3);
+        let zero = MpFloat::from_f64(&b, 0.0);
+        let mut a = vec![zero.clone(); m * n];
+        for (i, (terms, _)) in rows.iter().enumerate() {
+            for (j, t) in terms.iter().enumerate() {
+                a[i + j * m] = t.clone();
+            }
+        }
+        let one = MpFloat::from_f64(&b, 1.0);
+        let x = vec![one.clone(); n];
+        let mut y = vec![zero.clone(); m];
+        blas::rns::gemv_fused(
+            &one,
+            MatRef::col_major(&a, m, n, m).unwrap(),
+            VecRef::contiguous(&x),
+            &zero,
+            VecMut::contiguous(&mut y),
+        )
+        .unwrap();
+        for (i, (_, exact)) in rows.iter().enumerate() {
+            assert!(
+                y[i].identical(exact),
+                "{bits} bits, row {i}: {:?}, not {:?}",
+                y[i].to_f64(),
+                exact.to_f64()
+            );
         }
     }
 }

@@ -275,46 +275,19 @@ fn rns_gemv_fused_equals_the_cpu_212_424_and_1696() {
     fused_at(&device(), 1696, false);
 }
 
-/// Rows whose exact sums sit on the rounding's edges, at 106 and 424 bits (the prep and finish
-/// kernels that round from binary limbs) and 1696 (the CRT passes): ties to even, down and up;
-/// a tie and a plain round-up that carry into the next binade (`2 − 2^-p` → 2); the same
-/// negated; an exact zero; sums of fewer than `p` bits (scaled up). The GPU must give the CPU's
-/// bits and bounds, and both the exact values named here.
+/// Rows whose exact sums sit on the rounding's edges (`rns_common::fused_rounding_edges`: ties
+/// to even both ways, carries into the next binade, negated, an exact zero, sums shorter than
+/// `p` bits), at 106 and 424 bits (the prep and finish kernels that round from binary limbs) and
+/// 1696 (the CRT passes): the CPU gives the exact values named there, the GPU the CPU's bits and
+/// bounds.
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn rns_gemv_fused_rounding_edges_equal_the_cpu() {
     let dev = device();
     for bits in [106, 424, 1696] {
         let b = Basis::new(bits).expect("basis");
-        let p = b.precision() as i64;
         let f = |v: f64| MpFloat::from_f64(&b, v);
-        let pow2 = |k: i64| f(1.0).mul_pow2(k);
-        let one_ulp = &f(1.0) + &pow2(1 - p);
-        // each row: its terms (x = 1, α = 1, β = 0) and the exact rounded sum
-        let rows: Vec<(Vec<MpFloat>, MpFloat)> = vec![
-            // 1 + 2^-p: a tie, to the even 1
-            (vec![f(1.0), pow2(-p)], f(1.0)),
-            // (1 + 2^(1-p)) + 2^-p: a tie, to the even 1 + 2^(2-p)
-            (vec![one_ulp.clone(), pow2(-p)], &f(1.0) + &pow2(2 - p)),
-            // 2 - 2^-p: a tie above the all-ones significand, to 2
-            (vec![f(2.0), pow2(-p).neg()], f(2.0)),
-            // 2 - 3·2^(-p-2): above half, up to 2
-            (vec![f(2.0), pow2(-p - 1).neg(), pow2(-p - 2).neg()], f(2.0)),
-            // the same four negated
-            (vec![f(-1.0), pow2(-p).neg()], f(-1.0)),
-            (
-                vec![one_ulp.neg(), pow2(-p).neg()],
-                (&f(1.0) + &pow2(2 - p)).neg(),
-            ),
-            (vec![f(-2.0), pow2(-p)], f(-2.0)),
-            (vec![f(-2.0), pow2(-p - 1), pow2(-p - 2)], f(-2.0)),
-            // an exact zero: +0
-            (vec![f(1.0), f(-1.0)], f(0.0)),
-            // fewer than p bits: 3 - 1, and the one bit left by cancellation
-            (vec![f(3.0), f(-1.0)], f(2.0)),
-            (vec![one_ulp.clone(), f(-1.0)], pow2(1 - p)),
-            (vec![one_ulp.neg(), f(1.0)], pow2(1 - p).neg()),
-        ];
+        let rows = fused_rounding_edges(&b);
         let (m, n) = (rows.len(), 3);
         let mut a = vec![f(0.0); m * n];
         for (i, (terms, _)) in rows.iter().enumerate() {

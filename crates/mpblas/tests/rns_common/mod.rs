@@ -335,3 +335,38 @@ pub fn sqrt_ref(x: &MpFloat) -> MpFloat {
     let h = ex.div_euclid(2);
     x.mul_pow2(-2 * h).sqrt().expect("sqrt").mul_pow2(h)
 }
+
+/// Rows of a fused GEMV (`x = 1`, `α = 1`, `β = 0`; at most 3 terms) whose exact sums sit on
+/// the rounding's edges at `b`'s precision `p`, each with its correctly rounded sum: ties to
+/// even, down and up; a tie and a plain round-up that carry into the next binade
+/// (`2 − 2^-p` → 2); the same negated; an exact zero (`+0`); sums of fewer than `p` bits.
+pub fn fused_rounding_edges(b: &Arc<Basis>) -> Vec<(Vec<MpFloat>, MpFloat)> {
+    let p = b.precision() as i64;
+    let f = |v: f64| MpFloat::from_f64(b, v);
+    let pow2 = |k: i64| f(1.0).mul_pow2(k);
+    let one_ulp = &f(1.0) + &pow2(1 - p);
+    vec![
+        // 1 + 2^-p: a tie, to the even 1
+        (vec![f(1.0), pow2(-p)], f(1.0)),
+        // (1 + 2^(1-p)) + 2^-p: a tie, to the even 1 + 2^(2-p)
+        (vec![one_ulp.clone(), pow2(-p)], &f(1.0) + &pow2(2 - p)),
+        // 2 - 2^-p: a tie above the all-ones significand, to 2
+        (vec![f(2.0), pow2(-p).neg()], f(2.0)),
+        // 2 - 3·2^(-p-2): above half, up to 2
+        (vec![f(2.0), pow2(-p - 1).neg(), pow2(-p - 2).neg()], f(2.0)),
+        // the same four negated
+        (vec![f(-1.0), pow2(-p).neg()], f(-1.0)),
+        (
+            vec![one_ulp.neg(), pow2(-p).neg()],
+            (&f(1.0) + &pow2(2 - p)).neg(),
+        ),
+        (vec![f(-2.0), pow2(-p)], f(-2.0)),
+        (vec![f(-2.0), pow2(-p - 1), pow2(-p - 2)], f(-2.0)),
+        // an exact zero: +0
+        (vec![f(1.0), f(-1.0)], f(0.0)),
+        // fewer than p bits: 3 - 1, and the one bit left by cancellation
+        (vec![f(3.0), f(-1.0)], f(2.0)),
+        (vec![one_ulp.clone(), f(-1.0)], pow2(1 - p)),
+        (vec![one_ulp.neg(), f(1.0)], pow2(1 - p).neg()),
+    ]
+}
