@@ -180,6 +180,23 @@ static __device__ Pass fused_pass_warp(const RnsBasis &b, const u32 *x, u64 k, u
     return p;
 }
 
+// The low nl 32-bit limbs of X = sum_i c_i M_i - r M into sh->low (shift_right's limb loop by
+// the warp): the lanes form the limbs' dot products from the CRT coefficients in sh->c, lane 0
+// carries them; every lane may read sh->low after it returns.
+static __device__ void fused_limbs_warp(const RnsBasis &b, u128 r, u32 nl, FusedWarpScratch *sh, u32 lane) {
+    for (u32 l = lane; l < nl; l += 32) {
+        u128 dot = shift_limb_dot(b, sh->c, l);
+        sh->dot_lo[l] = (u64)dot;
+        sh->dot_hi[l] = (u64)(dot >> 64);
+    }
+    __syncwarp();
+    if (lane == 0) {
+        i128 carry = 0;
+        for (u32 l = 0; l < nl; l++) sh->low[l] = shift_limb(((u128)sh->dot_hi[l] << 64) | sh->dot_lo[l], r, l, b, &carry);
+    }
+    __syncwarp();
+}
+
 static __device__ void fused_shift_right_warp(const RnsBasis &b, u32 *x, u64 k, bool *round, bool *sticky, bool *odd,
                                               FusedWarpScratch *sh, u32 lane) {
     *round = *sticky = *odd = false;
@@ -192,23 +209,12 @@ static __device__ void fused_shift_right_warp(const RnsBasis &b, u32 *x, u64 k, 
         return;
     }
     u32 nl = (u32)((k + 1 + 31) / 32);
-    const u32 *c = sh->c;
     Pass pass = fused_pass_warp(b, x, 0, sh->c, lane);
     __syncwarp();
     i128 v, vh;
     u128 r;
     pass_window(pass, -1, &v, &vh, &r);
-    for (u32 l = lane; l < nl; l += 32) {
-        u128 dot = shift_limb_dot(b, c, l);
-        sh->dot_lo[l] = (u64)dot;
-        sh->dot_hi[l] = (u64)(dot >> 64);
-    }
-    __syncwarp();
-    if (lane == 0) {
-        i128 carry = 0;
-        for (u32 l = 0; l < nl; l++) sh->low[l] = shift_limb(((u128)sh->dot_hi[l] << 64) | sh->dot_lo[l], r, l, b, &carry);
-    }
-    __syncwarp();
+    fused_limbs_warp(b, r, nl, sh, lane);
     shift_long_bits(sh->low, k, round, sticky, odd);
     for (u32 j = lane; j < n; j += 32) sh->x[j] = shift_long_residue(b, x[j], sh->low, k, j);
     fused_x_to_lanes(sh, x, n);
@@ -315,23 +321,12 @@ static __device__ RnsNum fused_round_warp(const RnsBasis &B, const RnsBasis &b, 
         frac += ((u64)ci * B.mu[i]) >> 32;
     }
     for (int o = 16; o > 0; o >>= 1) frac += __shfl_xor_sync(FUSED_FULL, frac, o);
-    const u128 r = fused_rank(frac);
     __syncwarp();
-    for (u32 l = lane; l < nl; l += 32) {
-        u128 dot = shift_limb_dot(B, sh->c, l);
-        sh->dot_lo[l] = (u64)dot;
-        sh->dot_hi[l] = (u64)(dot >> 64);
-    }
-    __syncwarp();
+    fused_limbs_warp(B, fused_rank(frac), nl, sh, lane);
     u32 flip = 0, bits = 0;
     if (lane == 0) {
-        i128 carry = 0;
-        u32 any = 0;
-        for (u32 l = 0; l < nl; l++) {
-            sh->low[l] = shift_limb(((u128)sh->dot_hi[l] << 64) | sh->dot_lo[l], r, l, B, &carry);
-            any |= sh->low[l];
-        }
-        flip = any != 0 && is_signed && (sh->low[nl - 1] >> 31) != 0;
+        // (S = 0 has a clear top bit)
+        flip = is_signed && (sh->low[nl - 1] >> 31) != 0;
         if (flip) {
             // |S| = -S: the two's complement of the limbs
             u32 inc = 1;
