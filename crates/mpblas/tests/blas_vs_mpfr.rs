@@ -2393,34 +2393,20 @@ fn rns_gemv_fused_rounds_the_edges_to_nearest_even() {
     use mpblas::view::MatRef;
     for bits in [106, 424, 1696] {
         let b = Basis::new(bits).unwrap();
-        let rows = rns_common::fused_rounding_edges(&b);
-        let (m, n) = (rows.len(), 3);
-        let zero = MpFloat::from_f64(&b, 0.0);
-        let mut a = vec![zero.clone(); m * n];
-        for (i, (terms, _)) in rows.iter().enumerate() {
-            for (j, t) in terms.iter().enumerate() {
-                a[i + j * m] = t.clone();
-            }
-        }
-        let one = MpFloat::from_f64(&b, 1.0);
+        let e = rns_common::fused_rounding_edges(&b);
+        let (m, n) = (e.m, e.n);
+        let (zero, one) = (MpFloat::from_f64(&b, 0.0), MpFloat::from_f64(&b, 1.0));
         let x = vec![one.clone(); n];
         let mut y = vec![zero.clone(); m];
         blas::rns::gemv_fused(
             &one,
-            MatRef::col_major(&a, m, n, m).unwrap(),
+            MatRef::col_major(&e.a, m, n, m).unwrap(),
             VecRef::contiguous(&x),
             &zero,
             VecMut::contiguous(&mut y),
         )
         .unwrap();
-        for (i, (_, exact)) in rows.iter().enumerate() {
-            assert!(
-                y[i].identical(exact),
-                "{bits} bits, row {i}: {:?}, not {:?}",
-                y[i].to_f64(),
-                exact.to_f64()
-            );
-        }
+        e.assert_exact(&y, &format!("{bits} bits"));
     }
 }
 

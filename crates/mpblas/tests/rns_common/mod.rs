@@ -336,16 +336,39 @@ pub fn sqrt_ref(x: &MpFloat) -> MpFloat {
     x.mul_pow2(-2 * h).sqrt().expect("sqrt").mul_pow2(h)
 }
 
-/// Rows of a fused GEMV (`x = 1`, `α = 1`, `β = 0`; at most 3 terms) whose exact sums sit on
-/// the rounding's edges at `b`'s precision `p`, each with its correctly rounded sum: ties to
-/// even, down and up; a tie and a plain round-up that carry into the next binade
-/// (`2 − 2^-p` → 2); the same negated; an exact zero (`+0`); sums of fewer than `p` bits.
-pub fn fused_rounding_edges(b: &Arc<Basis>) -> Vec<(Vec<MpFloat>, MpFloat)> {
+/// A fused GEMV (`x = 1`, `α = 1`, `β = 0`) whose rows' exact sums sit on the rounding's
+/// edges: `a` is `m × n` column-major (each row's terms, then zeros), `exact` each row's
+/// correctly rounded sum.
+pub struct FusedEdges {
+    pub a: Vec<MpFloat>,
+    pub m: usize,
+    pub n: usize,
+    pub exact: Vec<MpFloat>,
+}
+
+impl FusedEdges {
+    /// Every `y[i]` is `exact[i]`, field by field.
+    pub fn assert_exact(&self, y: &[MpFloat], what: &str) {
+        for (i, (got, exact)) in y.iter().zip(&self.exact).enumerate() {
+            assert!(
+                got.identical(exact),
+                "{what}, row {i}: {:?}, not {:?}",
+                got.to_f64(),
+                exact.to_f64()
+            );
+        }
+    }
+}
+
+/// The rows of [`FusedEdges`] at `b`'s precision `p`: ties to even, down and up; a tie and a
+/// plain round-up that carry into the next binade (`2 − 2^-p` → 2); the same negated; an exact
+/// zero (`+0`); sums of fewer than `p` bits.
+pub fn fused_rounding_edges(b: &Arc<Basis>) -> FusedEdges {
     let p = b.precision() as i64;
     let f = |v: f64| MpFloat::from_f64(b, v);
     let pow2 = |k: i64| f(1.0).mul_pow2(k);
     let one_ulp = &f(1.0) + &pow2(1 - p);
-    vec![
+    let rows: Vec<(Vec<MpFloat>, MpFloat)> = vec![
         // 1 + 2^-p: a tie, to the even 1
         (vec![f(1.0), pow2(-p)], f(1.0)),
         // (1 + 2^(1-p)) + 2^-p: a tie, to the even 1 + 2^(2-p)
@@ -368,5 +391,14 @@ pub fn fused_rounding_edges(b: &Arc<Basis>) -> Vec<(Vec<MpFloat>, MpFloat)> {
         (vec![f(3.0), f(-1.0)], f(2.0)),
         (vec![one_ulp.clone(), f(-1.0)], pow2(1 - p)),
         (vec![one_ulp.neg(), f(1.0)], pow2(1 - p).neg()),
-    ]
+    ];
+    let (m, n) = (rows.len(), 3);
+    let mut a = vec![f(0.0); m * n];
+    for (i, (terms, _)) in rows.iter().enumerate() {
+        for (j, t) in terms.iter().enumerate() {
+            a[i + j * m] = t.clone();
+        }
+    }
+    let exact = rows.into_iter().map(|(_, e)| e).collect();
+    FusedEdges { a, m, n, exact }
 }
