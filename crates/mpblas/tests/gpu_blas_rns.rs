@@ -269,7 +269,8 @@ fn rns_gemv_fused_equals_the_cpu_106() {
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn rns_gemv_fused_equals_the_cpu_212_424_and_1696() {
-    // 106 and 212 bits: the small-base sums kernel (8 and 16 moduli); 424, 1696: the general
+    // the sums' groups: one lane a term at 106 and 212 bits (7 and 14 base moduli), 2 at 424, 8
+    // at 1696; the wide spreads take the path of a term below its row's bucket
     fused_at(&device(), 212, false);
     fused_at(&device(), 424, false);
     fused_at(&device(), 1696, false);

@@ -4,30 +4,23 @@
 // order, so any launch gives the CPU's bits) and rounded once.
 //
 // Kernels, in launch order:
-//   prep    one warp per x_j: d_j = alpha x_j (rns_mul_fused, the warp's rounding), its residues
-//           in the widest basis; in the same launch, the accumulators zeroed word by word, then
-//           a warp per row of y (and one for beta): the wide residues of y_i and beta, and the
-//           beta y_i term's class and exponent.
+//   prep    one warp per x_j: d_j = alpha x_j (rns_mul_fused, the warp's rounding) and
+//           |d_j w_i R|_m_i for the sums; in the same launch, the accumulators zeroed word by
+//           word and each row's starting state from the beta y_i term's class and exponent.
 //   scan    min/max of the exponents low = e_a + e_d of each row's finite nonzero terms, and the
 //           special values (atomics: min, max and or do not depend on the order).
-//   main    the sums (fused_main_small for bases of up to 16 moduli: one lane per term); else
-//           a group of G lanes per term (lane g holds the moduli k = g mod G), base
-//           extension of a_ij across the group (shuffles), then a_ij d_j 2^(low - L) added to
-//           64-bit accumulators; each group adds its accumulators to the row's with atomics
-//           (integers: the order does not matter). A warp whose rows' levels fit 8 accumulator
-//           slots a lane (the usual rows) runs fused_unit<8>, else fused_unit<FUSED_ACC>:
-//           sizing every unit for the call's widest level cost 7-16% more time.
-//   finish  one warp per row: the beta y_i term, the rounding in the row's level basis
-//           (finish_from by the warp), the bound.
+//   defer   the sums, with the base extension deferred (the section's comment): a group of g
+//           lanes per term (lane l holds the base moduli k = l mod g) adds each product's CRT
+//           coefficients and rank to its row's bucket, and each unit adds its buckets to the
+//           rows' with atomics (integers: the order does not matter).
+//   finish  one warp per row: the bucket extended to the row's level, the beta y_i term, the
+//           rounding in the row's level basis (finish_from by the warp), the bound.
 // prep and finish have _bin twins for wide bases of up to 64 moduli, which round from the
 // value's binary limbs (fused_round_warp: one pass of products instead of a dozen CRT passes).
 
 #include "rns.cuh"
 #include "blas_rns.cuh"
 
-// Accumulators per lane: a group of G lanes holds a sum of at most 12 G moduli.
-#define FUSED_ACC 12
-#define FUSED_LEVELS 12
 #define FUSED_HDR 64
 #define FUSED_FULL 0xffffffffu
 #define FUSED_I64_MAX ((i64)0x7fffffffffffffffll)
@@ -46,12 +39,11 @@
 // level log2 M, 32.. level basis tables (device addresses, two words each); then m[k], mu[k],
 // w[n] (CRT weights of the base), mi[(k - n) n], mm[k - n], 2^(32q) mod m (h rows of k); then
 // the Montgomery forms (R = 2^32) of the sums' kernel: mp[k] = -1/m mod R, w R mod m [n],
-// mi R mod m_l [(k - n) n], 2^(32q) R mod m (h rows of k), 2^r R mod m (32 rows of k), and
-// the small-base kernel's 2^s rows (W + 1 rows of k: 2^s R mod m for the base moduli, 2^s R^2
-// mod m for the extra ones; every shift of a kept term, s <= W) and |m - M| mod m [k - n].
+// mi R mod m_l [(k - n) n], 2^(32q) R mod m (h rows of k), 2^r R mod m (32 rows of k); and
+// |M_j|_m_j for the base moduli [n].
 struct FusedTab {
     u32 n, k, h, levels, w, p, lg;
-    const u32 *m, *mu, *wt, *mi, *mm, *hi, *mp, *wm, *mim, *hr, *lr, *sr, *sn, *t;
+    const u32 *m, *mu, *wt, *mi, *mm, *hi, *mp, *wm, *mim, *hr, *lr, *mj, *t;
 };
 
 static __device__ __forceinline__ FusedTab fused_tab(const u32 *t) {
@@ -75,8 +67,7 @@ static __device__ __forceinline__ FusedTab fused_tab(const u32 *t) {
     f.mim = f.wm + f.n;
     f.hr = f.mim + (f.k - f.n) * f.n;
     f.lr = f.hr + f.h * f.k;
-    f.sr = f.lr + 32 * f.k;
-    f.sn = f.sr + (f.w + 1) * f.k;
+    f.mj = f.lr + 32 * f.k;
     return f;
 }
 
@@ -267,29 +258,25 @@ static __device__ u32 fused_extra_residue(const FusedTab &f, const u32 *v, u32 r
     return sub_mod(fused_join(lo, hi, m, mu), mul_mod(rank, f.mm[l - nb], m, mu), m);
 }
 
-// x times R = 2^32 when `mont` (the sums' d), else x.
-static __device__ __forceinline__ u32 fused_mont_if(const FusedTab &f, u32 x, u32 l, int mont) {
-    return mont ? mul_mod(x, reduce62(1ull << 32, f.m[l], f.mu[l]), f.m[l], f.mu[l]) : x;
-}
-
-// Accumulator::extend of one element by a warp: out[l] for every modulus l < k of the widest
-// level, lane t taking l = t, t + 32, ... The CRT coefficients and the rank are formed once, by
-// the lanes, into the warp's scratch `v` (a thread per extra residue used to form all of them
-// again: two thirds of the first kernel's instructions at 1696 bits). The same integers, so
-// the same residues as the CPU's Accumulator::extend.
-static __device__ void fused_wide_warp(const FusedTab &f, const u32 *xr, bool live, int mont, u32 *out, u32 *v,
-                                       u32 lane) {
+// The residues of a product P = x y of two p-bit significands (P < 2^(2p) < M/4, so that
+// Accumulator::extend's rank is exact) in the moduli k < kw of a level, by the warp, into out
+// (every lane may read them after it returns): lane t takes the base moduli t, t + 32, ... (P's
+// residues, and its CRT coefficients v_i = |P_i w_i|_m_i into the scratch v), then the extra
+// ones. The same integers as the CPU's extension, so the same residues.
+static __device__ void fused_product_wide_warp(const FusedTab &f, const u32 *xr, const u32 *yr, u32 kw, u32 *out,
+                                               u32 *v, u32 lane) {
     const u32 nb = f.n;
     u64 frac = 0;
     for (u32 i = lane; i < nb; i += 32) {
-        v[i] = live ? mul_mod(xr[i], f.wt[i], f.m[i], f.mu[i]) : 0;
+        const u32 pi = mul_mod(xr[i], yr[i], f.m[i], f.mu[i]);
+        out[i] = pi;
+        v[i] = mul_mod(pi, f.wt[i], f.m[i], f.mu[i]);
         frac += ((u64)v[i] * f.mu[i]) >> 32;
     }
     for (int o = 16; o > 0; o >>= 1) frac += __shfl_xor_sync(FUSED_FULL, frac, o);
     __syncwarp();
     const u32 rank = fused_rank(frac);
-    for (u32 l = lane; l < f.k; l += 32)
-        out[l] = fused_mont_if(f, l < nb ? (live ? xr[l] : 0) : fused_extra_residue(f, v, rank, l), l, mont);
+    for (u32 l = nb + lane; l < kw; l += 32) out[l] = fused_extra_residue(f, v, rank, l);
     __syncwarp();
 }
 
@@ -400,39 +387,30 @@ static __device__ void fused_row_start(const RnsArg &beta, u64 eb, const RnsArg 
 // The first kernel of a call, in two parts by block (64 threads each):
 // - blocks below `prep_blocks`: one warp per x_j: d_j = alpha x_j (rns_mul_fused with the warp's
 //   rounding) into the scratch array `d` (element j), with info = class | sign << 2 | zero << 3
-//   and the exponent beside it for the scan and the sums, and its wide residues times R (dw,
-//   k words per element, the lanes taking the moduli);
-// - the others: every row's accumulators zeroed (a thread per word), then a warp per row i of
-//   y, and one for beta: (beta != 0) the wide residues of y_i (yw) or beta (bw), the lanes
-//   taking the moduli (fused_wide_warp); lane 0 also sets the row's starting flags and range
-//   from the beta y_i term (its class and exponent).
+//   and the exponent beside it for the scan and the sums, and |d_j w_i R|_m_i for the sums (dv,
+//   n words per element, the lanes taking the moduli);
+// - the others: every row's accumulators and bucket sums zeroed (a thread per word), then a
+//   thread per row i: its starting flags and range from the beta y_i term (its class and
+//   exponent).
 // BINARY: the rounding of d_j by fused_round_warp, else by fused_finish_warp (the same bits).
 template <bool BINARY>
 static __device__ __forceinline__ void
 fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, RnsArg x, u64 n,
-           RnsArg d, u8 *dinfo, i64 *dexp, u32 *dw, RnsArg beta, RnsArg y, u64 m, int beta_zero, i64 *low_min,
-           i64 *low_max, u32 *flags, u64 *q, u64 *sums, u32 *yw, u32 *bw) {
+           RnsArg d, u8 *dinfo, i64 *dexp, u32 *dv, RnsArg beta, RnsArg y, u64 m, int beta_zero, i64 *low_min,
+           i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum) {
     __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
     RnsBasis b = rns_basis(tab);
     FusedTab f = fused_tab(ftab);
-    const u32 kw = f.k;
     u32 lane = threadIdx.x & 31;
     FusedWarpScratch *sh = &fused_ws[threadIdx.x >> 5];
     if (blockIdx.x >= prep_blocks) {
         const u64 eb = blas_rns_at(beta, 0, 0);
         const u64 first = (u64)(blockIdx.x - prep_blocks) * blockDim.x + threadIdx.x;
         const u64 stride = (u64)(gridDim.x - prep_blocks) * blockDim.x;
-        for (u64 t = first; t < (u64)kw * m; t += stride) sums[t] = 0;
-        // a warp per row, and one for beta
-        for (u64 r = first >> 5; r <= m; r += stride >> 5) {
-            if (r == m) {
-                if (!beta_zero) fused_wide_warp(f, blas_rns_res(beta, b.n, eb), beta.cls[eb] == 0, 0, bw, sh->c, lane);
-                continue;
-            }
-            u64 ey = blas_rns_at(y, r, 0);
-            if (!beta_zero) fused_wide_warp(f, blas_rns_res(y, b.n, ey), y.cls[ey] == 0, 0, yw + r * kw, sh->c, lane);
-            if (lane == 0) fused_row_start(beta, eb, y, ey, beta_zero, r, low_min, low_max, flags, q);
-        }
+        for (u64 t = first; t < (u64)f.k * m; t += stride) sums[t] = 0;
+        for (u64 t = first; t < (2 * (u64)b.n + 2) * m; t += stride) bsum[t] = 0;
+        for (u64 r = first; r < m; r += stride)
+            fused_row_start(beta, eb, y, blas_rns_at(y, r, 0), beta_zero, r, low_min, low_max, flags, q);
         return;
     }
     const u64 ea = blas_rns_at(alpha, 0, 0);
@@ -470,23 +448,23 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
             blas_rns_put(d, b.n, j, v, out);
         }
         // every lane holds d_j's residues (the warp's rounding leaves them in each)
-        fused_wide_warp(f, out, v.cls == 0, 1, dw + j * kw, sh->c, lane);
+        for (u32 i = lane; i < b.n; i += 32) dv[j * b.n + i] = v.cls == 0 ? mul_mod(out[i], f.wm[i], b.m[i], b.mu[i]) : 0;
     }
 }
 
 #define FUSED_PREP_ARGS                                                                                           \
     const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, RnsArg x, u64 n,     \
-        RnsArg d, u8 *dinfo, i64 *dexp, u32 *dw, RnsArg beta, RnsArg y, u64 m, int beta_zero, i64 *low_min,       \
-        i64 *low_max, u32 *flags, u64 *q, u64 *sums, u32 *yw, u32 *bw
+        RnsArg d, u8 *dinfo, i64 *dexp, u32 *dv, RnsArg beta, RnsArg y, u64 m, int beta_zero, i64 *low_min,      \
+        i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep(FUSED_PREP_ARGS) {
-    fused_prep<false>(tab, ftab, prep_blocks, alpha, x, n, d, dinfo, dexp, dw, beta, y, m, beta_zero, low_min, low_max,
-                      flags, q, sums, yw, bw);
+    fused_prep<false>(tab, ftab, prep_blocks, alpha, x, n, d, dinfo, dexp, dv, beta, y, m, beta_zero, low_min, low_max,
+                      flags, q, sums, bsum);
 }
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep_bin(FUSED_PREP_ARGS) {
-    fused_prep<true>(tab, ftab, prep_blocks, alpha, x, n, d, dinfo, dexp, dw, beta, y, m, beta_zero, low_min, low_max,
-                     flags, q, sums, yw, bw);
+    fused_prep<true>(tab, ftab, prep_blocks, alpha, x, n, d, dinfo, dexp, dv, beta, y, m, beta_zero, low_min, low_max,
+                     flags, q, sums, bsum);
 }
 
 // The term (r, c): its flags, and low = e_a + e_d when it is finite and nonzero.
@@ -571,17 +549,6 @@ blas_fused_scan(RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ 
     }
 }
 
-// A row's accumulators summed over the lanes at xor distances from, 2 from, ..., 16 (the lanes
-// or groups of a warp that share one row: the first of them then holds the row's sums). Integer
-// sums, so any order gives the same values.
-template <int N>
-static __device__ __forceinline__ void fused_join_acc(u64 (&acc)[N], u32 from) {
-    for (u32 off = from; off < 32; off <<= 1) {
-#pragma unroll
-        for (int i = 0; i < N; i++) acc[i] += __shfl_xor_sync(FUSED_FULL, acc[i], off);
-    }
-}
-
 // The same for a row's Q and its dropped flag.
 static __device__ __forceinline__ void fused_join_q(u64 &qsum, bool &dropped, u32 from) {
     for (u32 off = from; off < 32; off <<= 1) {
@@ -622,38 +589,167 @@ static __device__ __forceinline__ u32 fused_redc64(u64 t, u32 m, u32 mp) {
     return fused_redc(((u64)h << 32) | (u32)t, m, mp);
 }
 
-// One unit of the sums (a row, or 32/g rows, and a chunk of columns) with NA accumulator slots
-// per lane (fused_main's dispatch); G: the group size g when fused_main knows it at compile time,
-// else 0.
+// ---- the sums with the extension deferred ------------------------------------------------------
+//
+// Extending each a_ij to the extra moduli of the row's level (n multiply-adds per extra modulus
+// and term) and multiplying it by d_j and 2^s in every modulus took about 740 instructions a term
+// at 106 bits and 4,100 at 424, bound by the integer multiplier (sessions 13-21's kernels). Here,
+// as in the CPU's term_lanes.rs, the product P = a_ij d_j (below 2^(2p) < M/4) is kept in the base only, by its
+// CRT coefficients v_i = |a_i d_i w_i|_m_i (one Montgomery product with the prep's |d_i w_i R|)
+// and its rank k (P = sum_i v_i M_i - k M over the integers). That identity is linear, so a
+// row's bucket sums V_i = sum_t +-v_(t,i) 2^(low_t - base) and K = sum_t +-k_t 2^(low_t - base)
+// over its terms with low in [base, low_max], base = max(L, low_max - FUSED_BUCKET + 1): for
+// the usual rows nearly every term (one 20 binades below the row's largest is rare). A unit
+// adds its lanes' V_i and K to the row's (bsum: two words each, the low 32 bits and the signed
+// rest, so that any number of units adds exactly), and the finish extends the row's bucket
+// X = sum_i V_i M_i - K M to its level once (fused_bucket_warp). A kept term below base goes
+// into the sums on its own, at its own shift (fused_defer_alone; the warp takes that branch
+// together). The residues are the same integers modulo each modulus as the per-term
+// extension's, so the same bits.
+
+// Bucket width (binades) and the most terms a lane's bucket takes: |v 2^s| < 2^31 2^19 and
+// |k 2^s| < 2^9 2^19 a term, so a unit's V_i and K stay below 2^61 after 2^11 terms.
+#define FUSED_BUCKET 20
+#define FUSED_BUCKET_TERMS 2048
+
+// A bucket's base exponent: the lowest low it takes.
+static __device__ __forceinline__ i64 fused_bucket_base(const FusedTab &f, const FusedWindow &w) {
+    const i64 lb = w.top - 2 * (i64)f.p - (FUSED_BUCKET - 1);
+    return w.l > lb ? w.l : lb;
+}
+
+// |v|_m for |v| < 2^62.
+static __device__ __forceinline__ u32 fused_smod(i64 v, u32 m, u32 mu) {
+    u32 r = reduce62(v < 0 ? (u64)(-v) : (u64)v, m, mu);
+    return v < 0 && r != 0 ? m - r : r;
+}
+
+// |V|_m for word pair i of a row's bucket sums: V = hi 2^32 + lo (hi signed).
+static __device__ __forceinline__ u32 fused_vmod(const u64 *bsum, u64 m, u64 r, u32 i, u32 mk, u32 muk) {
+    const u32 h = fused_smod((i64)bsum[(2 * (u64)i + 1) * m + r], mk, muk);
+    return add_mod(mul_mod(h, reduce62(1ull << 32, mk, muk), mk, muk), reduce62(bsum[2 * (u64)i * m + r], mk, muk), mk);
+}
+
+// The residues of a row's bucket X = sum_i V_i M_i - K M (pairs 0..n of bsum: V_0.., then K)
+// times 2^shift in the moduli k < kw of its level, by the warp, into out (every lane may read
+// them after it returns): |X|_m_k = |V_k M_k|_m_k for a base modulus, Accumulator::extend's
+// residue with V_i and K for an extra one (the lanes take the V_i, butterfly shuffles join).
+static __device__ void fused_bucket_warp(const FusedTab &f, const u64 *bsum, u64 m, u64 r, u32 kw, u64 shift, u32 *out,
+                                         u32 lane) {
+    const u32 nb = f.n;
+    for (u32 k = lane; k < nb; k += 32) {
+        const u32 mk = f.m[k], muk = f.mu[k];
+        const u32 t = mul_mod(fused_vmod(bsum, m, r, k, mk, muk), f.mj[k], mk, muk);
+        out[k] = mul_mod(t, fused_pow2(f.hi, f.m, f.mu, f.k, shift, k), mk, muk);
+    }
+    for (u32 kl = nb; kl < kw; kl++) {
+        const u32 mk = f.m[kl], muk = f.mu[kl];
+        const u32 *row = f.mi + (kl - nb) * nb;
+        u64 lo = 0, hi = 0;
+        for (u32 i = lane; i < nb; i += 32) {
+            u64 p = (u64)fused_vmod(bsum, m, r, i, mk, muk) * row[i];
+            lo += p & 0xffffffffull;
+            hi += p >> 32;
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            lo += __shfl_xor_sync(FUSED_FULL, lo, o);
+            hi += __shfl_xor_sync(FUSED_FULL, hi, o);
+        }
+        if (lane == 0) {
+            const u32 kv = fused_vmod(bsum, m, r, nb, mk, muk);
+            const u32 val = sub_mod(fused_join(lo, hi, mk, muk), mul_mod(kv, f.mm[kl - nb], mk, muk), mk);
+            out[kl] = mul_mod(val, fused_pow2(f.hi, f.m, f.mu, f.k, shift, kl), mk, muk);
+        }
+    }
+    __syncwarp();
+}
+
+// A kept term below its row's bucket, +-P = +-(sum_i v_i M_i - kk M) times 2^s, into the sums
+// in the moduli of its row's level (er extra ones; emax: the warp's largest er): the per-term
+// extension, for the rare term. Lane gl of a group of g holds v_i for
+// i = gl + j g; every lane of the warp calls it, `on` for a term to add.
+template <int NA>
+static __device__ __forceinline__ void fused_defer_alone(const FusedTab &f, const u32 *tm, const u32 *tmu,
+                                                         const u32 *tmp, const u32 *thr, const u32 *tlr,
+                                                         const u32 (&v)[NA], u32 kk, bool neg, u64 s, bool on, u32 er,
+                                                         u32 emax, u32 g, u32 gl, u64 m, u64 r, u64 *sums) {
+    const u32 nb = f.n, kw = f.k;
+    const u32 *hq = thr + (s >> 5) * kw, *lr = tlr + (s & 31) * kw;
+#pragma unroll
+    for (int i = 0; i < NA; i++) {
+        u32 k = gl + i * g;
+        if (on && k < nb && v[i] != 0) {
+            u32 mk = tm[k], mpk = tmp[k];
+            u32 t = mul_mod(v[i], f.mj[k], mk, tmu[k]);
+            t = fused_redc((u64)t * hq[k], mk, mpk);
+            t = fused_redc((u64)t * lr[k], mk, mpk);
+            atomicAdd((unsigned long long *)&sums[(u64)k * m + r], neg ? (u64)(2 * mk - t) : (u64)t);
+        }
+    }
+    for (u32 l = 0; l < emax; l++) {
+        u32 kl = nb + l;
+        u64 part = 0;
+        if (on && l < er) {
+            const u32 *row = f.mim + l * nb;
+            u32 ml = tm[kl], mpl = tmp[kl];
+#pragma unroll
+            for (int i4 = 0; i4 < NA; i4 += 4) {
+                u64 z = 0;
+#pragma unroll
+                for (int i = i4; i < i4 + 4 && i < NA; i++) {
+                    u32 k = gl + i * g;
+                    if (k < nb) z += (u64)v[i] * row[k];
+                }
+                part += fused_redc64(z, ml, mpl);
+            }
+        }
+        part = fused_group_sum(part, g);
+        if (on && l < er && kl % g == gl) {
+            u32 mk = tm[kl], muk = tmu[kl], mpk = tmp[kl];
+            u32 val = sub_mod(reduce62(part, mk, muk), mul_mod(kk, f.mm[l], mk, muk), mk);
+            u32 t = fused_redc((u64)val * hq[kl], mk, mpk);
+            t = fused_redc((u64)t * lr[kl], mk, mpk);
+            atomicAdd((unsigned long long *)&sums[(u64)kl * m + r], neg ? (u64)(2 * mk - t) : (u64)t);
+        }
+    }
+}
+
+// One unit of the sums: a row, or 32/g rows (rows_in_lanes), and a chunk of at most
+// FUSED_BUCKET_TERMS columns, with NA base slots per lane (G: g at compile time, or 0).
+// rows_in_lanes (A = op(A) stored by columns): the warp's 32/g groups take 32/g consecutive rows
+// and the same columns; else they take one row and every (32/g)-th column of the chunk, and
+// join their buckets before the atomics. Every lane runs every shuffle: idle groups carry zeros.
 template <int NA, int G>
 static __device__ __forceinline__ void
-fused_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-           const u32 *__restrict__ dw, u64 m, int rows_in_lanes, u32 g_rt, u32 gl, u32 grp, const u32 *tm,
-           const u32 *tmu, const u32 *tmp, const u32 *thr, const u32 *tlr, const FusedWindow &w, bool active,
-           u32 er, u32 emax, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u32 *flags, u64 *q, u64 *sums) {
-    const u32 nb = f.n, kw = f.k, g = G > 0 ? (u32)G : g_rt;
-    u64 acc[NA];
+fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
+                 const u32 *__restrict__ dv, u64 m, int rows_in_lanes, u32 g_rt, u32 gl, u32 grp, const u32 *tm,
+                 const u32 *tmu, const u32 *tmp, const u32 *thr, const u32 *tlr, const FusedWindow &w, bool active,
+                 u32 er, u32 emax, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u32 *flags, u64 *q, u64 *sums,
+                 u64 *bsum) {
+    const u32 nb = f.n, g = G > 0 ? (u32)G : g_rt;
+    const i64 base = fused_bucket_base(f, w);
+    i64 vs[NA], kb = 0;
 #pragma unroll
-    for (int i = 0; i < NA; i++) acc[i] = 0;
+    for (int i = 0; i < NA; i++) vs[i] = 0;
     u64 qsum = 0;
     bool dropped = false;
     for (u64 it = 0; it < iters; it++) {
         u64 c = cstart + it * cstep;
         bool act = active && c < c1;
-        // every load of the term first, so that their latencies overlap (element (0, 0) and
-        // column 0 stand in for an idle lane's term)
+        // every load of the term first (element (0, 0) and column 0 stand in for an idle lane's)
         const u64 ci = act ? c : 0, e = act ? blas_rns_at(a, r, c) : 0;
         const u8 di = dinfo[ci], acls = a.cls[e], asg = a.sign[e];
         const i64 low0 = a.exp[e] + dexp[ci];
-        u32 ar[NA];
+        u32 ar[NA], dr[NA];
 #pragma unroll
         for (int i = 0; i < NA; i++) {
             u32 k = gl + i * g;
             ar[i] = k < nb ? a.d[e * nb + k] : 0;
+            dr[i] = k < nb ? dv[ci * nb + k] : 0;
         }
         act = act && (di & 3) == 0 && !((di >> 3) & 1) && acls == 0;
-        i64 low = act ? low0 : 0;
-        bool neg = act && ((asg != 0) != ((di >> 2) & 1));
+        const i64 low = act ? low0 : 0;
+        const bool neg = act && ((asg != 0) != ((di >> 2) & 1));
         u32 nz = 0;
 #pragma unroll
         for (int i = 0; i < NA; i++) {
@@ -663,117 +759,91 @@ fused_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, con
         for (u32 off = 1; off < g; off <<= 1) nz |= __shfl_xor_sync(FUSED_FULL, nz, off);
         act = act && nz != 0;
         if (act && gl == 0) qsum += fused_weight(f, w.top, low);
-        bool keep = act && low >= w.l;
+        const bool keep = act && low >= w.l;
         dropped = dropped || (act && low < w.l);
-        // base extension of a_ij (Accumulator::extend across the group)
+        // the product's CRT coefficients and rank (zero for a term not kept: its ar are zero)
         u32 v[NA];
         u64 frac = 0;
 #pragma unroll
         for (int i = 0; i < NA; i++) {
             u32 k = gl + i * g;
             v[i] = 0;
-            if (keep && k < nb) {
-                u32 mk = tm[k], t = fused_redc((u64)ar[i] * f.wm[k], mk, tmp[k]);
-                v[i] = t >= mk ? t - mk : t;
+            if (k < nb) {
+                u32 mk = tm[k], t = fused_redc((u64)ar[i] * dr[i], mk, tmp[k]);
+                v[i] = rns_min32(t, t - mk);
                 frac += __umulhi(v[i], tmu[k]);
             }
         }
         frac = fused_group_sum(frac, g);
-        u32 kk = fused_rank(frac);
-        for (u32 l = 0; l < emax; l++) {
-            u32 kl = nb + l;
-            u64 part = 0;
-            if (keep && l < er) {
-                const u32 *row = f.mim + l * nb;
-                u32 ml = tm[kl], mpl = tmp[kl];
+        const u32 kk = fused_rank(frac);
+        const bool in_bucket = keep && low >= base;
+        int sp = in_bucket ? 1 << (u32)(low - base) : 0;
+        sp = neg ? -sp : sp;
 #pragma unroll
-                for (int i4 = 0; i4 < NA; i4 += 4) {
-                    u64 z = 0;
-#pragma unroll
-                    for (int i = i4; i < i4 + 4 && i < NA; i++) {
-                        u32 k = gl + i * g;
-                        if (k < nb) z += (u64)v[i] * row[k];
-                    }
-                    part += fused_redc64(z, ml, mpl);
-                }
-            }
-            part = fused_group_sum(part, g);
-            if (keep && l < er && kl % g == gl) {
-                u32 mk = tm[kl], muk = tmu[kl];
-                u32 val = sub_mod(reduce62(part, mk, muk), mul_mod(kk, f.mm[l], mk, muk), mk);
-                u32 slot = kl / g;
-#pragma unroll
-                for (int i = 0; i < NA; i++)
-                    if ((u32)i == slot) ar[i] = val;
-            }
-        }
-        if (keep) {
-            u64 s = (u64)(low - w.l);
-            const u32 *d = dw + c * kw + gl;
-            const u32 *hq = thr + (s >> 5) * kw + gl, *lr = tlr + (s & 31) * kw + gl;
-#pragma unroll
-            for (int i = 0; i < NA; i++) {
-                u32 k = gl + i * g;
-                if (k < w.k) {
-                    u32 mk = tm[k], mpk = tmp[k];
-                    u32 t = fused_redc((u64)ar[i] * d[i * g], mk, mpk);
-                    t = fused_redc((u64)t * hq[i * g], mk, mpk);
-                    t = fused_redc((u64)t * lr[i * g], mk, mpk);
-                    acc[i] += neg ? (u64)(2 * mk - t) : (u64)t;
-                }
-            }
-        }
+        for (int i = 0; i < NA; i++) vs[i] += (i64)(int)v[i] * (i64)sp;
+        kb += (i64)(int)kk * (i64)sp;
+        const bool alone = keep && low < base;
+        if (__any_sync(FUSED_FULL, alone))
+            fused_defer_alone<NA>(f, tm, tmu, tmp, thr, tlr, v, kk, neg, alone ? (u64)(low - w.l) : 0, alone, er,
+                                  emax, g, gl, m, r, sums);
     }
     bool writer = true;
     if (!rows_in_lanes) {
-        // the groups of the warp share the row: join them into group 0
-        fused_join_acc(acc, g);
+        // the groups of the warp share the row: join them into group 0 (integer sums)
+        for (u32 off = g; off < 32; off <<= 1) {
+#pragma unroll
+            for (int i = 0; i < NA; i++) vs[i] += (i64)__shfl_xor_sync(FUSED_FULL, (u64)vs[i], off);
+            kb += (i64)__shfl_xor_sync(FUSED_FULL, (u64)kb, off);
+        }
         fused_join_q(qsum, dropped, g);
         writer = grp == 0;
     }
     if (writer && active) {
+        // the unit's bucket into the row's: the low 32 bits and the rest of each sum
 #pragma unroll
         for (int i = 0; i < NA; i++) {
             u32 k = gl + i * g;
-            if (k < w.k && acc[i] != 0) atomicAdd((unsigned long long *)&sums[(u64)k * m + r], acc[i]);
+            if (k < nb && vs[i] != 0) {
+                atomicAdd((unsigned long long *)&bsum[2 * (u64)k * m + r], (u64)(u32)vs[i]);
+                atomicAdd((unsigned long long *)&bsum[(2 * (u64)k + 1) * m + r], (u64)(vs[i] >> 32));
+            }
         }
-        if (gl == 0) fused_add_row_q(q, flags, r, qsum, dropped);
+        if (gl == 0) {
+            if (kb != 0) {
+                atomicAdd((unsigned long long *)&bsum[2 * (u64)nb * m + r], (u64)(u32)kb);
+                atomicAdd((unsigned long long *)&bsum[(2 * (u64)nb + 1) * m + r], (u64)(kb >> 32));
+            }
+            fused_add_row_q(q, flags, r, qsum, dropped);
+        }
     }
 }
 
-// The sums. A group of g lanes takes one term at a time; lane gl of the group holds the moduli
-// k = gl + i g (i < NA, fused_unit's slots). rows_in_lanes: the warp's 32/g groups take 32/g consecutive rows
-// and the same columns (chunk of `per`); else they take one row and every (32/g)-th column of a
-// chunk, and join their accumulators before the atomics. Every lane runs every shuffle: inactive
-// groups carry zeros. dw holds d's wide residues times R. Entry points with 2, 3 and 4 blocks of
-// 256 threads per SM (register budgets 128, 85, 64; the launcher picks one). G: g at compile
-// time (fused_main_g), or 0.
+// The sums (NA = 8 base slots a lane where the base fits 8 g moduli, else 16: the launcher's g
+// makes one of them hold it), a unit at a time per warp (grid-stride). The moduli and their
+// Montgomery and Barrett constants are always in shared memory (so that the term loop reads
+// them with shared loads), the 2^s rows when they fit (shared_tables).
 template <int G>
 static __device__ __forceinline__ void
-fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-           const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g_rt, int shared_tables,
-           const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
+fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
+            const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g_rt, int shared_tables,
+            const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums,
+            u64 *bsum) {
     FusedTab f = fused_tab(ftab);
     const u32 nb = f.n, kw = f.k, g = G > 0 ? (u32)G : g_rt;
-    // moduli, Barrett and Montgomery constants, 2^(32 q) R and 2^r R rows: in shared memory when
-    // they fit (launcher)
     extern __shared__ u32 fused_sh[];
-    const u32 *tm = f.m, *tmu = f.mu, *tmp = f.mp, *thr = f.hr, *tlr = f.lr;
+    for (u32 i = threadIdx.x; i < kw; i += blockDim.x) {
+        fused_sh[i] = f.m[i];
+        fused_sh[kw + i] = f.mu[i];
+        fused_sh[2 * kw + i] = f.mp[i];
+    }
+    const u32 *tm = fused_sh, *tmu = fused_sh + kw, *tmp = fused_sh + 2 * kw, *thr = f.hr, *tlr = f.lr;
     if (shared_tables) {
-        for (u32 i = threadIdx.x; i < kw; i += blockDim.x) {
-            fused_sh[i] = f.m[i];
-            fused_sh[kw + i] = f.mu[i];
-            fused_sh[2 * kw + i] = f.mp[i];
-        }
         for (u32 i = threadIdx.x; i < f.h * kw; i += blockDim.x) fused_sh[3 * kw + i] = f.hr[i];
         for (u32 i = threadIdx.x; i < 32 * kw; i += blockDim.x) fused_sh[(3 + f.h) * kw + i] = f.lr[i];
-        __syncthreads();
-        tm = fused_sh;
-        tmu = fused_sh + kw;
-        tmp = fused_sh + 2 * kw;
         thr = fused_sh + 3 * kw;
         tlr = fused_sh + (3 + f.h) * kw;
     }
+    __syncthreads();
     u32 lane = threadIdx.x & 31, gl = lane % g, grp = lane / g, gpw = 32 / g;
     u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((u64)blockDim.x * gridDim.x) >> 5;
     u64 chunks = (n + per - 1) / per;
@@ -793,227 +863,41 @@ fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
         if (active) w = fused_window(f, low_min[r], low_max[r]);
         u32 er = active ? w.k - nb : 0;
         u32 emax = __reduce_max_sync(FUSED_FULL, er);
-        // The unit's slots: 8 where every row of the warp sums in at most 8 g moduli (its
-        // level, not the call's widest), else FUSED_ACC: the same sums either way, fewer
-        // predicated-off slot instructions in the usual case.
-        if (__all_sync(FUSED_FULL, !active || w.k <= 8 * g))
-            fused_unit<8, G>(f, a, dinfo, dexp, dw, m, rows_in_lanes, g, gl, grp, tm, tmu, tmp, thr, tlr, w, active, er,
-                          emax, r, cstart, cstep, iters, c1, flags, q, sums);
+        if (nb <= 8 * g)
+            fused_defer_unit<8, G>(f, a, dinfo, dexp, dv, m, rows_in_lanes, g, gl, grp, tm, tmu, tmp, thr, tlr, w,
+                                   active, er, emax, r, cstart, cstep, iters, c1, flags, q, sums, bsum);
         else
-            fused_unit<FUSED_ACC, G>(f, a, dinfo, dexp, dw, m, rows_in_lanes, g, gl, grp, tm, tmu, tmp, thr, tlr, w, active,
-                                  er, emax, r, cstart, cstep, iters, c1, flags, q, sums);
+            fused_defer_unit<16, G>(f, a, dinfo, dexp, dv, m, rows_in_lanes, g, gl, grp, tm, tmu, tmp, thr, tlr, w,
+                                    active, er, emax, r, cstart, cstep, iters, c1, flags, q, sums, bsum);
     }
 }
 
-// fused_main with the launcher's group sizes as compile-time constants: the slots' loads then
-// take immediate offsets from one address per array, and the group's shuffle loops unroll (the
-// same operations, so the same sums).
-static __device__ __forceinline__ void
-fused_main_g(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-             const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
-             const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
-#define FUSED_MAIN_AT(G)                                                                                     \
-    fused_main<G>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums)
+#define FUSED_DEFER_ARGS                                                                                          \
+    const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,            \
+        const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,           \
+        const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
+
+// fused_defer with the launcher's group sizes as compile-time constants.
+static __device__ __forceinline__ void fused_defer_g(FUSED_DEFER_ARGS) {
+#define FUSED_DEFER_AT(G)                                                                                    \
+    fused_defer<G>(ftab, a, dinfo, dexp, dv, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, \
+                   sums, bsum)
     switch (g) {
-    case 4: FUSED_MAIN_AT(4); break;
-    case 8: FUSED_MAIN_AT(8); break;
-    case 16: FUSED_MAIN_AT(16); break;
-    case 32: FUSED_MAIN_AT(32); break;
-    default: FUSED_MAIN_AT(0);
+    case 1: FUSED_DEFER_AT(1); break;
+    case 2: FUSED_DEFER_AT(2); break;
+    case 4: FUSED_DEFER_AT(4); break;
+    case 8: FUSED_DEFER_AT(8); break;
+    case 16: FUSED_DEFER_AT(16); break;
+    default: FUSED_DEFER_AT(32);
     }
-#undef FUSED_MAIN_AT
+#undef FUSED_DEFER_AT
 }
 
-extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_main(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
-                                                      const i64 *__restrict__ dexp, const u32 *__restrict__ dw, u64 m,
-                                                      u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
-                                                      const i64 *__restrict__ low_min,
-                                                      const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
-    fused_main_g(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer(FUSED_DEFER_ARGS) {
+    fused_defer_g(ftab, a, dinfo, dexp, dv, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums,
+                  bsum);
 }
 
-extern "C" __global__ void __launch_bounds__(256, 3) blas_fused_main_b3(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
-                                                      const i64 *__restrict__ dexp, const u32 *__restrict__ dw, u64 m,
-                                                      u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
-                                                      const i64 *__restrict__ low_min,
-                                                      const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
-    fused_main_g(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
-}
-
-extern "C" __global__ void __launch_bounds__(256, 4) blas_fused_main_b4(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
-                                                      const i64 *__restrict__ dexp, const u32 *__restrict__ dw, u64 m,
-                                                      u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,
-                                                      const i64 *__restrict__ low_min,
-                                                      const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
-    fused_main_g(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums);
-}
-
-// ---- the sums for small bases: one lane per term -----------------------------------------------
-//
-// fused_main's work for bases of at most NBMAX moduli (8: up to about 120 bits, 16: about 245),
-// one lane per term, written for the instruction count (the general kernel issues about 900
-// instructions a term at 106 bits):
-// - the base's loops run to the compile-time NBMAX without branches: slots i >= nb hold x_i = 0,
-//   so every product, v_i and contribution is 0 there (their accumulators are never written);
-// - the accumulators of the base and of the first FUSED_SMALL_EXTRA extra moduli (levels N + 2
-//   and N + 4: rows whose terms span up to about 60 binades) stay in registers; a row of a wider
-//   level adds its further moduli term by term with atomics (rare, and exact all the same);
-// - the shift 2^s of a term (s = low - L <= W) is one Montgomery product by a row of the 2^s
-//   table (base moduli 2^s R, extra moduli 2^s R^2, in shared memory with the other constants);
-// - an extra residue is formed in Montgomery arithmetic only: z = sum over groups of four slots
-//   of redc64(sum_i v_i |M_i R|) + k |m - M| (< (NBMAX/2 + nb) m, no reduction needed), then
-//   redc(z) (z R^-1), redc(. d R) and redc(. 2^s R^2): z d 2^s, the same residue as the
-//   general kernel's Barrett steps.
-// The sums are the same integers modulo each modulus as fused_main's, so the same bits.
-
-#define FUSED_SMALL_EXTRA 4
-
-template <int NBMAX>
-static __device__ __forceinline__ void
-fused_main_small(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-                 const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per,
-                 const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
-    FusedTab f = fused_tab(ftab);
-    const u32 nb = f.n, kw = f.k, ne = kw - nb;
-    // shared: moduli, -1/m, Barrett mu, w R (base; 0 past nb), |m - M| (extras), the |M_i R| rows
-    // of the extras, the 2^s rows
-    extern __shared__ u32 fused_sh[];
-    u32 *sm = fused_sh, *smp = sm + kw, *smu = smp + kw, *swm = smu + kw, *snm = swm + kw, *smi = snm + kw;
-    u32 *ssr = smi + ne * nb;
-    for (u32 i = threadIdx.x; i < kw; i += blockDim.x) {
-        sm[i] = f.m[i];
-        smp[i] = f.mp[i];
-        smu[i] = f.mu[i];
-        swm[i] = i < nb ? f.wm[i] : 0;
-        snm[i] = i < nb ? 0 : f.sn[i - nb];
-    }
-    for (u32 i = threadIdx.x; i < ne * nb; i += blockDim.x) smi[i] = f.mim[i];
-    for (u32 i = threadIdx.x; i < (f.w + 1) * kw; i += blockDim.x) ssr[i] = f.sr[i];
-    __syncthreads();
-    u32 lane = threadIdx.x & 31;
-    u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((u64)blockDim.x * gridDim.x) >> 5;
-    u64 chunks = (n + per - 1) / per;
-    u64 row_units = rows_in_lanes ? (m + 31) / 32 : m;
-    for (u64 unit = warp; unit < row_units * chunks; unit += warps) {
-        u64 ru = unit % row_units, c0 = (unit / row_units) * per, c1 = c0 + per < n ? c0 + per : n;
-        u64 r = rows_in_lanes ? ru * 32 + lane : ru;
-        u64 cstart = rows_in_lanes ? c0 : c0 + lane, cstep = rows_in_lanes ? 1 : 32;
-        bool active = r < m;
-        u32 fl = active ? flags[r] : 0;
-        active = active && (fl & FUSED_NONZERO) && !(fl & (FUSED_NAN | FUSED_PINF | FUSED_NINF));
-        FusedWindow w;
-        w.top = 0;
-        w.l = 0;
-        w.k = nb;
-        if (active) w = fused_window(f, low_min[r], low_max[r]);
-        const u32 er = active ? w.k - nb : 0;
-        u64 acc[NBMAX], accx[FUSED_SMALL_EXTRA];
-#pragma unroll
-        for (int i = 0; i < NBMAX; i++) acc[i] = 0;
-#pragma unroll
-        for (int l = 0; l < FUSED_SMALL_EXTRA; l++) accx[l] = 0;
-        u64 qsum = 0;
-        bool dropped = false;
-        // element (r, c) of A, stepped by cstep columns
-        u64 e = active ? blas_rns_at(a, r, cstart) : 0;
-        const i64 estep = a.cs * (i64)cstep;
-        for (u64 c = cstart; active && c < c1; c += cstep, e = (u64)((i64)e + estep)) {
-            // every load of the term first, so that their latencies overlap (each is in bounds
-            // whatever the term's class; the tests below only choose what to keep)
-            const u8 di = dinfo[c], acls = a.cls[e], asg = a.sign[e];
-            const i64 low = a.exp[e] + dexp[c];
-            const u32 *ad = a.d + e * nb;
-            u32 x[NBMAX];
-            u32 nz = 0;
-#pragma unroll
-            for (int i = 0; i < NBMAX; i++) {
-                x[i] = i < (int)nb ? ad[i] : 0;
-                nz |= x[i];
-            }
-            if ((di & 3) != 0 || ((di >> 3) & 1) || acls != 0 || nz == 0) continue;
-            bool neg = (asg != 0) != ((di >> 2) & 1);
-            qsum += fused_weight(f, w.top, low);
-            if (low < w.l) {
-                dropped = true;
-                continue;
-            }
-            const u32 *d = dw + c * kw;
-            const u32 *sr = ssr + (u64)(low - w.l) * kw;
-            // the base moduli: a d 2^s, and the CRT coefficients v_i for the extension
-            u32 v[NBMAX];
-            u64 frac = 0;
-#pragma unroll
-            for (int i = 0; i < NBMAX; i++) {
-                u32 mk = sm[i], mpk = smp[i];
-                u32 t = fused_redc((u64)x[i] * swm[i], mk, mpk);
-                v[i] = t >= mk ? t - mk : t;
-                frac += __umulhi(v[i], smu[i]);
-                u32 di_ = i < (int)nb ? d[i] : 0, si_ = i < (int)nb ? sr[i] : 0;
-                t = fused_redc((u64)x[i] * di_, mk, mpk);
-                t = fused_redc((u64)t * si_, mk, mpk);
-                acc[i] += neg ? (u64)(2 * mk - t) : (u64)t;
-            }
-            u32 kk = fused_rank(frac);
-            // the extra moduli: base extension, then a d 2^s (Montgomery only)
-            for (u32 l = 0; l < er; l++) {
-                u32 kl = nb + l, ml = sm[kl], mpl = smp[kl];
-                const u32 *row = smi + l * nb;
-                u64 z = (u64)kk * snm[kl];
-#pragma unroll
-                for (int i4 = 0; i4 < NBMAX; i4 += 4) {
-                    u64 z4 = 0;
-#pragma unroll
-                    for (int i = i4; i < i4 + 4; i++) z4 += (u64)v[i] * (i < (int)nb ? row[i] : 0u);
-                    z += fused_redc64(z4, ml, mpl);
-                }
-                u32 t = fused_redc(z, ml, mpl);
-                t = fused_redc((u64)t * d[kl], ml, mpl);
-                t = fused_redc((u64)t * sr[kl], ml, mpl);
-                u64 add = neg ? (u64)(2 * ml - t) : (u64)t;
-                bool in_reg = false;
-#pragma unroll
-                for (int j = 0; j < FUSED_SMALL_EXTRA; j++)
-                    if ((u32)j == l) {
-                        accx[j] += add;
-                        in_reg = true;
-                    }
-                if (!in_reg) atomicAdd((unsigned long long *)&sums[(u64)kl * m + r], add);
-            }
-        }
-        bool writer = true;
-        if (!rows_in_lanes) {
-            // the lanes share the row: join them into lane 0
-            fused_join_acc(acc, 1);
-            fused_join_acc(accx, 1);
-            fused_join_q(qsum, dropped, 1);
-            writer = lane == 0;
-        }
-        if (writer && active) {
-#pragma unroll
-            for (int i = 0; i < NBMAX; i++)
-                if (i < (int)nb && acc[i] != 0) atomicAdd((unsigned long long *)&sums[(u64)i * m + r], acc[i]);
-#pragma unroll
-            for (int l = 0; l < FUSED_SMALL_EXTRA; l++)
-                if ((u32)l < er && accx[l] != 0)
-                    atomicAdd((unsigned long long *)&sums[(u64)(nb + l) * m + r], accx[l]);
-            fused_add_row_q(q, flags, r, qsum, dropped);
-        }
-    }
-}
-
-extern "C" __global__ void __launch_bounds__(256, 3)
-blas_fused_main_small8(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
-                       const i64 *__restrict__ dexp, const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per,
-                       const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
-    fused_main_small<8>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, low_min, low_max, flags, q, sums);
-}
-
-extern "C" __global__ void __launch_bounds__(256, 2)
-blas_fused_main_small16(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo,
-                        const i64 *__restrict__ dexp, const u32 *__restrict__ dw, u64 m, u64 n, int rows_in_lanes, u64 per,
-                        const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums) {
-    fused_main_small<16>(ftab, a, dinfo, dexp, dw, m, n, rows_in_lanes, per, low_min, low_max, flags, q, sums);
-}
 
 // A row at the finish: its result where its flags fix it (NaN, an infinity, or an exact zero
 // with the flags' sign), else its window, its Q and dropped flag with the beta y_i term's, and
@@ -1022,7 +906,7 @@ struct FusedRowEnd {
     bool special, has_bound;
     RnsNum res;
     FusedWindow w;
-    u64 qq, y_shift;
+    u64 qq, y_shift, b_shift;
     bool dropped, y_in, y_neg;
 };
 
@@ -1032,7 +916,7 @@ static __device__ FusedRowEnd fused_row_end(const FusedTab &f, const RnsArg &bet
     e.special = true;
     e.has_bound = true;
     e.y_in = e.y_neg = e.dropped = false;
-    e.y_shift = e.qq = 0;
+    e.y_shift = e.qq = e.b_shift = 0;
     if ((fl & FUSED_NAN) || ((fl & FUSED_PINF) && (fl & FUSED_NINF))) {
         e.res = rns_special(2, false);
         e.has_bound = false;
@@ -1044,6 +928,7 @@ static __device__ FusedRowEnd fused_row_end(const FusedTab &f, const RnsArg &bet
     } else {
         e.special = false;
         e.w = fused_window(f, low_min, low_max);
+        e.b_shift = (u64)(fused_bucket_base(f, e.w) - e.w.l);
         e.qq = q;
         e.dropped = (fl & FUSED_DROPPED) != 0;
         if (!beta_zero) {
@@ -1064,13 +949,13 @@ static __device__ FusedRowEnd fused_row_end(const FusedTab &f, const RnsArg &bet
     return e;
 }
 
-// Residue k of a row's sum with its beta y_i term (yr: the row's wide residues of y_i).
+// Residue k of a row's sum with its beta y_i term (py: the residues of the product beta y_i).
 static __device__ __forceinline__ u32 fused_row_residue(const FusedTab &f, const FusedRowEnd &e, const u64 *sums, u64 m,
-                                                        u64 r, u32 k, const u32 *bw, const u32 *yr) {
+                                                        u64 r, u32 k, const u32 *py) {
     u32 mk = f.m[k], muk = f.mu[k];
     u32 sk = (u32)(sums[(u64)k * m + r] % mk);
     if (e.y_in) {
-        u32 t = mul_mod(mul_mod(bw[k], yr[k], mk, muk), fused_pow2(f.hi, f.m, f.mu, f.k, e.y_shift, k), mk, muk);
+        u32 t = mul_mod(py[k], fused_pow2(f.hi, f.m, f.mu, f.k, e.y_shift, k), mk, muk);
         sk = e.y_neg ? sub_mod(sk, t, mk) : add_mod(sk, t, mk);
     }
     return sk;
@@ -1100,8 +985,8 @@ template <bool BINARY>
 static __device__ __forceinline__ void
 fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg beta, RnsArg y, u64 m, int beta_zero,
              const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, const u32 *__restrict__ flags,
-             const u64 *__restrict__ q, const u64 *__restrict__ sums, const u32 *__restrict__ bw,
-             const u32 *__restrict__ yw, u64 *bounds) {
+             const u64 *__restrict__ q, const u64 *__restrict__ sums, const u64 *__restrict__ bsum,
+             u64 *bounds) {
     __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
     RnsBasis b = rns_basis(tab);
     FusedTab f = fused_tab(ftab);
@@ -1116,9 +1001,14 @@ fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg b
         for (u32 k = 0; k < b.n; k++) s[k] = 0;
         RnsNum res = e.res;
         if (!e.special) {
-            // The row's residues, a modulus a lane, then to every lane.
-            const u32 *yr = yw + r * f.k;
-            for (u32 k = lane; k < e.w.k; k += 32) sh->x[k] = fused_row_residue(f, e, sums, m, r, k, bw, yr);
+            // The row's residues (its bucket's, the beta y_i term's in the row's level, then a
+            // modulus a lane), then to every lane.
+            fused_bucket_warp(f, bsum, m, r, e.w.k, e.b_shift, sh->c, lane);
+            if (e.y_in)
+                fused_product_wide_warp(f, blas_rns_res(beta, b.n, eb), blas_rns_res(y, b.n, ey), e.w.k, sh->low, sh->x,
+                                        lane);
+            for (u32 k = lane; k < e.w.k; k += 32)
+                sh->x[k] = add_mod(fused_row_residue(f, e, sums, m, r, k, sh->low), sh->c[k], f.m[k]);
             fused_x_to_lanes(sh, s, e.w.k);
             RnsBasis wide = rns_basis((const u32 *)rns_u64_at(f.t, 32 + 2 * e.w.level));
             bool zero = false;
@@ -1147,13 +1037,12 @@ fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg b
 #define FUSED_FINISH_ARGS                                                                                         \
     const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg beta, RnsArg y, u64 m, int beta_zero,        \
         const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, const u32 *__restrict__ flags,          \
-        const u64 *__restrict__ q, const u64 *__restrict__ sums, const u32 *__restrict__ bw,                      \
-        const u32 *__restrict__ yw, u64 *bounds
+        const u64 *__restrict__ q, const u64 *__restrict__ sums, const u64 *__restrict__ bsum, u64 *bounds
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_finish(FUSED_FINISH_ARGS) {
-    fused_finish<false>(tab, ftab, beta, y, m, beta_zero, low_min, low_max, flags, q, sums, bw, yw, bounds);
+    fused_finish<false>(tab, ftab, beta, y, m, beta_zero, low_min, low_max, flags, q, sums, bsum, bounds);
 }
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_finish_bin(FUSED_FINISH_ARGS) {
-    fused_finish<true>(tab, ftab, beta, y, m, beta_zero, low_min, low_max, flags, q, sums, bw, yw, bounds);
+    fused_finish<true>(tab, ftab, beta, y, m, beta_zero, low_min, low_max, flags, q, sums, bsum, bounds);
 }

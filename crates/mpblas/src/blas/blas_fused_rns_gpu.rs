@@ -25,6 +25,7 @@ use crate::cuda::{Arg, Device, DeviceBuffer, DevicePod, LaunchConfig, ModuleSour
 use crate::error::{Error, Result};
 use crate::rns::accumulate::{Accumulator, ceil_log2};
 use crate::rns::array_gpu::{DeviceMpArray, MAX_MODULI, RNS_CUH, device_tables};
+use crate::rns::basis::inv_mod;
 use crate::rns::{ExtF, MpArray, MpFloat};
 use crate::view::{MatLayout, Trans, blas_vector};
 use std::sync::{Arc, Mutex};
@@ -34,11 +35,7 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_fused_prep",
     "blas_fused_prep_bin",
     "blas_fused_scan",
-    "blas_fused_main",
-    "blas_fused_main_b3",
-    "blas_fused_main_b4",
-    "blas_fused_main_small8",
-    "blas_fused_main_small16",
+    "blas_fused_defer",
     "blas_fused_finish",
     "blas_fused_finish_bin",
 ];
@@ -51,8 +48,7 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
     kernels: KERNELS,
 };
 
-/// Accumulators per lane (`FUSED_ACC`) and levels (`FUSED_LEVELS`) of the kernels.
-const ACC: usize = 12;
+/// Levels the fused constants' header holds (words 8.., 20.. and 32..).
 const LEVELS: usize = 12;
 const HDR: usize = 64;
 
@@ -120,20 +116,8 @@ fn pack_fused(acc: &Accumulator, level_tabs: &[u64]) -> Vec<u32> {
     for r in 0..32 {
         t.extend(m.iter().map(|&mi| times_r(pow(r, mi), mi)));
     }
-    // the small-base kernel: 2^s R (base moduli) and 2^s R^2 (extra moduli) for s <= W, then
-    // |m_l - M| for the extra moduli
-    for s in 0..=acc.w as u64 {
-        t.extend(m.iter().enumerate().map(|(i, &mi)| {
-            let x = times_r(pow(s, mi), mi);
-            if i < n { x } else { times_r(x, mi) }
-        }));
-    }
-    t.extend(
-        m[n..]
-            .iter()
-            .zip(&acc.ext.m)
-            .map(|(&ml, &big)| (ml - big % ml) % ml),
-    );
+    // the deferred sums: |M_j|_m_j = |w_j^-1|_m_j for the base moduli
+    t.extend(base.w.iter().zip(m).map(|(&w, &mi)| inv_mod(w, mi)));
     t
 }
 
@@ -155,16 +139,15 @@ fn fused_tables(dev: &Device, acc: &Accumulator) -> Result<Arc<DeviceBuffer<u32>
 #[derive(Default)]
 struct Scratch {
     d: Option<DeviceMpArray>,
-    yw: Option<DeviceBuffer<u32>>,
-    bw: Option<DeviceBuffer<u32>>,
     dinfo: Option<DeviceBuffer<u8>>,
     dexp: Option<DeviceBuffer<i64>>,
-    dw: Option<DeviceBuffer<u32>>,
+    dv: Option<DeviceBuffer<u32>>,
     low_min: Option<DeviceBuffer<i64>>,
     low_max: Option<DeviceBuffer<i64>>,
     flags: Option<DeviceBuffer<u32>>,
     q: Option<DeviceBuffer<u64>>,
     sums: Option<DeviceBuffer<u64>>,
+    bsum: Option<DeviceBuffer<u64>>,
     bounds: Option<DeviceBuffer<u64>>,
     scalars: Option<DeviceMpArray>,
     /// The α and β in `scalars` (a call with the same ones skips the upload).
@@ -184,53 +167,38 @@ fn grown<T: DevicePod>(
     Ok(slot.as_ref().expect("just made").addr())
 }
 
-/// Launch constants: lanes per group and columns per chunk (overridable for tuning with
-/// `MPBLAS_FUSED_G`, `MPBLAS_FUSED_WARPS` and `MPBLAS_FUSED_MIN_PER`). `one_lane`: the
-/// small-base kernel (one lane per term), whose rows-in-lanes form takes chunks of 4 columns
-/// (H100, 1000 × 1000 at 106 bits: 16 columns left the SMs a third full).
-fn main_shape(k: usize, m: usize, n: usize, rows_in_lanes: bool, one_lane: bool) -> (u32, usize) {
-    let g_min = k.div_ceil(ACC).next_power_of_two().max(1);
-    let env = |name: &str| {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-    };
-    let g = if one_lane {
-        1
-    } else {
-        env("MPBLAS_FUSED_G")
-            .filter(|&g| g.is_power_of_two() && (g_min..=32).contains(&g))
-            .unwrap_or(g_min)
-    };
-    let warps = env("MPBLAS_FUSED_WARPS").unwrap_or(16_384).max(1);
-    let gpw = 32 / g;
-    let row_units = if rows_in_lanes { m.div_ceil(gpw) } else { m };
-    let min_per = env("MPBLAS_FUSED_MIN_PER").unwrap_or(match (rows_in_lanes, one_lane) {
-        (true, true) => 4,
-        (true, false) => 16,
-        (false, _) => 8 * gpw,
-    });
-    let chunks = warps
-        .div_ceil(row_units)
-        .clamp(1, n.div_ceil(min_per).max(1));
-    (g as u32, n.div_ceil(chunks))
+/// Columns per chunk for groups of `g` lanes: at most one unit per resident warp (`warps`: two
+/// blocks of eight warps per SM; `MPBLAS_FUSED_WARPS` overrides, for tuning). A unit ends with
+/// its atomics (and, for a row per warp, the join of its lanes), so fewer and longer units cost
+/// less, while a few units past a whole wave leave the SMs idle for a second one. H100,
+/// 1000 × 1000 (ms): 848 bits N, 0.308 with 2000 units against 0.414 with 2125 (one wave and a
+/// few); T, alternated, 0.317 with 2000 units against 0.380 with 3000 (at 1696 bits 0.521
+/// against 0.605).
+fn chunk_columns(g: usize, m: usize, n: usize, rows_in_lanes: bool, warps: usize) -> usize {
+    let warps = std::env::var("MPBLAS_FUSED_WARPS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(warps);
+    let row_units = if rows_in_lanes { m.div_ceil(32 / g) } else { m };
+    let chunks = (warps / row_units.max(1)).clamp(1, n.max(1));
+    n.div_ceil(chunks)
 }
 
-/// The sums' kernel for small bases (`fused_main_small`: one lane per term, at most 8 or 16
-/// base moduli) and its shared memory (five constants and `W + 1` shift rows per modulus, the
-/// extension rows), when it applies: `None` sends the call to the general kernel
-/// (`MPBLAS_FUSED_SMALL=0` forces that, for comparison).
-fn small_kernel(base: usize, k: usize, w: usize) -> Option<(&'static str, usize)> {
-    if std::env::var("MPBLAS_FUSED_SMALL").as_deref() == Ok("0") {
-        return None;
-    }
-    let bytes = 4 * ((5 + w + 1) * k + (k - base) * base);
-    let name = match base {
-        0..=8 => "blas_fused_main_small8",
-        9..=16 => "blas_fused_main_small16",
-        _ => return None,
-    };
-    (bytes <= 48 * 1024).then_some((name, bytes))
+/// Most terms of one lane's bucket in the deferred sums (the kernel's `FUSED_BUCKET_TERMS`):
+/// a chunk holds at most that many columns.
+const BUCKET_TERMS: usize = 2048;
+
+/// The sums' group width and columns per chunk: `g` lanes a term with at most 16 base moduli
+/// a lane (`MPBLAS_FUSED_G` may take more lanes).
+fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, warps: usize) -> (u32, usize) {
+    let g_min = nb.div_ceil(16).next_power_of_two();
+    let g = std::env::var("MPBLAS_FUSED_G")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&g| g.is_power_of_two() && (g_min..=32).contains(&g))
+        .unwrap_or(g_min);
+    let per = chunk_columns(g, m, n, rows_in_lanes, warps).min(BUCKET_TERMS);
+    (g as u32, per)
 }
 
 /// Whether the prep and finish kernels round in binary (`fused_round_warp`: one pass of
@@ -397,16 +365,16 @@ fn fused_run(
         s.d = None;
         s.d = Some(DeviceMpArray::zeros(dev, basis, lx)?);
     }
-    let yw = grown(dev, &mut s.yw, ly * k)?;
-    let bw = grown(dev, &mut s.bw, k)?;
     let dinfo = grown(dev, &mut s.dinfo, lx)?;
     let dexp = grown(dev, &mut s.dexp, lx)?;
-    let dw = grown(dev, &mut s.dw, lx * k)?;
+    let dv = grown(dev, &mut s.dv, lx * basis.len())?;
     let low_min = grown(dev, &mut s.low_min, ly)?;
     let low_max = grown(dev, &mut s.low_max, ly)?;
     let flags = grown(dev, &mut s.flags, ly)?;
     let q = grown(dev, &mut s.q, ly)?;
     let sums = grown(dev, &mut s.sums, ly * k)?;
+    let bucket_words = 2 * basis.len() + 2;
+    let bsum = grown(dev, &mut s.bsum, ly * bucket_words)?;
     let bounds = grown(dev, &mut s.bounds, 2 * ly)?;
     if s.scalars.as_ref().is_none_or(|sc| !sc.basis().same(basis)) {
         s.scalars = None;
@@ -447,7 +415,8 @@ fn fused_run(
     // of this call's accumulator; α and β are elements 0 and 1 of `scalars`; x holds lx
     // elements from x0 at stride incx, y ly from y0 at stride incy (blas_vector); A's layout
     // was checked against its array; the scratch buffers hold lx (dinfo, dexp), lx·k (dw),
-    // ly (low_min, low_max, flags, q), ly·k (sums, yw), k (bw) and 2·ly (bounds) elements.
+    // lx·n (dv), ly (low_min, low_max, flags, q), ly·k (sums, yw), ly·(2n + 2) (bsum), k (bw)
+    // and 2·ly (bounds) elements.
     unsafe {
         // d = fl(α·x) and its wide residues (a warp per element, two per block), then the
         // rows' starting state and y's and β's wide residues (init blocks, below)
@@ -456,7 +425,7 @@ fn fused_run(
         // the k accumulators of every row in a few steps
         let init_blocks = (ly + 1)
             .div_ceil(2)
-            .max((ly * k).div_ceil(64 * 8))
+            .max((ly * k.max(bucket_words)).div_ceil(64 * 8))
             .clamp(1, 65_535);
         let binary = round_in_binary(k);
         dev.launch(
@@ -477,7 +446,7 @@ fn fused_run(
                 d_arg,
                 Arg::U64(dinfo),
                 Arg::U64(dexp),
-                Arg::U64(dw),
+                Arg::U64(dv),
                 beta_arg.clone(),
                 y_arg.clone(),
                 Arg::U64(ly as u64),
@@ -487,8 +456,7 @@ fn fused_run(
                 Arg::U64(flags),
                 Arg::U64(q),
                 Arg::U64(sums),
-                Arg::U64(yw),
-                Arg::U64(bw),
+                Arg::U64(bsum),
             ],
         )?;
         let scan_per = if rows_in_lanes {
@@ -515,51 +483,41 @@ fn fused_run(
                 Arg::U64(flags),
             ],
         )?;
-        let small = small_kernel(basis.len(), k, acc.w as usize);
-        let (lanes, per) = main_shape(k, ly, lx, rows_in_lanes, small.is_some());
+        let resident = 16 * dev.info().multiprocessors.max(1) as usize;
+        let (lanes, per) = defer_shape(basis.len(), ly, lx, rows_in_lanes, resident);
         let gpw = 32 / lanes as usize;
         let units = if rows_in_lanes { ly.div_ceil(gpw) } else { ly } * lx.div_ceil(per);
         let mut cfg = warps_grid(dev, units * 32);
-        if let Some((_, bytes)) = small {
-            cfg.shared_bytes = bytes as u32;
-        } else if shared_tables {
-            cfg.shared_bytes = shared_bytes as u32;
-        }
-        // blocks per SM (register budget): MPBLAS_FUSED_BLOCKS=2|3|4 for tuning
-        let main_kernel = match (small, std::env::var("MPBLAS_FUSED_BLOCKS").as_deref()) {
-            (Some((name, _)), _) => name,
-            (None, Ok("2")) => "blas_fused_main",
-            (None, Ok("3")) => "blas_fused_main_b3",
-            (None, Ok("4")) => "blas_fused_main_b4",
-            // measured on the H100 (1000 x 1000): two blocks for one lane per term, four for
-            // groups (424-1696 bits: 0.456 / 0.876 / 1.661 ms against 0.465 / 0.900 / 1.846
-            // with three)
-            _ if lanes == 1 => "blas_fused_main",
-            _ => "blas_fused_main_b4",
-        };
-        let mut args = vec![
-            Arg::U64(ftab),
-            a_arg,
-            Arg::U64(dinfo),
-            Arg::U64(dexp),
-            Arg::U64(dw),
-            Arg::U64(ly as u64),
-            Arg::U64(lx as u64),
-            Arg::I32(rows_in_lanes as i32),
-            Arg::U64(per as u64),
-        ];
-        if small.is_none() {
-            // the general kernel's group width and table placement
-            args.extend([Arg::U32(lanes), Arg::I32(shared_tables as i32)]);
-        }
-        args.extend([
-            Arg::U64(low_min),
-            Arg::U64(low_max),
-            Arg::U64(flags),
-            Arg::U64(q),
-            Arg::U64(sums),
-        ]);
-        dev.launch(&MODULE, main_kernel, cfg, &args)?;
+        // the moduli's constants always, the 2^s rows when they fit
+        cfg.shared_bytes = if shared_tables {
+            shared_bytes
+        } else {
+            4 * 3 * k
+        } as u32;
+        dev.launch(
+            &MODULE,
+            "blas_fused_defer",
+            cfg,
+            &[
+                Arg::U64(ftab),
+                a_arg,
+                Arg::U64(dinfo),
+                Arg::U64(dexp),
+                Arg::U64(dv),
+                Arg::U64(ly as u64),
+                Arg::U64(lx as u64),
+                Arg::I32(rows_in_lanes as i32),
+                Arg::U64(per as u64),
+                Arg::U32(lanes),
+                Arg::I32(shared_tables as i32),
+                Arg::U64(low_min),
+                Arg::U64(low_max),
+                Arg::U64(flags),
+                Arg::U64(q),
+                Arg::U64(sums),
+                Arg::U64(bsum),
+            ],
+        )?;
         dev.launch(
             &MODULE,
             if binary {
@@ -580,8 +538,7 @@ fn fused_run(
                 Arg::U64(flags),
                 Arg::U64(q),
                 Arg::U64(sums),
-                Arg::U64(bw),
-                Arg::U64(yw),
+                Arg::U64(bsum),
                 Arg::U64(bounds),
             ],
         )?;

@@ -32,9 +32,11 @@
 //! `vᵢ = |xᵢ·wᵢ|_mᵢ`, `X = Σ vᵢ·Mᵢ − k·M` with `k = round(Σ vᵢ/mᵢ)` (exact: the sum is
 //! `k + X/M` and `X/M < 2^-(p+1)`); `k` comes from `Σ ⌊vᵢ·μᵢ/2^32⌋` (`μᵢ = ⌊2^62/mᵢ⌋`), within
 //! `1.5·N` units of `2^-30` of `2^30·(k + X/M)`. Then `|X|_m = |Σ vᵢ·|Mᵢ|_m − k·|M|_m|_m` for
-//! every extra modulus `m`. The GPU extends each term this way; the CPU sums the terms' `vᵢ`
-//! and `k` per shift bucket and extends each bucket once (`rns/term_lanes.rs`): the same
-//! residues, since the formula is linear.
+//! every extra modulus `m`. The formula is linear, so neither device extends each term: the
+//! CPU sums the products' `vᵢ` and `k` per shift bucket and extends each bucket once
+//! (`rns/term_lanes.rs`); the GPU sums them, scaled by `2^(low − base)`, into one bucket per row
+//! of the terms within 20 binades of the row's largest, extends that once, and extends the rare
+//! term below it on its own (`blas/blas_fused_rns_gpu.cu`). The same residues either way.
 //!
 //! # Result and bound
 //!
