@@ -612,6 +612,9 @@ static __device__ __forceinline__ u32 fused_redc64(u64 t, u32 m, u32 mp) {
 #define FUSED_BUCKET 20
 #define FUSED_BUCKET_TERMS 2048
 
+// Base moduli a lane holds in the sums (the launcher's `SLOTS`).
+#define FUSED_SLOTS 8
+
 // A bucket's base exponent: the lowest low it takes.
 static __device__ __forceinline__ i64 fused_bucket_base(const FusedTab &f, const FusedWindow &w) {
     const i64 lb = w.top - 2 * (i64)f.p - (FUSED_BUCKET - 1);
@@ -729,23 +732,38 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     const u32 nb = f.n, g = G > 0 ? (u32)G : g_rt;
     const i64 base = fused_bucket_base(f, w);
     i64 vs[NA], kb = 0;
+    // The slots' constants, in registers (read from shared memory each term, 16 slots' cost
+    // three loads a slot and left no registers: spills, 40 instructions a slot). The shared
+    // tables are padded with zeros, so a slot past the base has m = 0: its residues load as 0,
+    // and its product, v and rank part are 0.
+    u32 cm[NA], cmu[NA], cmp[NA];
 #pragma unroll
-    for (int i = 0; i < NA; i++) vs[i] = 0;
+    for (int i = 0; i < NA; i++) {
+        vs[i] = 0;
+        cm[i] = tm[gl + i * g];
+        cmu[i] = tmu[gl + i * g];
+        cmp[i] = tmp[gl + i * g];
+    }
     u64 qsum = 0;
     bool dropped = false;
-    for (u64 it = 0; it < iters; it++) {
-        u64 c = cstart + it * cstep;
+    // the term's element of A, stepped with c (element (0, 0) and column 0 stand in for an idle
+    // lane's term)
+    const i64 estep = a.cs * (i64)cstep;
+    u64 e = active ? blas_rns_at(a, r, cstart) : 0;
+    u64 c = cstart;
+    for (u64 it = 0; it < iters; it++, c += cstep, e = (u64)((i64)e + estep)) {
         bool act = active && c < c1;
-        // every load of the term first (element (0, 0) and column 0 stand in for an idle lane's)
-        const u64 ci = act ? c : 0, e = act ? blas_rns_at(a, r, c) : 0;
-        const u8 di = dinfo[ci], acls = a.cls[e], asg = a.sign[e];
-        const i64 low0 = a.exp[e] + dexp[ci];
+        // every load of the term first
+        const u64 ci = act ? c : 0, ei = act ? e : 0;
+        const u8 di = dinfo[ci], acls = a.cls[ei], asg = a.sign[ei];
+        const i64 low0 = a.exp[ei] + dexp[ci];
+        const u32 *ap = a.d + ei * nb + gl, *dp = dv + ci * nb + gl;
         u32 ar[NA], dr[NA];
 #pragma unroll
         for (int i = 0; i < NA; i++) {
-            u32 k = gl + i * g;
-            ar[i] = k < nb ? a.d[e * nb + k] : 0;
-            dr[i] = k < nb ? dv[ci * nb + k] : 0;
+            const bool in = gl + i * g < nb;
+            ar[i] = in ? ap[i * g] : 0;
+            dr[i] = in ? dp[i * g] : 0;
         }
         act = act && (di & 3) == 0 && !((di >> 3) & 1) && acls == 0;
         const i64 low = act ? low0 : 0;
@@ -766,13 +784,9 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
         u64 frac = 0;
 #pragma unroll
         for (int i = 0; i < NA; i++) {
-            u32 k = gl + i * g;
-            v[i] = 0;
-            if (k < nb) {
-                u32 mk = tm[k], t = fused_redc((u64)ar[i] * dr[i], mk, tmp[k]);
-                v[i] = rns_min32(t, t - mk);
-                frac += __umulhi(v[i], tmu[k]);
-            }
+            const u32 t = fused_redc((u64)ar[i] * dr[i], cm[i], cmp[i]);
+            v[i] = rns_min32(t, t - cm[i]);
+            frac += __umulhi(v[i], cmu[i]);
         }
         frac = fused_group_sum(frac, g);
         const u32 kk = fused_rank(frac);
@@ -818,10 +832,10 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     }
 }
 
-// The sums (NA = 8 base slots a lane where the base fits 8 g moduli, else 16: the launcher's g
-// makes one of them hold it), a unit at a time per warp (grid-stride). The moduli and their
-// Montgomery and Barrett constants are always in shared memory (so that the term loop reads
-// them with shared loads), the 2^s rows when they fit (shared_tables).
+// The sums, FUSED_SLOTS base moduli a lane (the launcher's g makes them hold the base), a unit
+// at a time per warp (grid-stride). The moduli and their Montgomery and Barrett constants are
+// always in shared memory, each table padded with zeros to kp = max(k, FUSED_SLOTS g) entries
+// (the slots'), the 2^s rows when they fit (shared_tables).
 template <int G>
 static __device__ __forceinline__ void
 fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
@@ -831,17 +845,18 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
     FusedTab f = fused_tab(ftab);
     const u32 nb = f.n, kw = f.k, g = G > 0 ? (u32)G : g_rt;
     extern __shared__ u32 fused_sh[];
-    for (u32 i = threadIdx.x; i < kw; i += blockDim.x) {
-        fused_sh[i] = f.m[i];
-        fused_sh[kw + i] = f.mu[i];
-        fused_sh[2 * kw + i] = f.mp[i];
+    const u32 kp = kw > FUSED_SLOTS * g ? kw : FUSED_SLOTS * g;
+    for (u32 i = threadIdx.x; i < kp; i += blockDim.x) {
+        fused_sh[i] = i < kw ? f.m[i] : 0;
+        fused_sh[kp + i] = i < kw ? f.mu[i] : 0;
+        fused_sh[2 * kp + i] = i < kw ? f.mp[i] : 0;
     }
-    const u32 *tm = fused_sh, *tmu = fused_sh + kw, *tmp = fused_sh + 2 * kw, *thr = f.hr, *tlr = f.lr;
+    const u32 *tm = fused_sh, *tmu = fused_sh + kp, *tmp = fused_sh + 2 * kp, *thr = f.hr, *tlr = f.lr;
     if (shared_tables) {
-        for (u32 i = threadIdx.x; i < f.h * kw; i += blockDim.x) fused_sh[3 * kw + i] = f.hr[i];
-        for (u32 i = threadIdx.x; i < 32 * kw; i += blockDim.x) fused_sh[(3 + f.h) * kw + i] = f.lr[i];
-        thr = fused_sh + 3 * kw;
-        tlr = fused_sh + (3 + f.h) * kw;
+        for (u32 i = threadIdx.x; i < f.h * kw; i += blockDim.x) fused_sh[3 * kp + i] = f.hr[i];
+        for (u32 i = threadIdx.x; i < 32 * kw; i += blockDim.x) fused_sh[3 * kp + f.h * kw + i] = f.lr[i];
+        thr = fused_sh + 3 * kp;
+        tlr = fused_sh + 3 * kp + f.h * kw;
     }
     __syncthreads();
     u32 lane = threadIdx.x & 31, gl = lane % g, grp = lane / g, gpw = 32 / g;
@@ -863,12 +878,8 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         if (active) w = fused_window(f, low_min[r], low_max[r]);
         u32 er = active ? w.k - nb : 0;
         u32 emax = __reduce_max_sync(FUSED_FULL, er);
-        if (nb <= 8 * g)
-            fused_defer_unit<8, G>(f, a, dinfo, dexp, dv, m, rows_in_lanes, g, gl, grp, tm, tmu, tmp, thr, tlr, w,
-                                   active, er, emax, r, cstart, cstep, iters, c1, flags, q, sums, bsum);
-        else
-            fused_defer_unit<16, G>(f, a, dinfo, dexp, dv, m, rows_in_lanes, g, gl, grp, tm, tmu, tmp, thr, tlr, w,
-                                    active, er, emax, r, cstart, cstep, iters, c1, flags, q, sums, bsum);
+        fused_defer_unit<FUSED_SLOTS, G>(f, a, dinfo, dexp, dv, m, rows_in_lanes, g, gl, grp, tm, tmu, tmp, thr, tlr,
+                                         w, active, er, emax, r, cstart, cstep, iters, c1, flags, q, sums, bsum);
     }
 }
 

@@ -188,10 +188,17 @@ fn chunk_columns(g: usize, m: usize, n: usize, rows_in_lanes: bool, warps: usize
 /// a chunk holds at most that many columns.
 const BUCKET_TERMS: usize = 2048;
 
-/// The sums' group width and columns per chunk: `g` lanes a term with at most 16 base moduli
-/// a lane (`MPBLAS_FUSED_G` may take more lanes).
+/// Base moduli a lane holds in the sums (the kernel's `FUSED_SLOTS`): their constants stay in
+/// registers. H100, 1000 × 1000 (N / T, ms): 106 bits 0.083 / 0.086 against 0.089 / 0.093
+/// with 16 slots read from shared memory; 848 bits 0.301 / 0.302 against 0.313 / 0.319; at 1696
+/// bits, where 8 slots take 16 lanes a term, each repeating the term's loads and shuffles,
+/// 0.551 / 0.557 against 0.511 / 0.521 (and both in one kernel slowed every precision).
+const SLOTS: usize = 8;
+
+/// The sums' group width and columns per chunk: `g` lanes a term with at most `SLOTS` base
+/// moduli a lane (`MPBLAS_FUSED_G` may take more lanes).
 fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, warps: usize) -> (u32, usize) {
-    let g_min = nb.div_ceil(16).next_power_of_two();
+    let g_min = nb.div_ceil(SLOTS).next_power_of_two();
     let g = std::env::var("MPBLAS_FUSED_G")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
@@ -407,8 +414,13 @@ fn fused_run(
     );
     let d_arg = rns_arg(s.d.as_ref().expect("just made"), 0, 1, 0);
     let rows_in_lanes = layout.row_stride == 1;
+    let resident = 16 * dev.info().multiprocessors.max(1) as usize;
+    let (lanes, per) = defer_shape(basis.len(), ly, lx, rows_in_lanes, resident);
+    // the sums' shared memory (fused_defer): the moduli's three constants, padded to the
+    // slots' kp = max(k, SLOTS g) entries, and the 2^s rows (h + 32 rows of k) when they fit
     let h = (acc.w as usize + 1).div_ceil(32) + 1;
-    let shared_bytes = 4 * (3 + h + 32) * k;
+    let constants_bytes = 4 * 3 * k.max(SLOTS * lanes as usize);
+    let shared_bytes = constants_bytes + 4 * (h + 32) * k;
     let shared_tables = shared_bytes <= 48 * 1024;
     let ftab = ftab.addr();
     // SAFETY (every launch below): the tables are the packed base basis and the fused tables
@@ -483,16 +495,13 @@ fn fused_run(
                 Arg::U64(flags),
             ],
         )?;
-        let resident = 16 * dev.info().multiprocessors.max(1) as usize;
-        let (lanes, per) = defer_shape(basis.len(), ly, lx, rows_in_lanes, resident);
         let gpw = 32 / lanes as usize;
         let units = if rows_in_lanes { ly.div_ceil(gpw) } else { ly } * lx.div_ceil(per);
         let mut cfg = warps_grid(dev, units * 32);
-        // the moduli's constants always, the 2^s rows when they fit
         cfg.shared_bytes = if shared_tables {
             shared_bytes
         } else {
-            4 * 3 * k
+            constants_bytes
         } as u32;
         dev.launch(
             &MODULE,
