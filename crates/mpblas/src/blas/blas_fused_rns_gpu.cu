@@ -779,27 +779,34 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
         if (act && gl == 0) qsum += fused_weight(f, w.top, low);
         const bool keep = act && low >= w.l;
         dropped = dropped || (act && low < w.l);
-        // the product's CRT coefficients and rank (zero for a term not kept: its ar are zero)
-        u32 v[NA];
-        u64 frac = 0;
-#pragma unroll
-        for (int i = 0; i < NA; i++) {
-            const u32 t = fused_redc((u64)ar[i] * dr[i], cm[i], cmp[i]);
-            v[i] = rns_min32(t, t - cm[i]);
-            frac += __umulhi(v[i], cmu[i]);
-        }
-        frac = fused_group_sum(frac, g);
-        const u32 kk = fused_rank(frac);
+        // the product's CRT coefficients into the bucket (zero for a term not kept: its ar are
+        // zero), and its rank
         const bool in_bucket = keep && low >= base;
         int sp = in_bucket ? 1 << (u32)(low - base) : 0;
         sp = neg ? -sp : sp;
+        u64 frac = 0;
 #pragma unroll
-        for (int i = 0; i < NA; i++) vs[i] += (i64)(int)v[i] * (i64)sp;
+        for (int i = 0; i < NA; i++) {
+            const u32 t = fused_redc((u64)ar[i] * dr[i], cm[i], cmp[i]), v = rns_min32(t, t - cm[i]);
+            frac += __umulhi(v, cmu[i]);
+            vs[i] += (i64)(int)v * (i64)sp;
+        }
+        frac = fused_group_sum(frac, g);
+        const u32 kk = fused_rank(frac);
         kb += (i64)(int)kk * (i64)sp;
         const bool alone = keep && low < base;
-        if (__any_sync(FUSED_FULL, alone))
+        if (__any_sync(FUSED_FULL, alone)) {
+            // the coefficients again, from memory (the loop keeps no copy of them)
+            u32 v[NA];
+#pragma unroll
+            for (int i = 0; i < NA; i++) {
+                const bool in = alone && gl + i * g < nb;
+                const u32 t = fused_redc((u64)(in ? ap[i * g] : 0) * (in ? dp[i * g] : 0), cm[i], cmp[i]);
+                v[i] = rns_min32(t, t - cm[i]);
+            }
             fused_defer_alone<NA>(f, tm, tmu, tmp, thr, tlr, v, kk, neg, alone ? (u64)(low - w.l) : 0, alone, er,
                                   emax, g, gl, m, r, sums);
+        }
     }
     bool writer = true;
     if (!rows_in_lanes) {
