@@ -241,7 +241,9 @@ static __device__ RnsNum fused_finish_warp(const RnsBasis &b, const RnsBasis &to
     return finish_from_with(b, to, neg, s, exp, RNS_TAIL_ZERO, max_bits, fused_way(sh, lane));
 }
 
-// Accumulator::extend's rank from the sum of the CRT coefficients' fixed-point fractions.
+// Accumulator::extend's rank from the sum of the CRT coefficients' fixed-point fractions: frac
+// lies within 2n units below 2^30 (k + X/M), so adding 2^29 and truncating gives k for any
+// X < M/4 (a p-bit significand, or the product of two).
 static __device__ __forceinline__ u32 fused_rank(u64 frac) { return (u32)((frac + (1ull << 29)) >> 30); }
 
 // Accumulator::extend's residue for the extra modulus l (nb <= l < k) of the widest level, from

@@ -3,16 +3,17 @@
 //! bounds of the CPU's [`rns::gemv_fused`](super::rns::gemv_fused) for the same arguments,
 //! whatever the launch.
 //!
-//! The form, four launches: `d = fl(α·x)` with the wide residues of `d`, `y` and `β` and the
-//! rows' starting state (one kernel), each row's exponent range (a scan with order-free
-//! atomics), the exact sums in the row's wide basis (for bases of up to 16 moduli one lane per
-//! term with the base's loops unrolled; above, groups of lanes per term with the base extension
-//! of `a_ij` spread over the group; 64-bit accumulators joined by integer atomics), then one
-//! rounding per row (`rns/accumulate.rs` has the algorithm and the bound). The roundings of `d`
-//! and of the rows run a warp per value; for wide bases of up to 64 moduli they work from the
-//! value's binary limbs (one pass of products) instead of a dozen CRT passes. No product and no
-//! partial sum is rounded, so the work per matrix entry is a few modular products per modulus,
-//! against the paper's two roundings.
+//! The form, four launches: `d = fl(α·x)` with `|d_i w_i R|` for the sums and the rows'
+//! starting state (one kernel), each row's exponent range (a scan with order-free atomics), the
+//! exact sums (a group of lanes per term, 8 base moduli a lane: each product's CRT coefficients
+//! and rank, scaled, into one bucket per row, joined by integer atomics; the base extension
+//! deferred to one per row, as the CPU's `rns/term_lanes.rs` defers it per shift bucket), then
+//! per row the bucket's extension to the row's wide basis and one rounding (`rns/accumulate.rs`
+//! has the algorithm and the bound). The roundings of `d` and of the rows run a warp per value;
+//! for wide bases of up to 64 moduli they work from the value's binary limbs (one pass of
+//! products) instead of a dozen CRT passes. No product and no partial sum is rounded, so the
+//! work per matrix entry is one modular product and a few additions per base modulus, against
+//! the paper's two roundings.
 //!
 //! Limit: the widest basis of a call must fit the kernels' local arrays (256 moduli): up to
 //! about 2600 bits of precision; beyond, [`Error::OutOfRange`] (the paper's form,
@@ -426,15 +427,15 @@ fn fused_run(
     // SAFETY (every launch below): the tables are the packed base basis and the fused tables
     // of this call's accumulator; α and β are elements 0 and 1 of `scalars`; x holds lx
     // elements from x0 at stride incx, y ly from y0 at stride incy (blas_vector); A's layout
-    // was checked against its array; the scratch buffers hold lx (dinfo, dexp), lx·k (dw),
-    // lx·n (dv), ly (low_min, low_max, flags, q), ly·k (sums, yw), ly·(2n + 2) (bsum), k (bw)
-    // and 2·ly (bounds) elements.
+    // was checked against its array; the scratch buffers hold lx (dinfo, dexp), lx·n (dv), ly
+    // (low_min, low_max, flags, q), ly·k (sums), ly·(2n + 2) (bsum) and 2·ly (bounds) elements.
     unsafe {
-        // d = fl(α·x) and its wide residues (a warp per element, two per block), then the
-        // rows' starting state and y's and β's wide residues (init blocks, below)
+        // d = fl(α·x) and |d_i w_i R| (a warp per element, two per block), then the rows'
+        // starting state and the zeroed sums (init blocks, below)
         let prep_blocks = lx.div_ceil(2).clamp(1, 65_535);
-        // a warp per row of y and one for beta (two per block), and enough threads to zero
-        // the k accumulators of every row in a few steps
+        // a block per two rows (more than the thread per row the init part needs; the
+        // grid-stride loops take any count) and enough threads to zero the k sums and the
+        // bucket's words of every row in a few steps
         let init_blocks = (ly + 1)
             .div_ceil(2)
             .max((ly * k.max(bucket_words)).div_ceil(64 * 8))
