@@ -629,6 +629,13 @@ static __device__ __forceinline__ u32 fused_smod(i64 v, u32 m, u32 mu) {
     return v < 0 && r != 0 ? m - r : r;
 }
 
+// A row's bucket sums: word pair i (V_i for i < n, then K) at rows 2i and 2i + 1 of bsum, the low
+// 32 bits of each unit's sum and the signed rest, so that any number of units adds exactly.
+static __device__ __forceinline__ void fused_bucket_add(u64 *bsum, u64 m, u64 r, u32 i, i64 v) {
+    atomicAdd((unsigned long long *)&bsum[2 * (u64)i * m + r], (u64)(u32)v);
+    atomicAdd((unsigned long long *)&bsum[(2 * (u64)i + 1) * m + r], (u64)(v >> 32));
+}
+
 // |V|_m for word pair i of a row's bucket sums: V = hi 2^32 + lo (hi signed).
 static __device__ __forceinline__ u32 fused_vmod(const u64 *bsum, u64 m, u64 r, u32 i, u32 mk, u32 muk) {
     const u32 h = fused_smod((i64)bsum[(2 * (u64)i + 1) * m + r], mk, muk);
@@ -822,20 +829,14 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
         writer = grp == 0;
     }
     if (writer && active) {
-        // the unit's bucket into the row's: the low 32 bits and the rest of each sum
+        // the unit's bucket into the row's
 #pragma unroll
         for (int i = 0; i < NA; i++) {
             u32 k = gl + i * g;
-            if (k < nb && vs[i] != 0) {
-                atomicAdd((unsigned long long *)&bsum[2 * (u64)k * m + r], (u64)(u32)vs[i]);
-                atomicAdd((unsigned long long *)&bsum[(2 * (u64)k + 1) * m + r], (u64)(vs[i] >> 32));
-            }
+            if (k < nb && vs[i] != 0) fused_bucket_add(bsum, m, r, k, vs[i]);
         }
         if (gl == 0) {
-            if (kb != 0) {
-                atomicAdd((unsigned long long *)&bsum[2 * (u64)nb * m + r], (u64)(u32)kb);
-                atomicAdd((unsigned long long *)&bsum[(2 * (u64)nb + 1) * m + r], (u64)(kb >> 32));
-            }
+            if (kb != 0) fused_bucket_add(bsum, m, r, nb, kb);
             fused_add_row_q(q, flags, r, qsum, dropped);
         }
     }
