@@ -56,6 +56,21 @@ fn upload(dev: &Device, b: &Arc<Basis>, v: &[MpFloat]) -> DeviceMpArray {
     DeviceMpArray::upload(dev, &MpArray::from_mpfloats(b, v).expect("basis")).expect("upload")
 }
 
+/// The CPU's and the GPU's returned bounds, bit for bit (`None` where the result is not finite).
+fn assert_same_bounds(
+    what: &str,
+    cpu: &[Option<mpblas::rns::ExtF>],
+    gpu: &[Option<mpblas::rns::ExtF>],
+) {
+    let key = |v: &[Option<mpblas::rns::ExtF>]| -> Vec<Option<(u64, i64)>> {
+        v.iter().map(|o| o.map(|e| (e.f.to_bits(), e.e))).collect()
+    };
+    assert!(
+        key(cpu) == key(gpu),
+        "{what}: bounds differ\n cpu {cpu:?}\n gpu {gpu:?}"
+    );
+}
+
 fn storage_len(n: usize, inc: isize) -> usize {
     if n == 0 {
         1
@@ -212,13 +227,7 @@ fn fused_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: b
             dev, c.trans, c.m, c.n, alpha, &da, c.lda, &dx, c.incx, beta, &mut dy, c.incy,
         )
         .expect("gpu fused bounded");
-        let key = |v: &Vec<Option<mpblas::rns::ExtF>>| -> Vec<Option<(u64, i64)>> {
-            v.iter().map(|o| o.map(|e| (e.f.to_bits(), e.e))).collect()
-        };
-        assert!(
-            key(&cpu_bounds) == key(&gpu_bounds),
-            "{what}: bounds differ\n cpu {cpu_bounds:?}\n gpu {gpu_bounds:?}"
-        );
+        assert_same_bounds(&what, &cpu_bounds, &gpu_bounds);
         assert_same(
             &format!("{what} (bounded)"),
             &dy.download().expect("download"),
@@ -326,13 +335,7 @@ fn rns_gemv_fused_rounding_edges_equal_the_cpu() {
         assert_same(&what, &dy.download().expect("download"), &want_arr, |i| {
             format!("y[{i}]")
         });
-        let key = |v: &Vec<Option<mpblas::rns::ExtF>>| -> Vec<Option<(u64, i64)>> {
-            v.iter().map(|o| o.map(|e| (e.f.to_bits(), e.e))).collect()
-        };
-        assert!(
-            key(&cpu_bounds) == key(&gpu_bounds),
-            "{what}: bounds differ\n cpu {cpu_bounds:?}\n gpu {gpu_bounds:?}"
-        );
+        assert_same_bounds(&what, &cpu_bounds, &gpu_bounds);
     }
 }
 
@@ -685,13 +688,7 @@ fn rns_gemm_fused_equals_the_cpu() {
                         (&mut dc, ldc),
                     )
                     .expect("gpu gemm_fused bounded");
-                    let key = |v: &Vec<Option<mpblas::rns::ExtF>>| -> Vec<Option<(u64, i64)>> {
-                        v.iter().map(|o| o.map(|e| (e.f.to_bits(), e.e))).collect()
-                    };
-                    assert!(
-                        key(&cpu_bounds) == key(&gpu_bounds),
-                        "{what}: bounds differ\n cpu {cpu_bounds:?}\n gpu {gpu_bounds:?}"
-                    );
+                    assert_same_bounds(&what, &cpu_bounds, &gpu_bounds);
                 }
             }
         }
