@@ -898,26 +898,20 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,           \
         const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
 
-// fused_defer with the launcher's group sizes as compile-time constants.
-static __device__ __forceinline__ void fused_defer_g(FUSED_DEFER_ARGS) {
+// fused_defer with the launcher's group size g as a compile-time constant, one entry point per g,
+// so that ptxas allocates each alone: one kernel switching on g took 128 registers and spilled
+// 376 bytes; alone, g = 1 and 32 spill nothing and g = 2-16 16-24 bytes (H200, 1000 x 1000 N:
+// 212 bits 0.105 -> 0.097 ms, 1696 bits 0.497 -> 0.466).
 #define FUSED_DEFER_AT(G)                                                                                    \
     fused_defer<G>(ftab, a, dinfo, dexp, dv, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, \
                    sums, bsum)
-    switch (g) {
-    case 1: FUSED_DEFER_AT(1); break;
-    case 2: FUSED_DEFER_AT(2); break;
-    case 4: FUSED_DEFER_AT(4); break;
-    case 8: FUSED_DEFER_AT(8); break;
-    case 16: FUSED_DEFER_AT(16); break;
-    default: FUSED_DEFER_AT(32);
-    }
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g1(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(1); }
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(2); }
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(4); }
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g8(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(8); }
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g16(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(16); }
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g32(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(32); }
 #undef FUSED_DEFER_AT
-}
-
-extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer(FUSED_DEFER_ARGS) {
-    fused_defer_g(ftab, a, dinfo, dexp, dv, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, sums,
-                  bsum);
-}
 
 
 // A row at the finish: its result where its flags fix it (NaN, an infinity, or an exact zero

@@ -36,7 +36,12 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_fused_prep",
     "blas_fused_prep_bin",
     "blas_fused_scan",
-    "blas_fused_defer",
+    "blas_fused_defer_g1",
+    "blas_fused_defer_g2",
+    "blas_fused_defer_g4",
+    "blas_fused_defer_g8",
+    "blas_fused_defer_g16",
+    "blas_fused_defer_g32",
     "blas_fused_finish",
     "blas_fused_finish_bin",
 ];
@@ -506,7 +511,14 @@ fn fused_run(
         } as u32;
         dev.launch(
             &MODULE,
-            "blas_fused_defer",
+            match lanes {
+                1 => "blas_fused_defer_g1",
+                2 => "blas_fused_defer_g2",
+                4 => "blas_fused_defer_g4",
+                8 => "blas_fused_defer_g8",
+                16 => "blas_fused_defer_g16",
+                _ => "blas_fused_defer_g32",
+            },
             cfg,
             &[
                 Arg::U64(ftab),
