@@ -15,7 +15,7 @@
 //           rows' with atomics (integers: the order does not matter).
 //   finish  one warp per row: the bucket extended to the row's level, the beta y_i term, the
 //           rounding in the row's level basis (finish_from by the warp), the bound.
-// prep and finish have _bin twins for wide bases of up to 64 moduli, which round from the
+// prep and finish have _bin twins for wide bases of up to 128 moduli, which round from the
 // value's binary limbs (fused_round_warp: one pass of products instead of a dozen CRT passes).
 
 #include "rns.cuh"

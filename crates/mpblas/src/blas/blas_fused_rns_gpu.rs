@@ -10,7 +10,7 @@
 //! deferred to one per row, as the CPU's `rns/term_lanes.rs` defers it per shift bucket), then
 //! per row the bucket's extension to the row's wide basis and one rounding (`rns/accumulate.rs`
 //! has the algorithm and the bound). The roundings of `d` and of the rows run a warp per value;
-//! for wide bases of up to 64 moduli they work from the value's binary limbs (one pass of
+//! for wide bases of up to 128 moduli they work from the value's binary limbs (one pass of
 //! products) instead of a dozen CRT passes. No product and no partial sum is rounded, so the
 //! work per matrix entry is one modular product and a few additions per base modulus, against
 //! the paper's two roundings.
@@ -218,13 +218,16 @@ fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, warps: usize)
 /// products gives the value's binary limbs) rather than by the warp's CRT passes: the same bits.
 /// H100, 1000 × 1000 N, alternated: 0.103 against 0.115-0.117 ms at 106 bits, 0.150 against
 /// 0.162 at 212, 0.345 against 0.357 at 424, equal at 848; at 1696 bits 1.07-1.08 against
-/// 1.05-1.06, where the lane that carries about 110 limbs waits longer than the passes. So: for
-/// wide bases of up to 64 moduli (`MPBLAS_FUSED_BIN=0` or `1` forces either, for comparison).
+/// 1.05-1.06, where the lane that carries about 110 limbs waits longer than the passes. H200 with
+/// the sums of session 23 (N / T ms, two runs): 848 bits (k = 84) 0.243-0.248 / 0.247-0.248
+/// against 0.255-0.257 / 0.257; 1696 bits (k = 166) 0.481-0.482 / 0.485-0.493 against
+/// 0.466-0.468 / 0.471-0.473. So: for wide bases of up to 128 moduli (`MPBLAS_FUSED_BIN=0` or
+/// `1` forces either, for comparison).
 fn round_in_binary(k: usize) -> bool {
     match std::env::var("MPBLAS_FUSED_BIN").as_deref() {
         Ok("0") => false,
         Ok("1") => true,
-        _ => k <= 64,
+        _ => k <= 128,
     }
 }
 
