@@ -727,18 +727,18 @@ static __device__ __forceinline__ void fused_defer_alone(const FusedTab &f, cons
 }
 
 // One unit of the sums: a row, or 32/g rows (rows_in_lanes), and a chunk of at most
-// FUSED_BUCKET_TERMS columns, with NA base slots per lane (G: g at compile time, or 0).
+// FUSED_BUCKET_TERMS columns, with NA base slots per lane and groups of G lanes.
 // rows_in_lanes (A = op(A) stored by columns): the warp's 32/g groups take 32/g consecutive rows
 // and the same columns; else they take one row and every (32/g)-th column of the chunk, and
 // join their buckets before the atomics. Every lane runs every shuffle: idle groups carry zeros.
 template <int NA, int G>
 static __device__ __forceinline__ void
 fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-                 const u32 *__restrict__ dv, u64 m, int rows_in_lanes, u32 g_rt, u32 gl, u32 grp, const u32 *tm,
+                 const u32 *__restrict__ dv, u64 m, int rows_in_lanes, u32 gl, u32 grp, const u32 *tm,
                  const u32 *tmu, const u32 *tmp, const u32 *thr, const u32 *tlr, const FusedWindow &w, bool active,
                  u32 er, u32 emax, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u32 *flags, u64 *q, u64 *sums,
                  u64 *bsum) {
-    const u32 nb = f.n, g = G > 0 ? (u32)G : g_rt;
+    const u32 nb = f.n, g = G;
     const i64 base = fused_bucket_base(f, w);
     i64 vs[NA], kb = 0;
     // The slots' constants, in registers (read from shared memory each term, 16 slots' cost
@@ -842,18 +842,18 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     }
 }
 
-// The sums, FUSED_SLOTS base moduli a lane (the launcher's g makes them hold the base), a unit
-// at a time per warp (grid-stride). The moduli and their Montgomery and Barrett constants are
+// The sums, FUSED_SLOTS base moduli a lane (the launcher's group size G makes them hold the
+// base), a unit at a time per warp (grid-stride). The moduli and their Montgomery and Barrett constants are
 // always in shared memory, each table padded with zeros to kp = max(k, FUSED_SLOTS g) entries
 // (the slots'), the 2^s rows when they fit (shared_tables).
 template <int G>
 static __device__ __forceinline__ void
 fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-            const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g_rt, int shared_tables,
+            const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per, int shared_tables,
             const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums,
             u64 *bsum) {
     FusedTab f = fused_tab(ftab);
-    const u32 nb = f.n, kw = f.k, g = G > 0 ? (u32)G : g_rt;
+    const u32 nb = f.n, kw = f.k, g = G;
     extern __shared__ u32 fused_sh[];
     const u32 kp = kw > FUSED_SLOTS * g ? kw : FUSED_SLOTS * g;
     for (u32 i = threadIdx.x; i < kp; i += blockDim.x) {
@@ -888,14 +888,14 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         if (active) w = fused_window(f, low_min[r], low_max[r]);
         u32 er = active ? w.k - nb : 0;
         u32 emax = __reduce_max_sync(FUSED_FULL, er);
-        fused_defer_unit<FUSED_SLOTS, G>(f, a, dinfo, dexp, dv, m, rows_in_lanes, g, gl, grp, tm, tmu, tmp, thr, tlr,
+        fused_defer_unit<FUSED_SLOTS, G>(f, a, dinfo, dexp, dv, m, rows_in_lanes, gl, grp, tm, tmu, tmp, thr, tlr,
                                          w, active, er, emax, r, cstart, cstep, iters, c1, flags, q, sums, bsum);
     }
 }
 
 #define FUSED_DEFER_ARGS                                                                                          \
     const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,            \
-        const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per, u32 g, int shared_tables,           \
+        const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per, int shared_tables,                  \
         const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
 
 // fused_defer with the launcher's group size g as a compile-time constant, one entry point per g,
@@ -903,7 +903,7 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
 // 376 bytes; alone, g = 1 and 32 spill nothing and g = 2-16 16-24 bytes (H200, 1000 x 1000 N:
 // 212 bits 0.105 -> 0.097 ms, 1696 bits 0.497 -> 0.466).
 #define FUSED_DEFER_AT(G)                                                                                    \
-    fused_defer<G>(ftab, a, dinfo, dexp, dv, m, n, rows_in_lanes, per, g, shared_tables, low_min, low_max, flags, q, \
+    fused_defer<G>(ftab, a, dinfo, dexp, dv, m, n, rows_in_lanes, per, shared_tables, low_min, low_max, flags, q, \
                    sums, bsum)
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g1(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(1); }
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(2); }

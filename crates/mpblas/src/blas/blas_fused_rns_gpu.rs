@@ -533,7 +533,6 @@ fn fused_run(
                 Arg::U64(lx as u64),
                 Arg::I32(rows_in_lanes as i32),
                 Arg::U64(per as u64),
-                Arg::U32(lanes),
                 Arg::I32(shared_tables as i32),
                 Arg::U64(low_min),
                 Arg::U64(low_max),
