@@ -278,8 +278,9 @@ fn rns_gemv_fused_equals_the_cpu_106() {
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn rns_gemv_fused_equals_the_cpu_212_424_and_1696() {
-    // the sums' groups: one lane a term at 106 and 212 bits (7 and 14 base moduli), 2 at 424, 8
-    // at 1696; the wide spreads take the path of a term below its row's bucket
+    // the sums' groups (8 base moduli a lane): 2 lanes a term at 212 bits (14 base moduli), 4
+    // at 424 (28), 16 at 1696 (110); the wide spreads take the path of a term below its row's
+    // bucket
     fused_at(&device(), 212, false);
     fused_at(&device(), 424, false);
     fused_at(&device(), 1696, false);

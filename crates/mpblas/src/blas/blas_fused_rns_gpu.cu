@@ -843,9 +843,9 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 }
 
 // The sums, FUSED_SLOTS base moduli a lane (the launcher's group size G makes them hold the
-// base), a unit at a time per warp (grid-stride). The moduli and their Montgomery and Barrett constants are
-// always in shared memory, each table padded with zeros to kp = max(k, FUSED_SLOTS g) entries
-// (the slots'), the 2^s rows when they fit (shared_tables).
+// base), a unit at a time per warp (grid-stride). The moduli and their Montgomery and Barrett
+// constants are always in shared memory, each table padded with zeros to
+// kp = max(k, FUSED_SLOTS g) entries (the slots'), the 2^s rows when they fit (shared_tables).
 template <int G>
 static __device__ __forceinline__ void
 fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
