@@ -12,7 +12,8 @@
 //   defer   the sums, with the base extension deferred (the section's comment): a group of g
 //           lanes per term (lane l holds the base moduli k = l mod g) adds each product's CRT
 //           coefficients and rank to its row's bucket, and each unit adds its buckets to the
-//           rows' with atomics (integers: the order does not matter).
+//           rows' with atomics (integers: the order does not matter). At g >= 4 the group's
+//           lanes work out the scalar part of g terms at once, a term each (fused_terms_batched).
 //   finish  one warp per row: the bucket extended to the row's level, the beta y_i term, the
 //           rounding in the row's level basis (finish_from by the warp), the bound.
 // prep and finish have _bin twins for wide bases of up to 128 moduli, which round from the
@@ -726,6 +727,186 @@ static __device__ __forceinline__ void fused_defer_alone(const FusedTab &f, cons
     }
 }
 
+// A term's scalar part for the sums (act: the term is in the unit and its row active), as a word
+// of flags: FUSED_T_ACT for a finite term with d_j nonzero and a_ij finite (a_ij may still be
+// zero: fused_term_step tells that from the coefficients), FUSED_T_NEG its sign, FUSED_T_BELOW
+// when low < L (dropped), FUSED_T_ALONE when it is kept below the bucket, and bits 8-15 the
+// exponent of its weight q_t (Accumulator::weight; low <= low_max, so 0 <= 32 - delta <= 32).
+// *sp gets the bucket scale +-2^(low - base) for a term in the bucket (low - base <
+// FUSED_BUCKET there; the mask keeps the shift defined elsewhere), low - L for one alone (below
+// W + 2p, an int), else 0. Selects, no branches: the g <= 2 sums work it out each term in each
+// lane (sm_90: 261 instructions a term at g = 1 against 264 with branches).
+#define FUSED_T_ACT 1u
+#define FUSED_T_BELOW 2u
+#define FUSED_T_ALONE 4u
+#define FUSED_T_NEG 8u
+static __device__ __forceinline__ u32 fused_term_word(const FusedTab &f, const FusedWindow &w, i64 base, bool act,
+                                                      u8 di, u8 acls, u8 asg, i64 low, int *sp) {
+    const bool ok = act && (di & 3) == 0 && !((di >> 3) & 1) && acls == 0;
+    const bool neg = (asg != 0) != ((di >> 2) & 1);
+    const i64 delta = w.top - low - 2 * (i64)f.p;
+    const bool below = low < w.l, in_bucket = low >= base;
+    const int s = 1 << ((u32)(low - base) & 31);
+    *sp = !ok || below ? 0 : in_bucket ? (neg ? -s : s) : (int)(low - w.l);
+    const u32 word = FUSED_T_ACT | (neg ? FUSED_T_NEG : 0) | (below ? FUSED_T_BELOW : 0) |
+                     (!below && !in_bucket ? FUSED_T_ALONE : 0) | ((u32)(delta > 32 ? 0 : 32 - delta) << 8);
+    return ok ? word : 0;
+}
+
+// A unit's sums in registers: the slots' constants, the bucket's V_i (vs) and K (kb), the row's
+// Q and dropped flag. The constants are held in registers (read from shared memory each term,
+// 16 slots' cost three loads a slot and left no registers: spills, 40 instructions a slot);
+// the shared tables are padded with zeros, so a slot past the base has m = 0 and loads no
+// residues: its product, v and rank part are 0.
+template <int NA> struct FusedUnitSums {
+    u32 cm[NA], cmu[NA], cmp[NA];
+    i64 vs[NA], kb;
+    u64 qsum;
+    bool dropped;
+};
+
+// One term into a unit's sums, every lane of the warp together (idle groups carry zeros): the
+// group's residues ar (of a_ij) and dr (|d_j w_i R|) in its lanes' slots, the term's word tw and
+// scale tsp (fused_term_word); ap and dp point at the residues again for the rare term alone.
+template <int NA, int G>
+static __device__ __forceinline__ void
+fused_term_step(const FusedTab &f, FusedUnitSums<NA> &s, const u32 *tm, const u32 *tmu, const u32 *tmp,
+                const u32 *thr, const u32 *tlr, const u32 (&ar)[NA], const u32 (&dr)[NA], u32 tw, int tsp,
+                const u32 *ap, const u32 *dp, u32 er, u32 emax, u32 gl, u64 m, u64 r, u64 *sums) {
+    const u32 nb = f.n, g = G;
+    // the product's CRT coefficients into the bucket (sp = 0 off the bucket), and its rank
+    const int sp = (tw & FUSED_T_ALONE) ? 0 : tsp;
+    u64 frac = 0;
+    u32 nz = 0;
+#pragma unroll
+    for (int i = 0; i < NA; i++) {
+        const u32 t = fused_redc((u64)ar[i] * dr[i], s.cm[i], s.cmp[i]), v = rns_min32(t, t - s.cm[i]);
+        frac += __umulhi(v, s.cmu[i]);
+        s.vs[i] += (i64)(int)v * (i64)sp;
+        nz |= v;
+    }
+    // A finite term whose a_ij is zero adds nothing (zero coefficients and rank) and is not
+    // counted. The coefficients v_i = |a_i d_i w_i| are all zero exactly when P = a_ij d_j = 0
+    // (P = sum v_i M_i - k M with |P| < M), and d_j is nonzero in a word with FUSED_T_ACT, so
+    // their OR tells a_ij = 0 (the slots past the basis have v = 0).
+    for (u32 off = 1; off < g; off <<= 1) nz |= __shfl_xor_sync(FUSED_FULL, nz, off);
+    const bool live = (tw & FUSED_T_ACT) && nz != 0;
+    if (live && gl == 0) s.qsum += 1ull << ((tw >> 8) & 0xff);
+    s.dropped = s.dropped || (live && (tw & FUSED_T_BELOW));
+    const bool alone = live && (tw & FUSED_T_ALONE);
+    frac = fused_group_sum(frac, g);
+    const u32 kk = fused_rank(frac);
+    s.kb += (i64)(int)kk * (i64)sp;
+    if (__any_sync(FUSED_FULL, alone)) {
+        // the coefficients again, from memory (the loop keeps no copy of them)
+        u32 v[NA];
+#pragma unroll
+        for (int i = 0; i < NA; i++) {
+            const bool in = alone && gl + i * g < nb;
+            const u32 t = fused_redc((u64)(in ? ap[i * g] : 0) * (in ? dp[i * g] : 0), s.cm[i], s.cmp[i]);
+            v[i] = rns_min32(t, t - s.cm[i]);
+        }
+        fused_defer_alone<NA>(f, tm, tmu, tmp, thr, tlr, v, kk, (tw & FUSED_T_NEG) != 0,
+                              alone ? (u64)(u32)tsp : 0, alone, er, emax, g, gl, m, r, sums);
+    }
+}
+
+// A unit's terms, each lane working out its group's term's scalar part itself (g <= 2). With
+// the coefficients' OR for a_ij = 0 (no zeroing of the loaded residues), H200 N / T ms: 106
+// bits 0.070 / 0.070-0.071 -> 0.068-0.069 / 0.070-0.071, 212 bits 0.096-0.097 / 0.098-0.099
+// -> 0.094-0.096 / 0.095-0.096.
+template <int NA, int G>
+static __device__ __forceinline__ void
+fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
+                 const u32 *__restrict__ dv, FusedUnitSums<NA> &s, const u32 *tm, const u32 *tmu, const u32 *tmp,
+                 const u32 *thr, const u32 *tlr, const FusedWindow &w, i64 base, bool active, u32 er, u32 emax,
+                 u32 gl, u64 m, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u64 *sums) {
+    const u32 nb = f.n, g = G;
+    // the term's element of A, stepped with c (element (0, 0) and column 0 stand in for an idle
+    // lane's term)
+    const i64 estep = a.cs * (i64)cstep;
+    u64 e = active ? blas_rns_at(a, r, cstart) : 0;
+    u64 c = cstart;
+    for (u64 it = 0; it < iters; it++, c += cstep, e = (u64)((i64)e + estep)) {
+        // every load of the term first
+        const bool in = active && c < c1;
+        const u64 ci = in ? c : 0, ei = in ? e : 0;
+        const u8 di = dinfo[ci], acls = a.cls[ei], asg = a.sign[ei];
+        const i64 low = a.exp[ei] + dexp[ci];
+        const u32 *ap = a.d + ei * nb + gl, *dp = dv + ci * nb + gl;
+        u32 ar[NA], dr[NA];
+#pragma unroll
+        for (int i = 0; i < NA; i++) {
+            const bool slot = gl + i * g < nb;
+            ar[i] = slot ? ap[i * g] : 0;
+            dr[i] = slot ? dp[i * g] : 0;
+        }
+        int sp;
+        const u32 tw = fused_term_word(f, w, base, in, di, acls, asg, low, &sp);
+        fused_term_step<NA, G>(f, s, tm, tmu, tmp, thr, tlr, ar, dr, tw, sp, ap, dp, er, emax, gl, m, r, sums);
+    }
+}
+
+// A unit's terms G at a time (g >= 4). Lane gl works out the scalar part of the batch's term gl
+// (fused_term_word), once for the group instead of once a lane, a batch ahead (its loads are
+// made while the group runs the batch before), and each step reads its term's word with a
+// shuffle. The residue pointers step with the term (no index product a term); a term off the
+// chunk loads nothing, and one whose class the word rules out adds nothing whatever it loads.
+// The loop runs 186-200 SASS instructions a lane and term at g = 4-16, against 274-297 when
+// every lane worked out the scalar part (session 23's loop, fused_terms_each's form). H200, 1000 x 1000 N / T ms, three
+// runs: 424 bits 0.142-0.145 / 0.146-0.149 -> 0.138-0.142 / 0.141-0.145, 848 bits 0.242-0.243 /
+// 0.244 -> 0.233-0.236 / 0.237-0.242, 1696 bits 0.461-0.468 / 0.467-0.470 -> 0.431-0.436 /
+// 0.438-0.442. At g = 1 and 2 (106, 212 bits) it was 3-4% slower than fused_terms_each: the
+// batch is one or two terms long.
+template <int NA, int G>
+static __device__ __forceinline__ void
+fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
+                    const u32 *__restrict__ dv, FusedUnitSums<NA> &s, const u32 *tm, const u32 *tmu,
+                    const u32 *tmp, const u32 *thr, const u32 *tlr, const FusedWindow &w, i64 base, bool active,
+                    u32 er, u32 emax, u32 gl, u64 m, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u64 *sums) {
+    const u32 nb = f.n, g = G;
+    const i64 estep = a.cs * (i64)cstep;
+    const u64 e0 = active ? blas_rns_at(a, r, cstart) : 0;
+    u64 eb = e0 + (u64)((i64)gl * estep), cb = cstart + gl * cstep;
+    const u32 *ap = a.d + e0 * nb + gl, *dp = dv + cstart * nb + gl;
+    const i64 apstep = estep * (i64)nb;
+    const u64 dpstep = cstep * nb;
+    bool bin = active && cb < c1;
+    u64 ci = bin ? cb : 0, ei = bin ? eb : 0;
+    u8 bdi = dinfo[ci], bcls = a.cls[ei], bsg = a.sign[ei];
+    i64 bea = a.exp[ei], bed = dexp[ci];
+    u64 cc = cstart;
+    for (u64 it = 0; it < iters; it += G) {
+        int bsp;
+        const u32 bw = fused_term_word(f, w, base, bin, bdi, bcls, bsg, bea + bed, &bsp);
+        eb = (u64)((i64)eb + (i64)G * estep);
+        cb += G * cstep;
+        bin = active && cb < c1;
+        ci = bin ? cb : 0;
+        ei = bin ? eb : 0;
+        bdi = dinfo[ci];
+        bcls = a.cls[ei];
+        bsg = a.sign[ei];
+        bea = a.exp[ei];
+        bed = dexp[ci];
+        const u32 steps = iters - it < G ? (u32)(iters - it) : G;
+        for (u32 st = 0; st < steps; st++, ap += apstep, dp += dpstep, cc += cstep) {
+            // the loads first: they do not wait on the shuffles
+            const bool in = active && cc < c1;
+            u32 ar[NA], dr[NA];
+#pragma unroll
+            for (int i = 0; i < NA; i++) {
+                const bool slot = in && gl + i * g < nb;
+                ar[i] = slot ? ap[i * g] : 0;
+                dr[i] = slot ? dp[i * g] : 0;
+            }
+            const u32 tw = __shfl_sync(FUSED_FULL, bw, st, G);
+            const int tsp = __shfl_sync(FUSED_FULL, bsp, st, G);
+            fused_term_step<NA, G>(f, s, tm, tmu, tmp, thr, tlr, ar, dr, tw, tsp, ap, dp, er, emax, gl, m, r, sums);
+        }
+    }
+}
+
 // One unit of the sums: a row, or 32/g rows (rows_in_lanes), and a chunk of at most
 // FUSED_BUCKET_TERMS columns, with NA base slots per lane and groups of G lanes.
 // rows_in_lanes (A = op(A) stored by columns): the warp's 32/g groups take 32/g consecutive rows
@@ -740,92 +921,32 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
                  u64 *bsum) {
     const u32 nb = f.n, g = G;
     const i64 base = fused_bucket_base(f, w);
-    i64 vs[NA], kb = 0;
-    // The slots' constants, in registers (read from shared memory each term, 16 slots' cost
-    // three loads a slot and left no registers: spills, 40 instructions a slot). The shared
-    // tables are padded with zeros, so a slot past the base has m = 0: its residues load as 0,
-    // and its product, v and rank part are 0.
-    u32 cm[NA], cmu[NA], cmp[NA];
+    FusedUnitSums<NA> s;
 #pragma unroll
     for (int i = 0; i < NA; i++) {
-        vs[i] = 0;
-        cm[i] = tm[gl + i * g];
-        cmu[i] = tmu[gl + i * g];
-        cmp[i] = tmp[gl + i * g];
+        s.vs[i] = 0;
+        s.cm[i] = tm[gl + i * g];
+        s.cmu[i] = tmu[gl + i * g];
+        s.cmp[i] = tmp[gl + i * g];
     }
-    u64 qsum = 0;
-    bool dropped = false;
-    // the term's element of A, stepped with c (element (0, 0) and column 0 stand in for an idle
-    // lane's term)
-    const i64 estep = a.cs * (i64)cstep;
-    u64 e = active ? blas_rns_at(a, r, cstart) : 0;
-    u64 c = cstart;
-    for (u64 it = 0; it < iters; it++, c += cstep, e = (u64)((i64)e + estep)) {
-        bool act = active && c < c1;
-        // every load of the term first
-        const u64 ci = act ? c : 0, ei = act ? e : 0;
-        const u8 di = dinfo[ci], acls = a.cls[ei], asg = a.sign[ei];
-        const i64 low0 = a.exp[ei] + dexp[ci];
-        const u32 *ap = a.d + ei * nb + gl, *dp = dv + ci * nb + gl;
-        u32 ar[NA], dr[NA];
-#pragma unroll
-        for (int i = 0; i < NA; i++) {
-            const bool in = gl + i * g < nb;
-            ar[i] = in ? ap[i * g] : 0;
-            dr[i] = in ? dp[i * g] : 0;
-        }
-        act = act && (di & 3) == 0 && !((di >> 3) & 1) && acls == 0;
-        const i64 low = act ? low0 : 0;
-        const bool neg = act && ((asg != 0) != ((di >> 2) & 1));
-        u32 nz = 0;
-#pragma unroll
-        for (int i = 0; i < NA; i++) {
-            ar[i] = act ? ar[i] : 0;
-            nz |= ar[i];
-        }
-        for (u32 off = 1; off < g; off <<= 1) nz |= __shfl_xor_sync(FUSED_FULL, nz, off);
-        act = act && nz != 0;
-        if (act && gl == 0) qsum += fused_weight(f, w.top, low);
-        const bool keep = act && low >= w.l;
-        dropped = dropped || (act && low < w.l);
-        // the product's CRT coefficients into the bucket (zero for a term not kept: its ar are
-        // zero), and its rank
-        const bool in_bucket = keep && low >= base;
-        int sp = in_bucket ? 1 << (u32)(low - base) : 0;
-        sp = neg ? -sp : sp;
-        u64 frac = 0;
-#pragma unroll
-        for (int i = 0; i < NA; i++) {
-            const u32 t = fused_redc((u64)ar[i] * dr[i], cm[i], cmp[i]), v = rns_min32(t, t - cm[i]);
-            frac += __umulhi(v, cmu[i]);
-            vs[i] += (i64)(int)v * (i64)sp;
-        }
-        frac = fused_group_sum(frac, g);
-        const u32 kk = fused_rank(frac);
-        kb += (i64)(int)kk * (i64)sp;
-        const bool alone = keep && low < base;
-        if (__any_sync(FUSED_FULL, alone)) {
-            // the coefficients again, from memory (the loop keeps no copy of them)
-            u32 v[NA];
-#pragma unroll
-            for (int i = 0; i < NA; i++) {
-                const bool in = alone && gl + i * g < nb;
-                const u32 t = fused_redc((u64)(in ? ap[i * g] : 0) * (in ? dp[i * g] : 0), cm[i], cmp[i]);
-                v[i] = rns_min32(t, t - cm[i]);
-            }
-            fused_defer_alone<NA>(f, tm, tmu, tmp, thr, tlr, v, kk, neg, alone ? (u64)(low - w.l) : 0, alone, er,
-                                  emax, g, gl, m, r, sums);
-        }
-    }
+    s.kb = 0;
+    s.qsum = 0;
+    s.dropped = false;
+    if (G >= 4)
+        fused_terms_batched<NA, G>(f, a, dinfo, dexp, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax, gl,
+                                   m, r, cstart, cstep, iters, c1, sums);
+    else
+        fused_terms_each<NA, G>(f, a, dinfo, dexp, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax, gl, m,
+                                r, cstart, cstep, iters, c1, sums);
     bool writer = true;
     if (!rows_in_lanes) {
         // the groups of the warp share the row: join them into group 0 (integer sums)
         for (u32 off = g; off < 32; off <<= 1) {
 #pragma unroll
-            for (int i = 0; i < NA; i++) vs[i] += (i64)__shfl_xor_sync(FUSED_FULL, (u64)vs[i], off);
-            kb += (i64)__shfl_xor_sync(FUSED_FULL, (u64)kb, off);
+            for (int i = 0; i < NA; i++) s.vs[i] += (i64)__shfl_xor_sync(FUSED_FULL, (u64)s.vs[i], off);
+            s.kb += (i64)__shfl_xor_sync(FUSED_FULL, (u64)s.kb, off);
         }
-        fused_join_q(qsum, dropped, g);
+        fused_join_q(s.qsum, s.dropped, g);
         writer = grp == 0;
     }
     if (writer && active) {
@@ -833,11 +954,11 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 #pragma unroll
         for (int i = 0; i < NA; i++) {
             u32 k = gl + i * g;
-            if (k < nb && vs[i] != 0) fused_bucket_add(bsum, m, r, k, vs[i]);
+            if (k < nb && s.vs[i] != 0) fused_bucket_add(bsum, m, r, k, s.vs[i]);
         }
         if (gl == 0) {
-            if (kb != 0) fused_bucket_add(bsum, m, r, nb, kb);
-            fused_add_row_q(q, flags, r, qsum, dropped);
+            if (s.kb != 0) fused_bucket_add(bsum, m, r, nb, s.kb);
+            fused_add_row_q(q, flags, r, s.qsum, s.dropped);
         }
     }
 }
