@@ -847,6 +847,44 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     }
 }
 
+// A warp's ring of FUSED_RING steps in shared memory (the sums at g >= 8): step t's residues of
+// a_ij and of |d_j w_i R| in stage t mod FUSED_RING, slot i of lane l at word (2 i) 32 + l
+// (a) and (2 i + 1) 32 + l (d) of the stage (consecutive lanes, consecutive banks). Each lane
+// reads back only what it copied itself, so cp.async.wait_group orders it (no barrier).
+#define FUSED_RING 4
+#define FUSED_RING_WORDS(NA) (FUSED_RING * 2 * (NA) * 32)
+
+// Step t's copies into the ring, one commit group: a slot past the basis, or a term off the
+// chunk (in false), copies no bytes (source size 0: its address is not read) and fills zeros.
+template <int NA, int G>
+static __device__ __forceinline__ void fused_ring_fill(u32 ring, u32 t, u32 lane, const u32 *ap, const u32 *dp,
+                                                       bool in, u32 nb, u32 gl) {
+    const u32 st = ring + (t % FUSED_RING) * (2 * NA * 32 * 4) + lane * 4;
+#pragma unroll
+    for (int i = 0; i < NA; i++) {
+        const bool slot = in && gl + i * G < nb;
+        const u32 bytes = slot ? 4 : 0;
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(st + (2 * i) * 128),
+                     "l"(ap + i * G), "r"(bytes)
+                     : "memory");
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(st + (2 * i + 1) * 128),
+                     "l"(dp + i * G), "r"(bytes)
+                     : "memory");
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+// Step t's residues from the ring (after its group's wait).
+template <int NA>
+static __device__ __forceinline__ void fused_ring_read(u32 ring, u32 t, u32 lane, u32 (&ar)[NA], u32 (&dr)[NA]) {
+    const u32 st = ring + (t % FUSED_RING) * (2 * NA * 32 * 4) + lane * 4;
+#pragma unroll
+    for (int i = 0; i < NA; i++) {
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(ar[i]) : "r"(st + (2 * i) * 128) : "memory");
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(dr[i]) : "r"(st + (2 * i + 1) * 128) : "memory");
+    }
+}
+
 // A unit's terms G at a time (g >= 4). Lane gl works out the scalar part of the batch's term gl
 // (fused_term_word), once for the group instead of once a lane, a batch ahead (its loads are
 // made while the group runs the batch before), and each step reads its term's word with a
@@ -857,25 +895,44 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 // runs: 424 bits 0.142-0.145 / 0.146-0.149 -> 0.138-0.142 / 0.141-0.145, 848 bits 0.242-0.243 /
 // 0.244 -> 0.233-0.236 / 0.237-0.242, 1696 bits 0.461-0.468 / 0.467-0.470 -> 0.431-0.436 /
 // 0.438-0.442. At g = 1 and 2 (106, 212 bits) it was 3-4% slower than fused_terms_each: the
-// batch is one or two terms long.
+// batch is one or two terms long. At g >= 8 the residues come through the warp's ring
+// (cp.async, FUSED_RING - 1 steps ahead; blocks of 128 threads, 4 an SM): 848 bits N / T
+// 0.233-0.236 / 0.237-0.242 -> 0.225-0.226 / 0.224-0.225, 1696 bits 0.431-0.436 / 0.438-0.442
+// -> 0.414-0.422 / 0.413-0.416; at g = 4 (424 bits) it was slower, N 0.150-0.154 against
+// 0.138-0.142.
 template <int NA, int G>
 static __device__ __forceinline__ void
 fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
                     const u32 *__restrict__ dv, FusedUnitSums<NA> &s, const u32 *tm, const u32 *tmu,
                     const u32 *tmp, const u32 *thr, const u32 *tlr, const FusedWindow &w, i64 base, bool active,
-                    u32 er, u32 emax, u32 gl, u64 m, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u64 *sums) {
-    const u32 nb = f.n, g = G;
+                    u32 er, u32 emax, u32 gl, u64 m, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u64 *sums,
+                    u32 ring) {
+    const u32 nb = f.n, g = G, lane = threadIdx.x & 31;
     const i64 estep = a.cs * (i64)cstep;
     const u64 e0 = active ? blas_rns_at(a, r, cstart) : 0;
     u64 eb = e0 + (u64)((i64)gl * estep), cb = cstart + gl * cstep;
     const u32 *ap = a.d + e0 * nb + gl, *dp = dv + cstart * nb + gl;
     const i64 apstep = estep * (i64)nb;
     const u64 dpstep = cstep * nb;
+    // At g >= 8 the residues go through the warp's ring in shared memory (fused_ring_fill):
+    // step t's are copied FUSED_RING - 1 steps ahead, so that their loads wait on no register.
+    const bool via_ring = G >= 8;
+    const u32 *apf = ap, *dpf = dp;
+    u64 cf = cstart;
+    if (via_ring) {
+#pragma unroll
+        for (u32 t = 0; t + 1 < FUSED_RING; t++) {
+            fused_ring_fill<NA, G>(ring, t, lane, apf, dpf, active && cf < c1, nb, gl);
+            apf += apstep;
+            dpf += dpstep;
+            cf += cstep;
+        }
+    }
     bool bin = active && cb < c1;
     u64 ci = bin ? cb : 0, ei = bin ? eb : 0;
     u8 bdi = dinfo[ci], bcls = a.cls[ei], bsg = a.sign[ei];
     i64 bea = a.exp[ei], bed = dexp[ci];
-    u64 cc = cstart;
+    u32 t = 0;
     for (u64 it = 0; it < iters; it += G) {
         int bsp;
         const u32 bw = fused_term_word(f, w, base, bin, bdi, bcls, bsg, bea + bed, &bsp);
@@ -890,21 +947,32 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
         bea = a.exp[ei];
         bed = dexp[ci];
         const u32 steps = iters - it < G ? (u32)(iters - it) : G;
-        for (u32 st = 0; st < steps; st++, ap += apstep, dp += dpstep, cc += cstep) {
-            // the loads first: they do not wait on the shuffles
-            const bool in = active && cc < c1;
+        for (u32 st = 0; st < steps; st++, t++, ap += apstep, dp += dpstep) {
             u32 ar[NA], dr[NA];
+            if (via_ring) {
+                fused_ring_fill<NA, G>(ring, t + FUSED_RING - 1, lane, apf, dpf, active && cf < c1, nb, gl);
+                apf += apstep;
+                dpf += dpstep;
+                asm volatile("cp.async.wait_group %0;" ::"n"(FUSED_RING - 1) : "memory");
+                fused_ring_read<NA>(ring, t, lane, ar, dr);
+            } else {
+                // the loads first: they do not wait on the shuffles (a term off the chunk loads
+                // nothing; cf is this step's column here)
+                const bool in = active && cf < c1;
 #pragma unroll
-            for (int i = 0; i < NA; i++) {
-                const bool slot = in && gl + i * g < nb;
-                ar[i] = slot ? ap[i * g] : 0;
-                dr[i] = slot ? dp[i * g] : 0;
+                for (int i = 0; i < NA; i++) {
+                    const bool slot = in && gl + i * g < nb;
+                    ar[i] = slot ? ap[i * g] : 0;
+                    dr[i] = slot ? dp[i * g] : 0;
+                }
             }
+            cf += cstep;
             const u32 tw = __shfl_sync(FUSED_FULL, bw, st, G);
             const int tsp = __shfl_sync(FUSED_FULL, bsp, st, G);
             fused_term_step<NA, G>(f, s, tm, tmu, tmp, thr, tlr, ar, dr, tw, tsp, ap, dp, er, emax, gl, m, r, sums);
         }
     }
+    if (via_ring) asm volatile("cp.async.wait_group 0;" ::: "memory");
 }
 
 // One unit of the sums: a row, or 32/g rows (rows_in_lanes), and a chunk of at most
@@ -918,7 +986,7 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
                  const u32 *__restrict__ dv, u64 m, int rows_in_lanes, u32 gl, u32 grp, const u32 *tm,
                  const u32 *tmu, const u32 *tmp, const u32 *thr, const u32 *tlr, const FusedWindow &w, bool active,
                  u32 er, u32 emax, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u32 *flags, u64 *q, u64 *sums,
-                 u64 *bsum) {
+                 u64 *bsum, u32 ring) {
     const u32 nb = f.n, g = G;
     const i64 base = fused_bucket_base(f, w);
     FusedUnitSums<NA> s;
@@ -934,7 +1002,7 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     s.dropped = false;
     if (G >= 4)
         fused_terms_batched<NA, G>(f, a, dinfo, dexp, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax, gl,
-                                   m, r, cstart, cstep, iters, c1, sums);
+                                   m, r, cstart, cstep, iters, c1, sums, ring);
     else
         fused_terms_each<NA, G>(f, a, dinfo, dexp, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax, gl, m,
                                 r, cstart, cstep, iters, c1, sums);
@@ -990,6 +1058,10 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         tlr = fused_sh + 3 * kp + f.h * kw;
     }
     __syncthreads();
+    // the warp's ring (g >= 4), past the constants and the tables
+    const u32 ring = (u32)__cvta_generic_to_shared(fused_sh) +
+                     4 * (3 * kp + (shared_tables ? (f.h + 32) * kw : 0) +
+                          (threadIdx.x >> 5) * FUSED_RING_WORDS(FUSED_SLOTS));
     u32 lane = threadIdx.x & 31, gl = lane % g, grp = lane / g, gpw = 32 / g;
     u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((u64)blockDim.x * gridDim.x) >> 5;
     u64 chunks = (n + per - 1) / per;
@@ -1010,7 +1082,8 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         u32 er = active ? w.k - nb : 0;
         u32 emax = __reduce_max_sync(FUSED_FULL, er);
         fused_defer_unit<FUSED_SLOTS, G>(f, a, dinfo, dexp, dv, m, rows_in_lanes, gl, grp, tm, tmu, tmp, thr, tlr,
-                                         w, active, er, emax, r, cstart, cstep, iters, c1, flags, q, sums, bsum);
+                                         w, active, er, emax, r, cstart, cstep, iters, c1, flags, q, sums, bsum,
+                                         ring);
     }
 }
 
@@ -1029,9 +1102,9 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g1(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(1); }
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(2); }
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(4); }
-extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g8(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(8); }
-extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g16(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(16); }
-extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g32(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(32); }
+extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g8(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(8); }
+extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g16(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(16); }
+extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g32(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(32); }
 #undef FUSED_DEFER_AT
 
 

@@ -22,7 +22,7 @@
 use super::blas_level2_rns_gpu::{BLAS_RNS_CUH, GemvArgs, download_vector, rns_arg, same_basis};
 use super::level2::is_zero;
 use super::rns_fused::one_rounding_bound;
-use crate::cuda::{Arg, Device, DeviceBuffer, DevicePod, LaunchConfig, ModuleSource};
+use crate::cuda::{Arg, Device, DeviceBuffer, DevicePod, LaunchConfig, ModuleSource, blocks};
 use crate::error::{Error, Result};
 use crate::rns::accumulate::{Accumulator, ceil_log2};
 use crate::rns::array_gpu::{DeviceMpArray, MAX_MODULI, RNS_CUH, device_tables};
@@ -200,6 +200,11 @@ const BUCKET_TERMS: usize = 2048;
 /// bits, where 8 slots take 16 lanes a term, each repeating the term's loads and shuffles,
 /// 0.551 / 0.557 against 0.511 / 0.521 (and both in one kernel slowed every precision).
 const SLOTS: usize = 8;
+
+/// Steps in a warp's ring at g >= 8 (the kernel's `FUSED_RING`) and the sums' block size there
+/// (the kernels' launch bounds: 128 threads, 4 blocks an SM): 4 warps' rings are 32 KiB.
+const RING: usize = 4;
+const RING_BLOCK: usize = 128;
 
 /// The sums' group width and columns per chunk: `g` lanes a term with at most `SLOTS` base
 /// moduli a lane (`MPBLAS_FUSED_G` may take more lanes).
@@ -427,9 +432,16 @@ fn fused_run(
     let (lanes, per) = defer_shape(basis.len(), ly, lx, rows_in_lanes, resident);
     // the sums' shared memory (fused_defer): the moduli's three constants, padded to the
     // slots' kp = max(k, SLOTS g) entries, and the 2^s rows (h + 32 rows of k) when they fit
+    // and, at g >= 8, each warp's ring of RING steps' residues (fused_terms_batched), in blocks
+    // of RING_BLOCK threads
     let h = (acc.w as usize + 1).div_ceil(32) + 1;
     let constants_bytes = 4 * 3 * k.max(SLOTS * lanes as usize);
-    let shared_bytes = constants_bytes + 4 * (h + 32) * k;
+    let (block, ring_bytes) = if lanes >= 8 {
+        (RING_BLOCK, RING_BLOCK / 32 * RING * 2 * SLOTS * 32 * 4)
+    } else {
+        (256, 0)
+    };
+    let shared_bytes = constants_bytes + 4 * (h + 32) * k + ring_bytes;
     let shared_tables = shared_bytes <= 48 * 1024;
     let ftab = ftab.addr();
     // SAFETY (every launch below): the tables are the packed base basis and the fused tables
@@ -506,11 +518,15 @@ fn fused_run(
         )?;
         let gpw = 32 / lanes as usize;
         let units = if rows_in_lanes { ly.div_ceil(gpw) } else { ly } * lx.div_ceil(per);
-        let mut cfg = warps_grid(dev, units * 32);
+        let sms = dev.info().multiprocessors.max(1) as usize;
+        let mut cfg = LaunchConfig::new(
+            (blocks(units * 32, block, sms * 4096 / block), 1),
+            block as u32,
+        );
         cfg.shared_bytes = if shared_tables {
             shared_bytes
         } else {
-            constants_bytes
+            constants_bytes + ring_bytes
         } as u32;
         dev.launch(
             &MODULE,
