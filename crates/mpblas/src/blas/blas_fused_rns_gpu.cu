@@ -891,15 +891,16 @@ static __device__ __forceinline__ void fused_ring_read(u32 ring, u32 t, u32 lane
 // shuffle. The residue pointers step with the term (no index product a term); a term off the
 // chunk loads nothing, and one whose class the word rules out adds nothing whatever it loads.
 // The loop runs 186-200 SASS instructions a lane and term at g = 4-16, against 274-297 when
-// every lane worked out the scalar part (session 23's loop, fused_terms_each's form). H200, 1000 x 1000 N / T ms, three
-// runs: 424 bits 0.142-0.145 / 0.146-0.149 -> 0.138-0.142 / 0.141-0.145, 848 bits 0.242-0.243 /
-// 0.244 -> 0.233-0.236 / 0.237-0.242, 1696 bits 0.461-0.468 / 0.467-0.470 -> 0.431-0.436 /
-// 0.438-0.442. At g = 1 and 2 (106, 212 bits) it was 3-4% slower than fused_terms_each: the
-// batch is one or two terms long. At g >= 8 the residues come through the warp's ring
-// (cp.async, FUSED_RING - 1 steps ahead; blocks of 128 threads, 4 an SM): 848 bits N / T
-// 0.233-0.236 / 0.237-0.242 -> 0.225-0.226 / 0.224-0.225, 1696 bits 0.431-0.436 / 0.438-0.442
-// -> 0.414-0.422 / 0.413-0.416; at g = 4 (424 bits) it was slower, N 0.150-0.154 against
-// 0.138-0.142.
+// every lane worked out the scalar part (session 23's loop, fused_terms_each's form). H200,
+// 1000 x 1000, N / T ms, three runs: 424 bits 0.142-0.145 / 0.146-0.149 -> 0.138-0.142 /
+// 0.141-0.145, 848 bits 0.242-0.243 / 0.244 -> 0.233-0.236 / 0.237-0.242, 1696 bits
+// 0.461-0.468 / 0.467-0.470 -> 0.431-0.436 / 0.438-0.442. At g = 1 and 2 (106, 212 bits) it
+// was 3-4% slower than fused_terms_each: the batch is one or two terms long.
+// At g >= 8 the residues come through the warp's ring (cp.async, FUSED_RING - 1 steps ahead;
+// blocks of 128 threads, 4 an SM), so that no register waits on a load: 848 bits ->
+// 0.222-0.228 / 0.224-0.225, 1696 bits -> 0.413-0.419 / 0.416-0.421 (ncu: long-scoreboard
+// stalls 1.1 and 0.6 per issue, from 5.3 at g = 4 without the ring). At g = 4 (424 bits) the
+// ring was slower, N 0.150-0.154 against 0.138-0.142.
 template <int NA, int G>
 static __device__ __forceinline__ void
 fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
