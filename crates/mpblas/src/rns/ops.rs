@@ -330,6 +330,50 @@ mod tests {
         assert!(acc == x, "{acc:?}");
     }
 
+    /// `fl(±2^k · x)` is `x.mul_pow2(k)` (negated for `−2^k`) field for field, evaluation
+    /// included, at every precision: `2^(p−1)·X` has `2p − 1` bits whose low `p − 1` are zero, so
+    /// the rounding only moves the exponent. (A GEMV with `α = ±2^k`, `α = 1` above all, may
+    /// take `d = x` scaled instead of rounding each `α·x_j`, and keep its bits.)
+    #[test]
+    fn products_with_powers_of_two_are_exact_scalings() {
+        let mut rng = mpblas_testdata::SplitMix64::new(24);
+        for bits in [53, 106, 424, 1696] {
+            let b = Basis::new(bits).unwrap();
+            let mut xs = vec![
+                MpFloat::zero(&b, false),
+                MpFloat::zero(&b, true),
+                MpFloat::infinity(&b, false),
+                MpFloat::infinity(&b, true),
+                MpFloat::nan(&b),
+                MpFloat::max_finite_in(&b),
+                MpFloat::min_positive_in(&b),
+            ];
+            for _ in 0..40 {
+                // full-precision significands: products and quotients of random doubles
+                let u = MpFloat::from_f64(&b, rng.uniform() * 2.0 - 1.0);
+                let v = MpFloat::from_f64(&b, rng.uniform() + 0.5);
+                xs.push(u.div_ref(&v).mul_pow2((rng.next_u64() % 400) as i64 - 200));
+            }
+            for x in &xs {
+                for k in [0i64, 1, -1, 37, -300, 5000] {
+                    for neg in [false, true] {
+                        let alpha = MpFloat::from_f64(&b, if neg { -1.0 } else { 1.0 }).mul_pow2(k);
+                        let got = alpha.mul_ref(x);
+                        let scaled = x.mul_pow2(k);
+                        let want = if neg { scaled.neg() } else { scaled };
+                        assert!(
+                            got.identical(&want),
+                            "{bits} bits, k = {k}: {got:?} against {want:?}"
+                        );
+                        if got.is_finite() {
+                            assert_eq!(got.eval, want.eval, "{bits} bits, k = {k}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn mixed_bases_meet_in_the_wider_one() {
         let (narrow, wide) = (Basis::new(60).unwrap(), Basis::new(200).unwrap());
