@@ -97,10 +97,14 @@ static __device__ FusedWindow fused_window(const FusedTab &f, i64 low_min, i64 l
     return w;
 }
 
-// Accumulator::weight: q_t of a term.
+// Accumulator::weight: q_t = 2^e of a term, e = fused_weight_log2 (0 to 32 for low <= low_max).
+static __device__ __forceinline__ u32 fused_weight_log2(const FusedTab &f, i64 top, i64 low) {
+    const i64 delta = top - low - 2 * (i64)f.p;
+    return (u32)(delta > 32 ? 0 : 32 - delta);
+}
+
 static __device__ __forceinline__ u64 fused_weight(const FusedTab &f, i64 top, i64 low) {
-    i64 delta = top - low - 2 * (i64)f.p;
-    return delta > 32 ? 1ull : (1ull << (32 - delta));
+    return 1ull << fused_weight_log2(f, top, low);
 }
 
 // (hi 2^32 + lo) mod m for hi, lo < 2^62.
@@ -731,11 +735,11 @@ static __device__ __forceinline__ void fused_defer_alone(const FusedTab &f, cons
 // of flags: FUSED_T_ACT for a finite term with d_j nonzero and a_ij finite (a_ij may still be
 // zero: fused_term_step tells that from the coefficients), FUSED_T_NEG its sign, FUSED_T_BELOW
 // when low < L (dropped), FUSED_T_ALONE when it is kept below the bucket, and bits 8-15 the
-// exponent of its weight q_t (Accumulator::weight; low <= low_max, so 0 <= 32 - delta <= 32).
-// *sp gets the bucket scale +-2^(low - base) for a term in the bucket (low - base <
-// FUSED_BUCKET there; the mask keeps the shift defined elsewhere), low - L for one alone (below
-// W + 2p, an int), else 0. Selects, no branches: the g <= 2 sums work it out each term in each
-// lane (sm_90: 261 instructions a term at g = 1 against 264 with branches).
+// exponent of its weight q_t (fused_weight_log2). *sp gets the bucket scale +-2^(low - base)
+// for a term in the bucket (low - base < FUSED_BUCKET there; the mask keeps the shift defined
+// elsewhere), low - L for one alone (below W + 2p, an int), else 0. Selects, no branches: the
+// g <= 2 sums work it out each term in each lane (sm_90: 261 instructions a term at g = 1
+// against 264 with branches).
 #define FUSED_T_ACT 1u
 #define FUSED_T_BELOW 2u
 #define FUSED_T_ALONE 4u
@@ -744,12 +748,12 @@ static __device__ __forceinline__ u32 fused_term_word(const FusedTab &f, const F
                                                       u8 di, u8 acls, u8 asg, i64 low, int *sp) {
     const bool ok = act && (di & 3) == 0 && !((di >> 3) & 1) && acls == 0;
     const bool neg = (asg != 0) != ((di >> 2) & 1);
-    const i64 delta = w.top - low - 2 * (i64)f.p;
+    const u32 ew = fused_weight_log2(f, w.top, low);
     const bool below = low < w.l, in_bucket = low >= base;
     const int s = 1 << ((u32)(low - base) & 31);
     *sp = !ok || below ? 0 : in_bucket ? (neg ? -s : s) : (int)(low - w.l);
     const u32 word = FUSED_T_ACT | (neg ? FUSED_T_NEG : 0) | (below ? FUSED_T_BELOW : 0) |
-                     (!below && !in_bucket ? FUSED_T_ALONE : 0) | ((u32)(delta > 32 ? 0 : 32 - delta) << 8);
+                     (!below && !in_bucket ? FUSED_T_ALONE : 0) | (ew << 8);
     return ok ? word : 0;
 }
 
@@ -811,6 +815,19 @@ fused_term_step(const FusedTab &f, FusedUnitSums<NA> &s, const u32 *tm, const u3
     }
 }
 
+// A term's residues in the lane's slots: a_ij's at ap and |d_j w_i R| at dp, slot i at i G;
+// zeros for a slot past the basis, or for every slot when `in` is false (nothing is loaded).
+template <int NA, int G>
+static __device__ __forceinline__ void fused_load_slots(const u32 *ap, const u32 *dp, bool in, u32 nb, u32 gl,
+                                                        u32 (&ar)[NA], u32 (&dr)[NA]) {
+#pragma unroll
+    for (int i = 0; i < NA; i++) {
+        const bool slot = in && gl + i * G < nb;
+        ar[i] = slot ? ap[i * G] : 0;
+        dr[i] = slot ? dp[i * G] : 0;
+    }
+}
+
 // A unit's terms, each lane working out its group's term's scalar part itself (g <= 2). With
 // the coefficients' OR for a_ij = 0 (no zeroing of the loaded residues), H200 N / T ms: 106
 // bits 0.070 / 0.070-0.071 -> 0.068-0.069 / 0.070-0.071, 212 bits 0.096-0.097 / 0.098-0.099
@@ -821,7 +838,7 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
                  const u32 *__restrict__ dv, FusedUnitSums<NA> &s, const u32 *tm, const u32 *tmu, const u32 *tmp,
                  const u32 *thr, const u32 *tlr, const FusedWindow &w, i64 base, bool active, u32 er, u32 emax,
                  u32 gl, u64 m, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u64 *sums) {
-    const u32 nb = f.n, g = G;
+    const u32 nb = f.n;
     // the term's element of A, stepped with c (element (0, 0) and column 0 stand in for an idle
     // lane's term)
     const i64 estep = a.cs * (i64)cstep;
@@ -835,12 +852,7 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
         const i64 low = a.exp[ei] + dexp[ci];
         const u32 *ap = a.d + ei * nb + gl, *dp = dv + ci * nb + gl;
         u32 ar[NA], dr[NA];
-#pragma unroll
-        for (int i = 0; i < NA; i++) {
-            const bool slot = gl + i * g < nb;
-            ar[i] = slot ? ap[i * g] : 0;
-            dr[i] = slot ? dp[i * g] : 0;
-        }
+        fused_load_slots<NA, G>(ap, dp, true, nb, gl, ar, dr);
         int sp;
         const u32 tw = fused_term_word(f, w, base, in, di, acls, asg, low, &sp);
         fused_term_step<NA, G>(f, s, tm, tmu, tmp, thr, tlr, ar, dr, tw, sp, ap, dp, er, emax, gl, m, r, sums);
@@ -908,7 +920,7 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
                     const u32 *tmp, const u32 *thr, const u32 *tlr, const FusedWindow &w, i64 base, bool active,
                     u32 er, u32 emax, u32 gl, u64 m, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u64 *sums,
                     u32 ring) {
-    const u32 nb = f.n, g = G, lane = threadIdx.x & 31;
+    const u32 nb = f.n, lane = threadIdx.x & 31;
     const i64 estep = a.cs * (i64)cstep;
     const u64 e0 = active ? blas_rns_at(a, r, cstart) : 0;
     u64 eb = e0 + (u64)((i64)gl * estep), cb = cstart + gl * cstep;
@@ -959,13 +971,7 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
             } else {
                 // the loads first: they do not wait on the shuffles (a term off the chunk loads
                 // nothing; cf is this step's column here)
-                const bool in = active && cf < c1;
-#pragma unroll
-                for (int i = 0; i < NA; i++) {
-                    const bool slot = in && gl + i * g < nb;
-                    ar[i] = slot ? ap[i * g] : 0;
-                    dr[i] = slot ? dp[i * g] : 0;
-                }
+                fused_load_slots<NA, G>(ap, dp, active && cf < c1, nb, gl, ar, dr);
             }
             cf += cstep;
             const u32 tw = __shfl_sync(FUSED_FULL, bw, st, G);
