@@ -25,7 +25,7 @@
 use super::blas_level2_rns_gpu::{BLAS_RNS_CUH, GemvArgs, download_vector, rns_arg, same_basis};
 use super::level2::is_zero;
 use super::rns_fused::one_rounding_bound;
-use crate::cuda::{Arg, Device, DeviceBuffer, DevicePod, LaunchConfig, ModuleSource, blocks};
+use crate::cuda::{Arg, Device, DeviceBuffer, DevicePod, LaunchConfig, ModuleSource};
 use crate::error::{Error, Result};
 use crate::rns::accumulate::{Accumulator, ceil_log2};
 use crate::rns::array_gpu::{DeviceMpArray, MAX_MODULI, RNS_CUH, device_tables};
@@ -521,11 +521,7 @@ fn fused_run(
         )?;
         let gpw = 32 / lanes as usize;
         let units = if rows_in_lanes { ly.div_ceil(gpw) } else { ly } * lx.div_ceil(per);
-        let sms = dev.info().multiprocessors.max(1) as usize;
-        let mut cfg = LaunchConfig::new(
-            (blocks(units * 32, block, sms * 4096 / block), 1),
-            block as u32,
-        );
+        let mut cfg = dev.grid_for_blocks_of(units * 32, block);
         cfg.shared_bytes = if shared_tables {
             shared_bytes
         } else {

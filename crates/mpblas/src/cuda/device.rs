@@ -430,8 +430,17 @@ impl Device {
     /// A one-dimensional launch for `n` elements of a grid-stride kernel: 256 threads per
     /// block, at most 16 blocks per SM (the loop covers the rest).
     pub(crate) fn grid_for(&self, n: usize) -> LaunchConfig {
-        let max_blocks = (self.inner.info.multiprocessors.max(1) as usize) * 16;
-        LaunchConfig::new((super::launch::blocks(n, 256, max_blocks), 1), 256)
+        self.grid_for_blocks_of(n, 256)
+    }
+
+    /// [`grid_for`](Device::grid_for) with `block` threads per block: at most the same 4096
+    /// threads per SM.
+    pub(crate) fn grid_for_blocks_of(&self, n: usize, block: usize) -> LaunchConfig {
+        let max_blocks = (self.inner.info.multiprocessors.max(1) as usize) * 4096 / block.max(1);
+        LaunchConfig::new(
+            (super::launch::blocks(n, block, max_blocks), 1),
+            block as u32,
+        )
     }
 
     /// A 2-D launch over an `m × n` column-major range: `blockIdx.y` over columns (at most
