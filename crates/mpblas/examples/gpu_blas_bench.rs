@@ -521,6 +521,11 @@ fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
         Err(_) => all_bits.to_vec(),
     };
     let fused_only = std::env::var("MPBLAS_BENCH_FUSED_ONLY").is_ok();
+    // MPBLAS_BENCH_ALPHA=1 times α = 1 (the fused prep's scaling path) instead of 1.5
+    let alpha_f64 = std::env::var("MPBLAS_BENCH_ALPHA")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(1.5);
     for bits in bits_list {
         let b = Basis::new(bits)?;
         for (name, ha, hx, hy) in &inputs {
@@ -532,7 +537,7 @@ fn rns_gemv_rows(dev: &Device, n: usize) -> Result<()> {
             let da = DeviceMpArray::upload(dev, &ma)?;
             let dx = DeviceMpArray::upload(dev, &mx)?;
             let mut dy = DeviceMpArray::upload(dev, &my)?;
-            let (alpha, beta) = (MpFloat::from_f64(&b, 1.5), MpFloat::from_f64(&b, 0.5));
+            let (alpha, beta) = (MpFloat::from_f64(&b, alpha_f64), MpFloat::from_f64(&b, 0.5));
             let mut ms = [0.0; 2];
             let mut same = true;
             for (k, trans) in [Trans::No, Trans::Yes].into_iter().enumerate() {

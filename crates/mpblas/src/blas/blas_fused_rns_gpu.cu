@@ -4,7 +4,8 @@
 // order, so any launch gives the CPU's bits) and rounded once.
 //
 // Kernels, in launch order:
-//   prep    one warp per x_j: d_j = alpha x_j (rns_mul_fused, the warp's rounding) and
+//   prep    one warp per x_j: d_j = alpha x_j (rns_mul_fused, the warp's rounding; x_j scaled,
+//           no rounding, when alpha = +-2^k) and
 //           |d_j w_i R|_m_i for the sums; in the same launch, the accumulators zeroed word by
 //           word and each row's starting state from the beta y_i term's class and exponent.
 //   scan    min/max of the exponents low = e_a + e_d of each row's finite nonzero terms, and the
@@ -402,7 +403,8 @@ static __device__ void fused_row_start(const RnsArg &beta, u64 eb, const RnsArg 
 // BINARY: the rounding of d_j by fused_round_warp, else by fused_finish_warp (the same bits).
 template <bool BINARY>
 static __device__ __forceinline__ void
-fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, RnsArg x, u64 n,
+fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, int alpha_pow2,
+           RnsArg x, u64 n,
            RnsArg d, u8 *dinfo, i64 *dexp, u32 *dv, RnsArg beta, RnsArg y, u64 m, int beta_zero, i64 *low_min,
            i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum) {
     __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
@@ -431,6 +433,21 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
         RnsNum v;
         if (rns_mul_special(al, xv, neg, &v)) {
             rns_zero(b, out);
+        } else if (alpha_pow2) {
+            // alpha = +-2^k: d_j is x_j's significand with the exponent moved and the sign of
+            // the product, the range rule applied (MpFloat::mul_pow2; the CPU's rounding of the
+            // product gives exactly that: rns::ops' products_with_powers_of_two_are_exact_scalings)
+            const u32 *xr = blas_rns_res(x, b.n, ex);
+            for (u32 i = 0; i < b.n; i++) out[i] = xr[i];
+            const i64 t = xv.exp + al.exp + 2 * (i64)b.p - 1;
+            if (t > RNS_EMAX || t < RNS_EMIN) {
+                v = rns_special(t > RNS_EMAX ? 1 : 0, neg);
+                rns_zero(b, out);
+            } else {
+                v = xv;
+                v.neg = (u8)neg;
+                v.exp = t - (i64)b.p;
+            }
         } else {
             const u32 *ar = blas_rns_res(alpha, b.n, ea), *xr = blas_rns_res(x, b.n, ex);
             for (u32 i = lane; i < b.n; i += 32) sh->x[i] = mul_mod(ar[i], xr[i], b.m[i], b.mu[i]);
@@ -460,17 +477,18 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
 }
 
 #define FUSED_PREP_ARGS                                                                                           \
-    const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, RnsArg x, u64 n,     \
+    const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, int alpha_pow2,     \
+        RnsArg x, u64 n,                                                                                        \
         RnsArg d, u8 *dinfo, i64 *dexp, u32 *dv, RnsArg beta, RnsArg y, u64 m, int beta_zero, i64 *low_min,      \
         i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep(FUSED_PREP_ARGS) {
-    fused_prep<false>(tab, ftab, prep_blocks, alpha, x, n, d, dinfo, dexp, dv, beta, y, m, beta_zero, low_min, low_max,
+    fused_prep<false>(tab, ftab, prep_blocks, alpha, alpha_pow2, x, n, d, dinfo, dexp, dv, beta, y, m, beta_zero, low_min, low_max,
                       flags, q, sums, bsum);
 }
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep_bin(FUSED_PREP_ARGS) {
-    fused_prep<true>(tab, ftab, prep_blocks, alpha, x, n, d, dinfo, dexp, dv, beta, y, m, beta_zero, low_min, low_max,
+    fused_prep<true>(tab, ftab, prep_blocks, alpha, alpha_pow2, x, n, d, dinfo, dexp, dv, beta, y, m, beta_zero, low_min, low_max,
                      flags, q, sums, bsum);
 }
 

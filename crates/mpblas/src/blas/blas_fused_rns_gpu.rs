@@ -464,6 +464,8 @@ fn fused_run(
             .max((ly * k.max(bucket_words)).div_ceil(64 * 8))
             .clamp(1, 65_535);
         let binary = round_in_binary(k);
+        // α = ±2^k (α = 1 above all): each d_j is x_j scaled, no rounding (fused_prep)
+        let alpha_pow2 = g.alpha.power_of_two_exponent().is_some();
         dev.launch(
             &MODULE,
             if binary {
@@ -477,6 +479,7 @@ fn fused_run(
                 Arg::U64(ftab),
                 Arg::U64(prep_blocks as u64),
                 alpha_arg,
+                Arg::I32(alpha_pow2 as i32),
                 x_arg,
                 Arg::U64(lx as u64),
                 d_arg,

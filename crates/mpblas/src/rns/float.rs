@@ -198,6 +198,21 @@ impl MpFloat {
         r
     }
 
+    /// `Some(k)` when `self` is `±2^k` (finite, nonzero, significand `2^(p−1)`), else `None`.
+    /// A product with it is an exact scaling: `fl(±2^k·x)` is `x.mul_pow2(k)`, negated for
+    /// `−2^k` (the fused GEMV's prep takes that path for `α`).
+    pub(crate) fn power_of_two_exponent(&self) -> Option<i64> {
+        if self.class != Class::Finite || self.is_zero() {
+            return None;
+        }
+        let p = self.basis.precision;
+        let mut top = pool::zeroed(self.basis.len());
+        self.basis.pow2_into(u64::from(p) - 1, &mut top);
+        let is_pow2 = top == self.res;
+        pool::recycle(top);
+        is_pow2.then(|| self.exp + (p as i64 - 1))
+    }
+
     /// `self · 2^k`, exact unless it leaves the exponent range (then ±Inf or ±0 by the range
     /// rule). The significand is untouched: scaling a *number* by a power of two only moves
     /// its exponent; the papers' RNS power-of-two scaling of a *significand* is the exact

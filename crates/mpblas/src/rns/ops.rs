@@ -355,9 +355,24 @@ mod tests {
                 xs.push(u.div_ref(&v).mul_pow2((rng.next_u64() % 400) as i64 - 200));
             }
             for x in &xs {
+                let pow2 = x.is_finite()
+                    && !x.is_zero()
+                    && x.abs().num_eq(
+                        &MpFloat::one_in(&b).mul_pow2(x.exponent() + b.precision() as i64 - 1),
+                    );
+                assert_eq!(
+                    x.power_of_two_exponent().is_some(),
+                    pow2,
+                    "{bits} bits: {x:?}"
+                );
                 for k in [0i64, 1, -1, 37, -300, 5000] {
                     for neg in [false, true] {
                         let alpha = MpFloat::from_f64(&b, if neg { -1.0 } else { 1.0 }).mul_pow2(k);
+                        assert_eq!(
+                            alpha.power_of_two_exponent(),
+                            Some(k),
+                            "{bits} bits, k = {k}"
+                        );
                         let got = alpha.mul_ref(x);
                         let scaled = x.mul_pow2(k);
                         let want = if neg { scaled.neg() } else { scaled };
