@@ -14,7 +14,8 @@
 //           lanes per term (lane l holds the base moduli k = l mod g) adds each product's CRT
 //           coefficients and rank to its row's bucket, and each unit adds its buckets to the
 //           rows' with atomics (integers: the order does not matter). At g >= 4 the group's
-//           lanes work out the scalar part of g terms at once, a term each (fused_terms_batched).
+//           lanes work out the scalar part of g terms at once, a term each (fused_terms_batched),
+//           and a unit's sum of ranks comes once from its sums (fused_unit_rank).
 //   finish  one warp per row: the bucket extended to the row's level, the beta y_i term, the
 //           rounding in the row's level basis (finish_from by the warp), the bound.
 // prep and finish have _bin twins for wide bases of up to 128 moduli, which round from the
@@ -37,14 +38,16 @@
 #define FUSED_DROPPED 32u
 
 // The fused constants (launcher: `fused_tables`): header words 0 n, 1 k (widest level), 2 rows of
-// the 2^(32q) table, 3 levels, 4 window W, 5 p, 6 ceil(log2 terms); 8.. level lengths, 20..
-// level log2 M, 32.. level basis tables (device addresses, two words each); then m[k], mu[k],
+// the 2^(32q) table, 3 levels, 4 window W, 5 p, 6 ceil(log2 terms), 7 the base's k_norm; 8..
+// level lengths, 20.. level log2 M, 32.. level basis tables (device addresses, two words each),
+// 56-57 the bits of c0 = M 2^(-2 k_norm) rounded up (fused_term_word); then m[k], mu[k],
 // w[n] (CRT weights of the base), mi[(k - n) n], mm[k - n], 2^(32q) mod m (h rows of k); then
 // the Montgomery forms (R = 2^32) of the sums' kernel: mp[k] = -1/m mod R, w R mod m [n],
 // mi R mod m_l [(k - n) n], 2^(32q) R mod m (h rows of k), 2^r R mod m (32 rows of k); and
 // |M_j|_m_j for the base moduli [n].
 struct FusedTab {
-    u32 n, k, h, levels, w, p, lg;
+    u32 n, k, h, levels, w, p, lg, kn;
+    double c0;
     const u32 *m, *mu, *wt, *mi, *mm, *hi, *mp, *wm, *mim, *hr, *lr, *mj, *t;
 };
 
@@ -57,6 +60,8 @@ static __device__ __forceinline__ FusedTab fused_tab(const u32 *t) {
     f.w = t[4];
     f.p = t[5];
     f.lg = t[6];
+    f.kn = t[7];
+    f.c0 = __longlong_as_double((long long)(((u64)t[57] << 32) | t[56]));
     f.t = t;
     f.m = t + FUSED_HDR;
     f.mu = f.m + f.k;
@@ -125,6 +130,20 @@ static __device__ __forceinline__ u32 fused_term_flags(u8 acls, bool azero, u8 d
     if (acls == 1 || dcls == 1) return (azero || dzero) ? FUSED_NAN : (neg ? FUSED_NINF : FUSED_PINF);
     if (azero || dzero) return neg ? 0u : FUSED_POS;
     return FUSED_POS | FUSED_NONZERO;
+}
+
+// X 2^kn / M of a finite number from the upper bound f 2^e of its evaluation X/M (ExtF, f in
+// [1/2, 1)): a p-bit X times 2^k_norm lies in (M/32, M/4), so the result is a normal double and
+// the exponent moves by an integer addition; 0 for X = 0. Relative error below n 2^-59 + 2^-52
+// (the evaluation's width n 2^-63 against X 2^k_norm / M > 1/32, and the bound's rounding).
+static __device__ __forceinline__ double fused_scaled_eval(double f, i64 e, u32 kn) {
+    return f == 0.0 ? 0.0 : __longlong_as_double(__double_as_longlong(f) + ((long long)(e + (i64)kn) << 52));
+}
+
+// fused_scaled_eval of element e of a (its evaluation's upper bound: one 16-byte load).
+static __device__ __forceinline__ double fused_a_eval(const RnsArg &a, u64 e, u32 kn) {
+    const ulonglong2 h = *(const ulonglong2 *)&a.eval[2 * (a.len + e)];
+    return fused_scaled_eval(__longlong_as_double((long long)h.x), (i64)h.y, kn);
 }
 
 static __device__ __forceinline__ bool fused_is_zero(const RnsArg &a, u64 e) {
@@ -405,7 +424,7 @@ template <bool BINARY>
 static __device__ __forceinline__ void
 fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, int alpha_pow2,
            RnsArg x, u64 n,
-           RnsArg d, u8 *dinfo, i64 *dexp, u32 *dv, RnsArg beta, RnsArg y, u64 m, int beta_zero, i64 *low_min,
+           RnsArg d, u8 *dinfo, i64 *dexp, double *dq, u32 *dv, RnsArg beta, RnsArg y, u64 m, int beta_zero, i64 *low_min,
            i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum) {
     __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
     RnsBasis b = rns_basis(tab);
@@ -469,6 +488,8 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
             bool zero = rns_num_is_zero(v);
             dinfo[j] = (u8)(v.cls | (v.neg << 2) | ((u8)zero << 3));
             dexp[j] = v.exp;
+            // X_d 2^-k_norm (fused_term_word's dd): the sums' rank of a unit (fused_unit_rank)
+            dq[j] = v.cls == 0 ? __dmul_rn(fused_scaled_eval(v.hi.f, v.hi.e, f.kn), f.c0) : 0.0;
             blas_rns_put(d, b.n, j, v, out);
         }
         // every lane holds d_j's residues (the warp's rounding leaves them in each)
@@ -478,17 +499,16 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
 
 #define FUSED_PREP_ARGS                                                                                           \
     const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, int alpha_pow2,     \
-        RnsArg x, u64 n,                                                                                        \
-        RnsArg d, u8 *dinfo, i64 *dexp, u32 *dv, RnsArg beta, RnsArg y, u64 m, int beta_zero, i64 *low_min,      \
-        i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
+        RnsArg x, u64 n, RnsArg d, u8 *dinfo, i64 *dexp, double *dq, u32 *dv, RnsArg beta, RnsArg y, u64 m,     \
+        int beta_zero, i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep(FUSED_PREP_ARGS) {
-    fused_prep<false>(tab, ftab, prep_blocks, alpha, alpha_pow2, x, n, d, dinfo, dexp, dv, beta, y, m, beta_zero, low_min, low_max,
+    fused_prep<false>(tab, ftab, prep_blocks, alpha, alpha_pow2, x, n, d, dinfo, dexp, dq, dv, beta, y, m, beta_zero, low_min, low_max,
                       flags, q, sums, bsum);
 }
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep_bin(FUSED_PREP_ARGS) {
-    fused_prep<true>(tab, ftab, prep_blocks, alpha, alpha_pow2, x, n, d, dinfo, dexp, dv, beta, y, m, beta_zero, low_min, low_max,
+    fused_prep<true>(tab, ftab, prep_blocks, alpha, alpha_pow2, x, n, d, dinfo, dexp, dq, dv, beta, y, m, beta_zero, low_min, low_max,
                      flags, q, sums, bsum);
 }
 
@@ -574,9 +594,10 @@ blas_fused_scan(RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ 
     }
 }
 
-// The same for a row's Q and its dropped flag.
-static __device__ __forceinline__ void fused_join_q(u64 &qsum, bool &dropped, u32 from) {
-    for (u32 off = from; off < 32; off <<= 1) {
+// The same for a row's Q and its dropped flag, over the lanes whose index differs from this
+// lane's in the bits from `from` to below `to` (powers of two).
+static __device__ __forceinline__ void fused_join_q(u64 &qsum, bool &dropped, u32 from, u32 to) {
+    for (u32 off = from; off < to; off <<= 1) {
         qsum += __shfl_xor_sync(FUSED_FULL, qsum, off);
         dropped = __shfl_xor_sync(FUSED_FULL, (int)dropped, off) || dropped;
     }
@@ -629,7 +650,8 @@ static __device__ __forceinline__ u32 fused_redc64(u64 t, u32 m, u32 mp) {
 // rest, so that any number of units adds exactly), and the finish extends the row's bucket
 // X = sum_i V_i M_i - K M to its level once (fused_bucket_warp). A kept term below base goes
 // into the sums on its own, at its own shift (fused_defer_alone; the warp takes that branch
-// together). The residues are the same integers modulo each modulus as the per-term
+// together). At g >= 4 a unit's K is not summed term by term but worked out at its end from its
+// V_i and an approximation of its X/M (fused_unit_rank). The residues are the same integers modulo each modulus as the per-term
 // extension's, so the same bits.
 
 // Bucket width (binades) and the most terms a lane's bucket takes: |v 2^s| < 2^31 2^19 and
@@ -750,87 +772,125 @@ static __device__ __forceinline__ void fused_defer_alone(const FusedTab &f, cons
 }
 
 // A term's scalar part for the sums (act: the term is in the unit and its row active), as a word
-// of flags: FUSED_T_ACT for a finite term with d_j nonzero and a_ij finite (a_ij may still be
-// zero: fused_term_step tells that from the coefficients), FUSED_T_NEG its sign, FUSED_T_BELOW
-// when low < L (dropped), FUSED_T_ALONE when it is kept below the bucket, and bits 8-15 the
-// exponent of its weight q_t (fused_weight_log2). *sp gets the bucket scale +-2^(low - base)
-// for a term in the bucket (low - base < FUSED_BUCKET there; the mask keeps the shift defined
-// elsewhere), low - L for one alone (below W + 2p, an int), else 0. Selects, no branches: the
-// g <= 2 sums work it out each term in each lane (sm_90: 261 instructions a term at g = 1
-// against 264 with branches).
+// of flags: FUSED_T_ACT for a live term (finite, with a_ij and d_j nonzero: ua = a_ij's
+// fused_scaled_eval is 0 exactly for a zero), FUSED_T_NEG its sign, FUSED_T_BELOW when low < L
+// (dropped), FUSED_T_ALONE when it is kept below the bucket, and bits 8-15 the exponent of its
+// weight q_t (fused_weight_log2). *sp gets the bucket scale +-2^(low - base) for a term in the
+// bucket (low - base < FUSED_BUCKET there; the mask keeps the shift defined elsewhere), low - L
+// for one alone (below W + 2p, an int), else 0; *c the term's share of the unit's rank
+// (fused_unit_rank): sp P/M ~ sp ua dd, dd = d_j's fused_scaled_eval times c0 (the prep's dq),
+// for a term in the bucket, else 0. Selects, no branches.
 #define FUSED_T_ACT 1u
 #define FUSED_T_BELOW 2u
 #define FUSED_T_ALONE 4u
 #define FUSED_T_NEG 8u
 static __device__ __forceinline__ u32 fused_term_word(const FusedTab &f, const FusedWindow &w, i64 base, bool act,
-                                                      u8 di, u8 acls, u8 asg, i64 low, int *sp) {
-    const bool ok = act && (di & 3) == 0 && !((di >> 3) & 1) && acls == 0;
+                                                      u8 di, u8 acls, u8 asg, i64 low, double ua, double dd, int *sp,
+                                                      double *c) {
+    const bool ok = act && (di & 3) == 0 && !((di >> 3) & 1) && acls == 0 && ua != 0.0;
     const bool neg = (asg != 0) != ((di >> 2) & 1);
     const u32 ew = fused_weight_log2(f, w.top, low);
     const bool below = low < w.l, in_bucket = low >= base;
     const int s = 1 << ((u32)(low - base) & 31);
     *sp = !ok || below ? 0 : in_bucket ? (neg ? -s : s) : (int)(low - w.l);
+    *c = ok && !below && in_bucket ? __dmul_rn(__dmul_rn(ua, dd), (double)*sp) : 0.0;
     const u32 word = FUSED_T_ACT | (neg ? FUSED_T_NEG : 0) | (below ? FUSED_T_BELOW : 0) |
                      (!below && !in_bucket ? FUSED_T_ALONE : 0) | (ew << 8);
     return ok ? word : 0;
 }
 
-// A unit's sums in registers: the slots' constants, the bucket's V_i (vs) and K (kb), the row's
-// Q and dropped flag. The constants are held in registers (read from shared memory each term,
-// 16 slots' cost three loads a slot and left no registers: spills, 40 instructions a slot);
-// the shared tables are padded with zeros, so a slot past the base has m = 0 and loads no
-// residues: its product, v and rank part are 0.
+// A unit's sums in registers: the slots' constants, the bucket's V_i (vs) and K (kb, set at the
+// unit's end: fused_unit_rank), the row's Q and dropped flag and the approximation xs of the
+// bucket's X/M, each of the last three over the terms whose word the lane worked out. The
+// constants are held in registers (read from shared memory each term, 16 slots' cost three
+// loads a slot and left no registers: spills, 40 instructions a slot); the shared tables are
+// padded with zeros, so a slot past the base has m = 0 and loads no residues: its product and
+// v are 0.
 template <int NA> struct FusedUnitSums {
     u32 cm[NA], cmu[NA], cmp[NA];
     i64 vs[NA], kb;
     u64 qsum;
+    double xs;
     bool dropped;
 };
+
+// A term's word into the lane's Q and dropped flag (on: the lane counts this term).
+template <int NA>
+static __device__ __forceinline__ void fused_term_count(FusedUnitSums<NA> &s, u32 tw, bool on) {
+    const bool live = on && (tw & FUSED_T_ACT);
+    s.qsum += live ? 1ull << ((tw >> 8) & 0xff) : 0;
+    s.dropped = s.dropped || (live && (tw & FUSED_T_BELOW));
+}
+
+// A kept term below its row's bucket (the rare one: fused_defer_alone), every lane of the warp
+// together, `alone` for a lane whose group's term it is: its coefficients again from memory (the
+// loop keeps no copy of them), its rank from their fixed-point fractions unless RANKED (kk),
+// then its residues at its own shift.
+template <int NA, int G, bool RANKED>
+static __device__ __forceinline__ void fused_term_alone(const FusedTab &f, const FusedUnitSums<NA> &s, const u32 *tm,
+                                                        const u32 *tmu, const u32 *tmp, const u32 *thr,
+                                                        const u32 *tlr, u32 tw, int tsp, u32 kk, bool alone,
+                                                        const u32 *ap, const u32 *dp, u32 er, u32 emax, u32 gl, u64 m,
+                                                        u64 r, u64 *sums) {
+    const u32 nb = f.n;
+    u32 v[NA];
+    u64 frac = 0;
+#pragma unroll
+    for (int i = 0; i < NA; i++) {
+        const bool in = alone && gl + i * G < nb;
+        const u32 t = fused_redc((u64)(in ? ap[i * G] : 0) * (in ? dp[i * G] : 0), s.cm[i], s.cmp[i]);
+        v[i] = rns_min32(t, t - s.cm[i]);
+        if (!RANKED) frac += __umulhi(v[i], s.cmu[i]);
+    }
+    if (!RANKED) kk = fused_rank(fused_group_sum(frac, G));
+    fused_defer_alone<NA>(f, tm, tmu, tmp, thr, tlr, v, kk, (tw & FUSED_T_NEG) != 0, alone ? (u64)(u32)tsp : 0,
+                          alone, er, emax, G, gl, m, r, sums);
+}
 
 // One term into a unit's sums, every lane of the warp together (idle groups carry zeros): the
 // group's residues ar (of a_ij) and dr (|d_j w_i R|) in its lanes' slots, the term's word tw and
 // scale tsp (fused_term_word); ap and dp point at the residues again for the rare term alone.
-template <int NA, int G>
+// The product's CRT coefficients go into the bucket's V_i (sp = 0 off the bucket).
+// RANKED (g <= 2): the word does not know whether a_ij is zero, and the term's rank goes into K
+// here: the coefficients' fixed-point fractions and OR, summed over the group (no butterfly at
+// g = 1, one at g = 2), give the rank and a_ij = 0 (the coefficients v_i = |a_i d_i w_i| are all
+// zero exactly when P = a_ij d_j = 0: P = sum v_i M_i - k M with |P| < M; d_j is nonzero in a
+// word with FUSED_T_ACT, and the slots past the basis have v = 0). Else (g >= 4) the word tells
+// a_ij = 0 and the unit's K comes at its end (fused_unit_rank): H200, 1000 x 1000, N / T ms,
+// the same run: 424 bits 0.140-0.141 / 0.143-0.145 -> 0.137-0.138 / 0.140-0.142, 848 bits
+// 0.222-0.225 / 0.220-0.222 -> 0.222-0.230 / 0.223-0.229, 1696 bits 0.414-0.418 / 0.417-0.419
+// -> 0.408-0.410 / 0.412 (ncu: the loop 30% fewer instructions, 133-145 a lane and term, and
+// now waiting on memory: long-scoreboard 3.2 stalls per issue at g = 8). At g <= 2 the 16-byte
+// evaluation a term was 5-8% slower (106 bits: 0.070-0.071 -> 0.076-0.077).
+template <int NA, int G, bool RANKED>
 static __device__ __forceinline__ void
 fused_term_step(const FusedTab &f, FusedUnitSums<NA> &s, const u32 *tm, const u32 *tmu, const u32 *tmp,
                 const u32 *thr, const u32 *tlr, const u32 (&ar)[NA], const u32 (&dr)[NA], u32 tw, int tsp,
                 const u32 *ap, const u32 *dp, u32 er, u32 emax, u32 gl, u64 m, u64 r, u64 *sums) {
-    const u32 nb = f.n, g = G;
-    // the product's CRT coefficients into the bucket (sp = 0 off the bucket), and its rank
-    const int sp = (tw & FUSED_T_ALONE) ? 0 : tsp;
+    bool alone = (tw & FUSED_T_ALONE) != 0;
+    const int sp = alone ? 0 : tsp;
     u64 frac = 0;
     u32 nz = 0;
 #pragma unroll
     for (int i = 0; i < NA; i++) {
         const u32 t = fused_redc((u64)ar[i] * dr[i], s.cm[i], s.cmp[i]), v = rns_min32(t, t - s.cm[i]);
-        frac += __umulhi(v, s.cmu[i]);
+        if (RANKED) frac += __umulhi(v, s.cmu[i]);
         s.vs[i] += (i64)(int)v * (i64)sp;
-        nz |= v;
+        if (RANKED) nz |= v;
     }
-    // A finite term whose a_ij is zero adds nothing (zero coefficients and rank) and is not
-    // counted. The coefficients v_i = |a_i d_i w_i| are all zero exactly when P = a_ij d_j = 0
-    // (P = sum v_i M_i - k M with |P| < M), and d_j is nonzero in a word with FUSED_T_ACT, so
-    // their OR tells a_ij = 0 (the slots past the basis have v = 0).
-    for (u32 off = 1; off < g; off <<= 1) nz |= __shfl_xor_sync(FUSED_FULL, nz, off);
-    const bool live = (tw & FUSED_T_ACT) && nz != 0;
-    if (live && gl == 0) s.qsum += 1ull << ((tw >> 8) & 0xff);
-    s.dropped = s.dropped || (live && (tw & FUSED_T_BELOW));
-    const bool alone = live && (tw & FUSED_T_ALONE);
-    frac = fused_group_sum(frac, g);
-    const u32 kk = fused_rank(frac);
-    s.kb += (i64)(int)kk * (i64)sp;
-    if (__any_sync(FUSED_FULL, alone)) {
-        // the coefficients again, from memory (the loop keeps no copy of them)
-        u32 v[NA];
-#pragma unroll
-        for (int i = 0; i < NA; i++) {
-            const bool in = alone && gl + i * g < nb;
-            const u32 t = fused_redc((u64)(in ? ap[i * g] : 0) * (in ? dp[i * g] : 0), s.cm[i], s.cmp[i]);
-            v[i] = rns_min32(t, t - s.cm[i]);
-        }
-        fused_defer_alone<NA>(f, tm, tmu, tmp, thr, tlr, v, kk, (tw & FUSED_T_NEG) != 0,
-                              alone ? (u64)(u32)tsp : 0, alone, er, emax, g, gl, m, r, sums);
+    u32 kk = 0;
+    if (RANKED) {
+        for (u32 off = 1; off < G; off <<= 1) nz |= __shfl_xor_sync(FUSED_FULL, nz, off);
+        const bool live = (tw & FUSED_T_ACT) && nz != 0;
+        if (live && gl == 0) s.qsum += 1ull << ((tw >> 8) & 0xff);
+        s.dropped = s.dropped || (live && (tw & FUSED_T_BELOW));
+        alone = alone && live;
+        kk = fused_rank(fused_group_sum(frac, G));
+        s.kb += (i64)(int)kk * (i64)sp;
     }
+    if (__any_sync(FUSED_FULL, alone))
+        fused_term_alone<NA, G, RANKED>(f, s, tm, tmu, tmp, thr, tlr, tw, tsp, kk, alone, ap, dp, er, emax, gl, m, r,
+                                        sums);
 }
 
 // A term's residues in the lane's slots: a_ij's at ap and |d_j w_i R| at dp, slot i at i G;
@@ -871,25 +931,32 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
         const u32 *ap = a.d + ei * nb + gl, *dp = dv + ci * nb + gl;
         u32 ar[NA], dr[NA];
         fused_load_slots<NA, G>(ap, dp, true, nb, gl, ar, dr);
+        // (ua = 1: the step tells a_ij = 0 from the coefficients; no share of the unit's rank)
         int sp;
-        const u32 tw = fused_term_word(f, w, base, in, di, acls, asg, low, &sp);
-        fused_term_step<NA, G>(f, s, tm, tmu, tmp, thr, tlr, ar, dr, tw, sp, ap, dp, er, emax, gl, m, r, sums);
+        double c;
+        const u32 tw = fused_term_word(f, w, base, in, di, acls, asg, low, 1.0, 0.0, &sp, &c);
+        fused_term_step<NA, G, true>(f, s, tm, tmu, tmp, thr, tlr, ar, dr, tw, sp, ap, dp, er, emax, gl, m, r, sums);
     }
 }
 
-// A warp's ring of FUSED_RING steps in shared memory (the sums at g >= 8): step t's residues of
-// a_ij and of |d_j w_i R| in stage t mod FUSED_RING, slot i of lane l at word (2 i) 32 + l
-// (a) and (2 i + 1) 32 + l (d) of the stage (consecutive lanes, consecutive banks). Each lane
-// reads back only what it copied itself, so cp.async.wait_group orders it (no barrier).
+// A warp's ring of R steps in shared memory (the sums' template argument: FUSED_RING at g >= 8,
+// none below): step t's residues of a_ij and of |d_j w_i R| in stage t mod R, slot i of lane l
+// at word (2 i) 32 + l (a) and (2 i + 1) 32 + l (d) of the stage (consecutive lanes,
+// consecutive banks). Each lane reads back only what it copied itself, so cp.async.wait_group
+// orders it (no barrier). Deeper rings, tried with fused_unit_rank (H200, N ms at 848 / 1696
+// bits, against 0.222-0.230 / 0.408-0.410 with 4): 5 stages in blocks of 128 threads
+// 0.228-0.229 / 0.411-0.416; 6 or 8 in blocks of 64 0.27-0.31 / 0.43-0.47 (those blocks'
+// shared bytes also let the 2^s tables in, which cut the blocks an SM holds); at g = 4, 4
+// stages 0.155-0.157 and 6 0.21-0.22 against 0.137-0.138 without a ring.
 #define FUSED_RING 4
-#define FUSED_RING_WORDS(NA) (FUSED_RING * 2 * (NA) * 32)
+#define FUSED_RING_WORDS(NA, R) ((R) * 2 * (NA) * 32)
 
 // Step t's copies into the ring, one commit group: a slot past the basis, or a term off the
 // chunk (in false), copies no bytes (source size 0: its address is not read) and fills zeros.
-template <int NA, int G>
+template <int NA, int G, int R>
 static __device__ __forceinline__ void fused_ring_fill(u32 ring, u32 t, u32 lane, const u32 *ap, const u32 *dp,
                                                        bool in, u32 nb, u32 gl) {
-    const u32 st = ring + (t % FUSED_RING) * (2 * NA * 32 * 4) + lane * 4;
+    const u32 st = ring + (t % R) * (2 * NA * 32 * 4) + lane * 4;
 #pragma unroll
     for (int i = 0; i < NA; i++) {
         const bool slot = in && gl + i * G < nb;
@@ -905,9 +972,9 @@ static __device__ __forceinline__ void fused_ring_fill(u32 ring, u32 t, u32 lane
 }
 
 // Step t's residues from the ring (after its group's wait).
-template <int NA>
+template <int NA, int R>
 static __device__ __forceinline__ void fused_ring_read(u32 ring, u32 t, u32 lane, u32 (&ar)[NA], u32 (&dr)[NA]) {
-    const u32 st = ring + (t % FUSED_RING) * (2 * NA * 32 * 4) + lane * 4;
+    const u32 st = ring + (t % R) * (2 * NA * 32 * 4) + lane * 4;
 #pragma unroll
     for (int i = 0; i < NA; i++) {
         asm volatile("ld.shared.u32 %0, [%1];" : "=r"(ar[i]) : "r"(st + (2 * i) * 128) : "memory");
@@ -931,10 +998,10 @@ static __device__ __forceinline__ void fused_ring_read(u32 ring, u32 t, u32 lane
 // 0.222-0.228 / 0.224-0.225, 1696 bits -> 0.413-0.419 / 0.416-0.421 (ncu: long-scoreboard
 // stalls 1.1 and 0.6 per issue, from 5.3 at g = 4 without the ring). At g = 4 (424 bits) the
 // ring was slower, N 0.150-0.154 against 0.138-0.142.
-template <int NA, int G>
+template <int NA, int G, int R>
 static __device__ __forceinline__ void
 fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-                    const u32 *__restrict__ dv, FusedUnitSums<NA> &s, const u32 *tm, const u32 *tmu,
+                    const double *__restrict__ dq, const u32 *__restrict__ dv, FusedUnitSums<NA> &s, const u32 *tm, const u32 *tmu,
                     const u32 *tmp, const u32 *thr, const u32 *tlr, const FusedWindow &w, i64 base, bool active,
                     u32 er, u32 emax, u32 gl, u64 m, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u64 *sums,
                     u32 ring) {
@@ -947,13 +1014,13 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
     const u64 dpstep = cstep * nb;
     // At g >= 8 the residues go through the warp's ring in shared memory (fused_ring_fill):
     // step t's are copied FUSED_RING - 1 steps ahead, so that their loads wait on no register.
-    const bool via_ring = G >= 8;
+    const bool via_ring = R > 0;
     const u32 *apf = ap, *dpf = dp;
     u64 cf = cstart;
     if (via_ring) {
 #pragma unroll
-        for (u32 t = 0; t + 1 < FUSED_RING; t++) {
-            fused_ring_fill<NA, G>(ring, t, lane, apf, dpf, active && cf < c1, nb, gl);
+        for (u32 t = 0; t + 1 < R; t++) {
+            fused_ring_fill<NA, G, R>(ring, t, lane, apf, dpf, active && cf < c1, nb, gl);
             apf += apstep;
             dpf += dpstep;
             cf += cstep;
@@ -963,10 +1030,15 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
     u64 ci = bin ? cb : 0, ei = bin ? eb : 0;
     u8 bdi = dinfo[ci], bcls = a.cls[ei], bsg = a.sign[ei];
     i64 bea = a.exp[ei], bed = dexp[ci];
+    double bua = fused_a_eval(a, ei, f.kn), bdd = dq[ci];
     u32 t = 0;
     for (u64 it = 0; it < iters; it += G) {
         int bsp;
-        const u32 bw = fused_term_word(f, w, base, bin, bdi, bcls, bsg, bea + bed, &bsp);
+        double bc;
+        const u32 bw = fused_term_word(f, w, base, bin, bdi, bcls, bsg, bea + bed, bua, bdd, &bsp, &bc);
+        // the lane counts the term whose word it worked out (a term past the unit has word 0)
+        fused_term_count(s, bw, true);
+        s.xs += bc;
         eb = (u64)((i64)eb + (i64)G * estep);
         cb += G * cstep;
         bin = active && cb < c1;
@@ -977,15 +1049,17 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
         bsg = a.sign[ei];
         bea = a.exp[ei];
         bed = dexp[ci];
+        bua = fused_a_eval(a, ei, f.kn);
+        bdd = dq[ci];
         const u32 steps = iters - it < G ? (u32)(iters - it) : G;
         for (u32 st = 0; st < steps; st++, t++, ap += apstep, dp += dpstep) {
             u32 ar[NA], dr[NA];
             if (via_ring) {
-                fused_ring_fill<NA, G>(ring, t + FUSED_RING - 1, lane, apf, dpf, active && cf < c1, nb, gl);
+                fused_ring_fill<NA, G, R>(ring, t + R - 1, lane, apf, dpf, active && cf < c1, nb, gl);
                 apf += apstep;
                 dpf += dpstep;
-                asm volatile("cp.async.wait_group %0;" ::"n"(FUSED_RING - 1) : "memory");
-                fused_ring_read<NA>(ring, t, lane, ar, dr);
+                asm volatile("cp.async.wait_group %0;" ::"n"(R > 0 ? R - 1 : 0) : "memory");
+                fused_ring_read<NA, R>(ring, t, lane, ar, dr);
             } else {
                 // the loads first: they do not wait on the shuffles (a term off the chunk loads
                 // nothing; cf is this step's column here)
@@ -994,10 +1068,47 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
             cf += cstep;
             const u32 tw = __shfl_sync(FUSED_FULL, bw, st, G);
             const int tsp = __shfl_sync(FUSED_FULL, bsp, st, G);
-            fused_term_step<NA, G>(f, s, tm, tmu, tmp, thr, tlr, ar, dr, tw, tsp, ap, dp, er, emax, gl, m, r, sums);
+            fused_term_step<NA, G, false>(f, s, tm, tmu, tmp, thr, tlr, ar, dr, tw, tsp, ap, dp, er, emax, gl, m, r,
+                                          sums);
         }
     }
     if (via_ring) asm volatile("cp.async.wait_group 0;" ::: "memory");
+}
+
+// The bucket's K = sum_t sp_t k_t of a unit without the terms' ranks k_t. With
+// V_i = sum_t sp_t v_(t,i) and sum_i v_(t,i)/m_i = k_t + P_t/M (v in [0, m), P_t/M in [0, 1/4)),
+// F = sum_i V_i/m_i = K + X/M, X = sum_t sp_t P_t the bucket's sum; K is F - X/M rounded to
+// nearest once each is known to within 1/4:
+// - F: V_i = q_i m_i + r_i exactly (r_i = |V_i|_m_i by Barrett, q_i the double quotient of the
+//   multiple V_i - r_i rounded: |q_i| < 2^31 and its error below 2^-20), F = sum q_i + sum r_i/m_i
+//   (the fractions in double, error below n^2 2^-53);
+// - X/M: xs, the terms' sp ua dd (fused_term_word; relative error below 2n 2^-59 + 5 2^-53: the
+//   two evaluations' bounds, c0 and three roundings) summed in double in any order: with
+//   |sp P/M| < 2^19/4 and at most FUSED_BUCKET_TERMS = 2^11 terms a unit, |X/M| < 2^28 and the
+//   error is below 2^28 (2^-49 + 2^11 2^-53) < 2^-13.
+// So K is exact, the CPU's sum of the terms' ranks (term_lanes.rs), whatever the order of the
+// double sums. It replaces a rank per term (a fixed-point fraction a slot and a butterfly a
+// term). vs: the unit's V_i in the group's slots; xs: the unit's sum; the result in every lane.
+template <int NA>
+static __device__ __forceinline__ i64 fused_unit_rank(const FusedUnitSums<NA> &s, u32 g) {
+    i64 fi = 0;
+    double ff = 0.0;
+#pragma unroll
+    for (int i = 0; i < NA; i++) {
+        const u32 mk = s.cm[i];
+        if (mk != 0) {
+            const i64 v = s.vs[i];
+            const u32 rr = fused_smod(v, mk, s.cmu[i]);
+            const double md = (double)mk;
+            fi += __double2ll_rn(__ddiv_rn((double)(v - (i64)rr), md));
+            ff = __dadd_rn(ff, __ddiv_rn((double)rr, md));
+        }
+    }
+    for (u32 off = 1; off < g; off <<= 1) {
+        fi += (i64)__shfl_xor_sync(FUSED_FULL, (u64)fi, off);
+        ff = __dadd_rn(ff, __shfl_xor_sync(FUSED_FULL, ff, off));
+    }
+    return fi + __double2ll_rn(__dsub_rn(ff, s.xs));
 }
 
 // One unit of the sums: a row, or 32/g rows (rows_in_lanes), and a chunk of at most
@@ -1005,10 +1116,10 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
 // rows_in_lanes (A = op(A) stored by columns): the warp's 32/g groups take 32/g consecutive rows
 // and the same columns; else they take one row and every (32/g)-th column of the chunk, and
 // join their buckets before the atomics. Every lane runs every shuffle: idle groups carry zeros.
-template <int NA, int G>
+template <int NA, int G, int R>
 static __device__ __forceinline__ void
 fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-                 const u32 *__restrict__ dv, u64 m, int rows_in_lanes, u32 gl, u32 grp, const u32 *tm,
+                 const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, int rows_in_lanes, u32 gl, u32 grp, const u32 *tm,
                  const u32 *tmu, const u32 *tmp, const u32 *thr, const u32 *tlr, const FusedWindow &w, bool active,
                  u32 er, u32 emax, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u32 *flags, u64 *q, u64 *sums,
                  u64 *bsum, u32 ring) {
@@ -1024,24 +1135,34 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     }
     s.kb = 0;
     s.qsum = 0;
+    s.xs = 0.0;
     s.dropped = false;
     if (G >= 4)
-        fused_terms_batched<NA, G>(f, a, dinfo, dexp, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax, gl,
+        fused_terms_batched<NA, G, R>(f, a, dinfo, dexp, dq, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax, gl,
                                    m, r, cstart, cstep, iters, c1, sums, ring);
     else
         fused_terms_each<NA, G>(f, a, dinfo, dexp, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax, gl, m,
                                 r, cstart, cstep, iters, c1, sums);
+    // Q, the dropped flag and xs over the group's lanes (at g >= 4 each counted the terms whose
+    // words it worked out; at g <= 2 the group's first lane counted them all), and over the
+    // warp's groups when they share the row
+    const u32 join_to = rows_in_lanes ? g : 32;
+    fused_join_q(s.qsum, s.dropped, G >= 4 ? 1 : g, join_to);
+    if (G >= 4)
+        for (u32 off = 1; off < join_to; off <<= 1) s.xs += __shfl_xor_sync(FUSED_FULL, s.xs, off);
     bool writer = true;
     if (!rows_in_lanes) {
-        // the groups of the warp share the row: join them into group 0 (integer sums)
+        // the groups of the warp share the row: join their V_i (integer sums; every group
+        // holds them after)
         for (u32 off = g; off < 32; off <<= 1) {
 #pragma unroll
             for (int i = 0; i < NA; i++) s.vs[i] += (i64)__shfl_xor_sync(FUSED_FULL, (u64)s.vs[i], off);
-            s.kb += (i64)__shfl_xor_sync(FUSED_FULL, (u64)s.kb, off);
+            if (G < 4) s.kb += (i64)__shfl_xor_sync(FUSED_FULL, (u64)s.kb, off);
         }
-        fused_join_q(s.qsum, s.dropped, g);
         writer = grp == 0;
     }
+    // K: the terms' ranks at g <= 2 (fused_term_step), else from the unit's sums
+    if (G >= 4) s.kb = fused_unit_rank<NA>(s, g);
     if (writer && active) {
         // the unit's bucket into the row's
 #pragma unroll
@@ -1060,10 +1181,10 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 // base), a unit at a time per warp (grid-stride). The moduli and their Montgomery and Barrett
 // constants are always in shared memory, each table padded with zeros to
 // kp = max(k, FUSED_SLOTS g) entries (the slots'), the 2^s rows when they fit (shared_tables).
-template <int G>
+template <int G, int R>
 static __device__ __forceinline__ void
 fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-            const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per, int shared_tables,
+            const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per, int shared_tables,
             const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums,
             u64 *bsum) {
     FusedTab f = fused_tab(ftab);
@@ -1086,7 +1207,7 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
     // the warp's ring (g >= 4), past the constants and the tables
     const u32 ring = (u32)__cvta_generic_to_shared(fused_sh) +
                      4 * (3 * kp + (shared_tables ? (f.h + 32) * kw : 0) +
-                          (threadIdx.x >> 5) * FUSED_RING_WORDS(FUSED_SLOTS));
+                          (threadIdx.x >> 5) * FUSED_RING_WORDS(FUSED_SLOTS, R));
     u32 lane = threadIdx.x & 31, gl = lane % g, grp = lane / g, gpw = 32 / g;
     u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((u64)blockDim.x * gridDim.x) >> 5;
     u64 chunks = (n + per - 1) / per;
@@ -1106,7 +1227,7 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         if (active) w = fused_window(f, low_min[r], low_max[r]);
         u32 er = active ? w.k - nb : 0;
         u32 emax = __reduce_max_sync(FUSED_FULL, er);
-        fused_defer_unit<FUSED_SLOTS, G>(f, a, dinfo, dexp, dv, m, rows_in_lanes, gl, grp, tm, tmu, tmp, thr, tlr,
+        fused_defer_unit<FUSED_SLOTS, G, R>(f, a, dinfo, dexp, dq, dv, m, rows_in_lanes, gl, grp, tm, tmu, tmp, thr, tlr,
                                          w, active, er, emax, r, cstart, cstep, iters, c1, flags, q, sums, bsum,
                                          ring);
     }
@@ -1114,22 +1235,23 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
 
 #define FUSED_DEFER_ARGS                                                                                          \
     const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,            \
-        const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per, int shared_tables,                  \
+        const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per,     \
+        int shared_tables,                                                                                        \
         const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
 
 // fused_defer with the launcher's group size g as a compile-time constant, one entry point per g,
 // so that ptxas allocates each alone: one kernel switching on g took 128 registers and spilled
 // 376 bytes; alone, g = 1 and 32 spill nothing and g = 2-16 16-24 bytes (H200, 1000 x 1000 N:
 // 212 bits 0.105 -> 0.097 ms, 1696 bits 0.497 -> 0.466).
-#define FUSED_DEFER_AT(G)                                                                                    \
-    fused_defer<G>(ftab, a, dinfo, dexp, dv, m, n, rows_in_lanes, per, shared_tables, low_min, low_max, flags, q, \
+#define FUSED_DEFER_AT(G, R)                                                                                 \
+    fused_defer<G, R>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, shared_tables, low_min, low_max, flags, q, \
                    sums, bsum)
-extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g1(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(1); }
-extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(2); }
-extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(4); }
-extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g8(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(8); }
-extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g16(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(16); }
-extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g32(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(32); }
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g1(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(1, 0); }
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(2, 0); }
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(4, 0); }
+extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g8(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(8, FUSED_RING); }
+extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g16(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(16, FUSED_RING); }
+extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g32(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(32, FUSED_RING); }
 #undef FUSED_DEFER_AT
 
 

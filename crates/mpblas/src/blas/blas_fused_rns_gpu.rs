@@ -60,6 +60,8 @@ pub(crate) static MODULE: ModuleSource = ModuleSource {
 /// Levels the fused constants' header holds (words 8.., 20.. and 32..).
 const LEVELS: usize = 12;
 const HDR: usize = 64;
+// the level addresses (words 32..) end before the words of k_norm's c0 (56, 57)
+const _: () = assert!(32 + 2 * LEVELS <= 56 && 58 <= HDR);
 
 /// The fused constants (layout: the `.cu` file's `FusedTab`), with the level bases' tables
 /// they point to.
@@ -75,6 +77,15 @@ fn pack_fused(acc: &Accumulator, level_tabs: &[u64]) -> Vec<u32> {
     t[4] = acc.w as u32;
     t[5] = base.precision();
     t[6] = ceil_log2(acc.nt as u64) as u32;
+    // the base's k_norm and c0 = M·2^(−2·k_norm) (an upper bound; between 2^-2 and 2^3, as
+    // 2^(2p+2) ≤ M): the sums' approximation of a product's P/M from its factors' evaluations
+    // (fused_unit_rank)
+    let kn = base.k_norm;
+    t[7] = kn;
+    let m_up = base.m_ext[1];
+    let c0 = m_up.f * 2f64.powi((m_up.e - 2 * kn as i64) as i32);
+    t[56] = c0.to_bits() as u32;
+    t[57] = (c0.to_bits() >> 32) as u32;
     for (l, (b, &addr)) in acc.levels.iter().zip(level_tabs).enumerate() {
         t[8 + l] = b.len() as u32;
         t[20 + l] = b.log2_m();
@@ -150,6 +161,7 @@ struct Scratch {
     d: Option<DeviceMpArray>,
     dinfo: Option<DeviceBuffer<u8>>,
     dexp: Option<DeviceBuffer<i64>>,
+    dq: Option<DeviceBuffer<f64>>,
     dv: Option<DeviceBuffer<u32>>,
     low_min: Option<DeviceBuffer<i64>>,
     low_max: Option<DeviceBuffer<i64>>,
@@ -391,6 +403,7 @@ fn fused_run(
     }
     let dinfo = grown(dev, &mut s.dinfo, lx)?;
     let dexp = grown(dev, &mut s.dexp, lx)?;
+    let dq = grown(dev, &mut s.dq, lx)?;
     let dv = grown(dev, &mut s.dv, lx * basis.len())?;
     let low_min = grown(dev, &mut s.low_min, ly)?;
     let low_max = grown(dev, &mut s.low_max, ly)?;
@@ -450,7 +463,7 @@ fn fused_run(
     // SAFETY (every launch below): the tables are the packed base basis and the fused tables
     // of this call's accumulator; α and β are elements 0 and 1 of `scalars`; x holds lx
     // elements from x0 at stride incx, y ly from y0 at stride incy (blas_vector); A's layout
-    // was checked against its array; the scratch buffers hold lx (dinfo, dexp), lx·n (dv), ly
+    // was checked against its array; the scratch buffers hold lx (dinfo, dexp, dq), lx·n (dv), ly
     // (low_min, low_max, flags, q), ly·k (sums), ly·(2n + 2) (bsum) and 2·ly (bounds) elements.
     unsafe {
         // d = fl(α·x) and |d_i w_i R| (a warp per element, two per block), then the rows'
@@ -485,6 +498,7 @@ fn fused_run(
                 d_arg,
                 Arg::U64(dinfo),
                 Arg::U64(dexp),
+                Arg::U64(dq),
                 Arg::U64(dv),
                 beta_arg.clone(),
                 y_arg.clone(),
@@ -546,6 +560,7 @@ fn fused_run(
                 a_arg,
                 Arg::U64(dinfo),
                 Arg::U64(dexp),
+                Arg::U64(dq),
                 Arg::U64(dv),
                 Arg::U64(ly as u64),
                 Arg::U64(lx as u64),
