@@ -423,9 +423,8 @@ static __device__ void fused_row_start(const RnsArg &beta, u64 eb, const RnsArg 
 template <bool BINARY>
 static __device__ __forceinline__ void
 fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, int alpha_pow2,
-           RnsArg x, u64 n,
-           RnsArg d, u8 *dinfo, i64 *dexp, double *dq, u32 *dv, RnsArg beta, RnsArg y, u64 m, int beta_zero, i64 *low_min,
-           i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum) {
+           RnsArg x, u64 n, RnsArg d, u8 *dinfo, i64 *dexp, double *dq, u32 *dv, RnsArg beta, RnsArg y, u64 m,
+           int beta_zero, i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum) {
     __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
     RnsBasis b = rns_basis(tab);
     FusedTab f = fused_tab(ftab);
@@ -503,13 +502,13 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
         int beta_zero, i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep(FUSED_PREP_ARGS) {
-    fused_prep<false>(tab, ftab, prep_blocks, alpha, alpha_pow2, x, n, d, dinfo, dexp, dq, dv, beta, y, m, beta_zero, low_min, low_max,
-                      flags, q, sums, bsum);
+    fused_prep<false>(tab, ftab, prep_blocks, alpha, alpha_pow2, x, n, d, dinfo, dexp, dq, dv, beta, y, m, beta_zero,
+                      low_min, low_max, flags, q, sums, bsum);
 }
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep_bin(FUSED_PREP_ARGS) {
-    fused_prep<true>(tab, ftab, prep_blocks, alpha, alpha_pow2, x, n, d, dinfo, dexp, dq, dv, beta, y, m, beta_zero, low_min, low_max,
-                     flags, q, sums, bsum);
+    fused_prep<true>(tab, ftab, prep_blocks, alpha, alpha_pow2, x, n, d, dinfo, dexp, dq, dv, beta, y, m, beta_zero,
+                     low_min, low_max, flags, q, sums, bsum);
 }
 
 // The term (r, c): its flags, and low = e_a + e_d when it is finite and nonzero.
@@ -651,8 +650,8 @@ static __device__ __forceinline__ u32 fused_redc64(u64 t, u32 m, u32 mp) {
 // X = sum_i V_i M_i - K M to its level once (fused_bucket_warp). A kept term below base goes
 // into the sums on its own, at its own shift (fused_defer_alone; the warp takes that branch
 // together). At g >= 4 a unit's K is not summed term by term but worked out at its end from its
-// V_i and an approximation of its X/M (fused_unit_rank). The residues are the same integers modulo each modulus as the per-term
-// extension's, so the same bits.
+// V_i and an approximation of its X/M (fused_unit_rank). The residues are the same integers
+// modulo each modulus as the per-term extension's, so the same bits.
 
 // Bucket width (binades) and the most terms a lane's bucket takes: |v 2^s| < 2^31 2^19 and
 // |k 2^s| < 2^9 2^19 a term, so a unit's V_i and K stay below 2^61 after 2^11 terms.
@@ -857,9 +856,9 @@ static __device__ __forceinline__ void fused_term_alone(const FusedTab &f, const
 // zero exactly when P = a_ij d_j = 0: P = sum v_i M_i - k M with |P| < M; d_j is nonzero in a
 // word with FUSED_T_ACT, and the slots past the basis have v = 0). Else (g >= 4) the word tells
 // a_ij = 0 and the unit's K comes at its end (fused_unit_rank): H200, 1000 x 1000, N / T ms,
-// the same run: 424 bits 0.140-0.141 / 0.143-0.145 -> 0.137-0.138 / 0.140-0.142, 848 bits
-// 0.222-0.225 / 0.220-0.222 -> 0.222-0.230 / 0.223-0.229, 1696 bits 0.414-0.418 / 0.417-0.419
-// -> 0.408-0.410 / 0.412 (ncu: the loop 30% fewer instructions, 133-145 a lane and term, and
+// the same run: 424 bits 0.140-0.143 / 0.145-0.146 -> 0.139 / 0.142, 848 bits 0.224 /
+// 0.222-0.225 -> 0.223-0.225 / 0.224-0.228, 1696 bits 0.419-0.420 / 0.422-0.427 -> 0.413 /
+// 0.415-0.416 (ncu: the loop 30% fewer instructions, 133-145 a lane and term, and
 // now waiting on memory: long-scoreboard 3.2 stalls per issue at g = 8). At g <= 2 the 16-byte
 // evaluation a term was 5-8% slower (106 bits: 0.070-0.071 -> 0.076-0.077).
 template <int NA, int G, bool RANKED>
@@ -1001,10 +1000,10 @@ static __device__ __forceinline__ void fused_ring_read(u32 ring, u32 t, u32 lane
 template <int NA, int G, int R>
 static __device__ __forceinline__ void
 fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-                    const double *__restrict__ dq, const u32 *__restrict__ dv, FusedUnitSums<NA> &s, const u32 *tm, const u32 *tmu,
-                    const u32 *tmp, const u32 *thr, const u32 *tlr, const FusedWindow &w, i64 base, bool active,
-                    u32 er, u32 emax, u32 gl, u64 m, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u64 *sums,
-                    u32 ring) {
+                    const double *__restrict__ dq, const u32 *__restrict__ dv, FusedUnitSums<NA> &s,
+                    const u32 *tm, const u32 *tmu, const u32 *tmp, const u32 *thr, const u32 *tlr,
+                    const FusedWindow &w, i64 base, bool active, u32 er, u32 emax, u32 gl, u64 m, u64 r, u64 cstart,
+                    u64 cstep, u64 iters, u64 c1, u64 *sums, u32 ring) {
     const u32 nb = f.n, lane = threadIdx.x & 31;
     const i64 estep = a.cs * (i64)cstep;
     const u64 e0 = active ? blas_rns_at(a, r, cstart) : 0;
@@ -1119,10 +1118,10 @@ static __device__ __forceinline__ i64 fused_unit_rank(const FusedUnitSums<NA> &s
 template <int NA, int G, int R>
 static __device__ __forceinline__ void
 fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-                 const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, int rows_in_lanes, u32 gl, u32 grp, const u32 *tm,
-                 const u32 *tmu, const u32 *tmp, const u32 *thr, const u32 *tlr, const FusedWindow &w, bool active,
-                 u32 er, u32 emax, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u32 *flags, u64 *q, u64 *sums,
-                 u64 *bsum, u32 ring) {
+                 const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, int rows_in_lanes, u32 gl,
+                 u32 grp, const u32 *tm, const u32 *tmu, const u32 *tmp, const u32 *thr, const u32 *tlr,
+                 const FusedWindow &w, bool active, u32 er, u32 emax, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1,
+                 u32 *flags, u64 *q, u64 *sums, u64 *bsum, u32 ring) {
     const u32 nb = f.n, g = G;
     const i64 base = fused_bucket_base(f, w);
     FusedUnitSums<NA> s;
@@ -1138,8 +1137,8 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     s.xs = 0.0;
     s.dropped = false;
     if (G >= 4)
-        fused_terms_batched<NA, G, R>(f, a, dinfo, dexp, dq, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax, gl,
-                                   m, r, cstart, cstep, iters, c1, sums, ring);
+        fused_terms_batched<NA, G, R>(f, a, dinfo, dexp, dq, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax,
+                                      gl, m, r, cstart, cstep, iters, c1, sums, ring);
     else
         fused_terms_each<NA, G>(f, a, dinfo, dexp, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax, gl, m,
                                 r, cstart, cstep, iters, c1, sums);
@@ -1184,7 +1183,8 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 template <int G, int R>
 static __device__ __forceinline__ void
 fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-            const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per, int shared_tables,
+            const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per,
+            int shared_tables,
             const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums,
             u64 *bsum) {
     FusedTab f = fused_tab(ftab);
@@ -1227,8 +1227,8 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         if (active) w = fused_window(f, low_min[r], low_max[r]);
         u32 er = active ? w.k - nb : 0;
         u32 emax = __reduce_max_sync(FUSED_FULL, er);
-        fused_defer_unit<FUSED_SLOTS, G, R>(f, a, dinfo, dexp, dq, dv, m, rows_in_lanes, gl, grp, tm, tmu, tmp, thr, tlr,
-                                         w, active, er, emax, r, cstart, cstep, iters, c1, flags, q, sums, bsum,
+        fused_defer_unit<FUSED_SLOTS, G, R>(f, a, dinfo, dexp, dq, dv, m, rows_in_lanes, gl, grp, tm, tmu, tmp, thr,
+                                            tlr, w, active, er, emax, r, cstart, cstep, iters, c1, flags, q, sums, bsum,
                                          ring);
     }
 }
@@ -1244,14 +1244,20 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
 // 376 bytes; alone, g = 1 and 32 spill nothing and g = 2-16 16-24 bytes (H200, 1000 x 1000 N:
 // 212 bits 0.105 -> 0.097 ms, 1696 bits 0.497 -> 0.466).
 #define FUSED_DEFER_AT(G, R)                                                                                 \
-    fused_defer<G, R>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, shared_tables, low_min, low_max, flags, q, \
-                   sums, bsum)
+    fused_defer<G, R>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, shared_tables, low_min, low_max, flags, \
+                      q, sums, bsum)
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g1(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(1, 0); }
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(2, 0); }
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(4, 0); }
-extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g8(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(8, FUSED_RING); }
-extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g16(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(16, FUSED_RING); }
-extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g32(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(32, FUSED_RING); }
+extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g8(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT(8, FUSED_RING);
+}
+extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g16(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT(16, FUSED_RING);
+}
+extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g32(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT(32, FUSED_RING);
+}
 #undef FUSED_DEFER_AT
 
 

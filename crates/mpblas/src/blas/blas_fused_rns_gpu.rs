@@ -77,8 +77,8 @@ fn pack_fused(acc: &Accumulator, level_tabs: &[u64]) -> Vec<u32> {
     t[4] = acc.w as u32;
     t[5] = base.precision();
     t[6] = ceil_log2(acc.nt as u64) as u32;
-    // the base's k_norm and c0 = M·2^(−2·k_norm) (an upper bound; between 2^-2 and 2^3, as
-    // 2^(2p+2) ≤ M): the sums' approximation of a product's P/M from its factors' evaluations
+    // the base's k_norm and c0 = M·2^(−2·k_norm), rounded up (in [2, 8): ⌊log2 M⌋ is 2p + 2 or
+    // 2p + 3): the sums' approximation of a product's P/M from its factors' evaluations
     // (fused_unit_rank)
     let kn = base.k_norm;
     t[7] = kn;
