@@ -242,6 +242,79 @@ mod tests {
             .collect()
     }
 
+    /// The GPU sums' rank of a unit (`blas_fused_rns_gpu.cu`, `fused_unit_rank`): a unit's
+    /// `K = Σ sp_t·k_t` is `F − X/M` rounded to nearest, with `F = Σ Vᵢ/mᵢ` from the unit's
+    /// `Vᵢ = Σ sp_t·v_(t,i)` (quotients and remainders) and `X/M` approximated by the terms'
+    /// `sp·ua·dd` in double (`ua`, `dd`: the factors' `X·2^k_norm/M` from their evaluations'
+    /// upper bounds, `dd` times `c0 = M·2^(−2·k_norm)`), here summed one after the other. Checked
+    /// against the exact ranks (`product_rank`) on the worst units the GPU makes: 2^11 terms
+    /// (`FUSED_BUCKET_TERMS`) at the bucket's top scale 2^19 with all-ones significands and one
+    /// sign, and on random ones (scales 1 to 2^19, both signs, random significands).
+    #[test]
+    fn a_units_rank_follows_from_its_sums_and_the_evaluations() {
+        let mut rng = mpblas_testdata::SplitMix64::new(77);
+        for bits in [53u32, 106, 212, 424, 848, 1696] {
+            let base = std::sync::Arc::new(Basis::new(bits).unwrap());
+            let (n, p, kn) = (base.len(), base.precision, base.k_norm as i64);
+            let m_up = base.m_ext[1];
+            let c0 = m_up.f * 2f64.powi((m_up.e - 2 * kn) as i32);
+            let scaled = |x: &MpFloat| x.eval[1].f * 2f64.powi((x.eval[1].e + kn) as i32);
+            let limbs = (p as usize).div_ceil(64);
+            let significand = |rng: &mut mpblas_testdata::SplitMix64, ones: bool| {
+                let mut l: Vec<u64> = (0..limbs)
+                    .map(|_| if ones { u64::MAX } else { rng.next_u64() })
+                    .collect();
+                let top = p as usize - 64 * (limbs - 1);
+                l[limbs - 1] &= u64::MAX >> (64 - top);
+                l[limbs - 1] |= 1 << (top - 1);
+                MpFloat::from_limbs(&base, false, &l, 0)
+            };
+            for case in 0..4 {
+                let worst = case < 2;
+                let terms = if worst {
+                    2048
+                } else {
+                    1 + (rng.next_u64() % 2048) as usize
+                };
+                let (mut vs, mut k, mut xs) = (vec![0i64; n], 0i64, 0f64);
+                for _ in 0..terms {
+                    let (a, d) = (significand(&mut rng, worst), significand(&mut rng, worst));
+                    let s = if worst { 19 } else { rng.next_u64() % 20 };
+                    let neg = if worst {
+                        case == 1
+                    } else {
+                        rng.next_u64().is_multiple_of(2)
+                    };
+                    let sp = if neg { -(1i64 << s) } else { 1i64 << s };
+                    let mut frac = 0u64;
+                    for i in 0..n {
+                        let (m, mu) = (base.m[i], base.mu[i]);
+                        let v = mul_mod(mul_mod(a.res[i], d.res[i], m, mu), base.w[i], m, mu);
+                        frac += (v as u64 * mu as u64) >> 32;
+                        vs[i] += sp * v as i64;
+                    }
+                    k += sp * product_rank(frac, n) as i64;
+                    xs += scaled(&a) * (scaled(&d) * c0) * sp as f64;
+                }
+                let (mut fi, mut ff) = (0i64, 0f64);
+                for (i, &v) in vs.iter().enumerate() {
+                    assert!(v.unsigned_abs() < 1 << 61, "{bits} bits: V_i out of range");
+                    let m = base.m[i] as i64;
+                    let r = v.rem_euclid(m);
+                    fi += ((v - r) as f64 / m as f64).round_ties_even() as i64;
+                    ff += r as f64 / m as f64;
+                }
+                let approx = ff - xs;
+                let got = fi + approx.round_ties_even() as i64;
+                assert_eq!(got, k, "{bits} bits, case {case}, {terms} terms");
+                // F − X/M is an integer: the approximation's distance to it is within the bound
+                // fused_unit_rank states (2^-13; the worst units here miss by 2^-17.5 at most)
+                let miss = (approx - approx.round_ties_even()).abs();
+                assert!(miss < 2f64.powi(-13), "{bits} bits, case {case}: {miss}");
+            }
+        }
+    }
+
     /// A bucket of random terms in the deferred layout gives, at every level width, the
     /// residues of the sum of the terms extended one by one; the vector path (where the CPU
     /// has AVX-512) leaves the same words as the scalar one.
