@@ -187,7 +187,7 @@ fn fused_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: b
     // α = ±2^k takes the prep's scaling path (d_j = x_j·2^k, no rounding), at the ends of the
     // exponent range too (α = 2^(2^60 − 1) and 2^(−2^60): the d_j of the larger x_j overflow to
     // ±Inf, of the smaller ones underflow to ±0)
-    let pow2 = |k: i64| MpFloat::from_f64(b, 1.0).mul_pow2(k);
+    let pow2 = |k: i64| one.mul_pow2(k);
     let scalars = [
         (r.clone(), random(b, rng, 4)),
         (one.clone(), zero.clone()),

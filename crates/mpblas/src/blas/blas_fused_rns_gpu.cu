@@ -800,7 +800,8 @@ static __device__ __forceinline__ u32 fused_term_word(const FusedTab &f, const F
 
 // A unit's sums in registers: the slots' constants, the bucket's V_i (vs) and K (kb, set at the
 // unit's end: fused_unit_rank), the row's Q and dropped flag and the approximation xs of the
-// bucket's X/M, each of the last three over the terms whose word the lane worked out. The
+// bucket's X/M, each of the last three over the terms the lane counts (at g >= 4 those whose
+// words it worked out, at g <= 2 its group's terms in the group's first lane). The
 // constants are held in registers (read from shared memory each term, 16 slots' cost three
 // loads a slot and left no registers: spills, 40 instructions a slot); the shared tables are
 // padded with zeros, so a slot past the base has m = 0 and loads no residues: its product and
@@ -932,8 +933,8 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
         fused_load_slots<NA, G>(ap, dp, true, nb, gl, ar, dr);
         // (ua = 1: the step tells a_ij = 0 from the coefficients; no share of the unit's rank)
         int sp;
-        double c;
-        const u32 tw = fused_term_word(f, w, base, in, di, acls, asg, low, 1.0, 0.0, &sp, &c);
+        double no_share;
+        const u32 tw = fused_term_word(f, w, base, in, di, acls, asg, low, 1.0, 0.0, &sp, &no_share);
         fused_term_step<NA, G, true>(f, s, tm, tmu, tmp, thr, tlr, ar, dr, tw, sp, ap, dp, er, emax, gl, m, r, sums);
     }
 }
@@ -1011,8 +1012,8 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
     const u32 *ap = a.d + e0 * nb + gl, *dp = dv + cstart * nb + gl;
     const i64 apstep = estep * (i64)nb;
     const u64 dpstep = cstep * nb;
-    // At g >= 8 the residues go through the warp's ring in shared memory (fused_ring_fill):
-    // step t's are copied FUSED_RING - 1 steps ahead, so that their loads wait on no register.
+    // With a ring (R > 0: g >= 8) the residues go through shared memory (fused_ring_fill): step
+    // t's are copied R - 1 steps ahead, so that their loads wait on no register.
     const bool via_ring = R > 0;
     const u32 *apf = ap, *dpf = dp;
     u64 cf = cstart;
@@ -1206,7 +1207,7 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         tlr = fused_sh + 3 * kp + f.h * kw;
     }
     __syncthreads();
-    // the warp's ring (g >= 4), past the constants and the tables
+    // the warp's ring (R > 0: g >= 8), past the constants and the tables
     const u32 ring = (u32)__cvta_generic_to_shared(fused_sh) +
                      4 * (3 * kp + (shared_tables ? (f.h + 32) * kw : 0) +
                           (threadIdx.x >> 5) * FUSED_RING_WORDS(FUSED_SLOTS, R));
@@ -1231,7 +1232,7 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         u32 emax = __reduce_max_sync(FUSED_FULL, er);
         fused_defer_unit<FUSED_SLOTS, G, R>(f, a, dinfo, dexp, dq, dv, m, rows_in_lanes, gl, grp, tm, tmu, tmp, thr,
                                             tlr, w, active, er, emax, r, cstart, cstep, iters, c1, flags, q, sums, bsum,
-                                         ring);
+                                            ring);
     }
 }
 
