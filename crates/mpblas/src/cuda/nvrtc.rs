@@ -15,13 +15,21 @@
 //! NVRTC version. A cache that cannot be read or written is skipped silently (the module is
 //! compiled in memory instead); a cached image that the driver rejects is recompiled.
 //!
+//! # Trying a kernel without a rebuild
+//!
+//! With `MPBLAS_KERNEL_SOURCE_DIR` set, a `<stem>.cu` or header file in that directory replaces
+//! the embedded text of the same name (others stay embedded). It exists for tuning on a GPU
+//! machine that has no Rust toolchain: ship an edited kernel file beside the built binaries.
+//! The cache key covers the expanded text, so the edited module compiles (or is found) under
+//! its own key and the embedded one stays cached.
+//!
 //! Without the `cuda` feature everything here still compiles; compiling returns
 //! [`Error::CudaNotBuilt`].
 
 use super::sys;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// One kernel module: a CUDA C source beside its launcher and the entry points the launcher
@@ -73,25 +81,38 @@ pub fn options(arch: &str) -> Vec<String> {
 /// text (each header once), with `#line` markers so that NVRTC's log names the original file
 /// and line.
 pub fn expand(module: &ModuleSource) -> Result<String> {
+    let dir = std::env::var_os("MPBLAS_KERNEL_SOURCE_DIR").filter(|v| !v.is_empty());
+    expand_with(module, dir.map(PathBuf::from).as_deref())
+}
+
+/// [`expand`] with the files of `replacements` (if any) in place of the embedded texts of the
+/// same names (see the module's head).
+fn expand_with(module: &ModuleSource, replacements: Option<&Path>) -> Result<String> {
     let mut out = String::with_capacity(module.source.len() * 4);
     let mut seen = Vec::new();
     let file = format!("{}.cu", module.name);
+    let source = replacement(replacements, &file);
     expand_into(
         module.name,
         module.headers,
-        &file,
-        module.source,
+        (&file, source.as_deref().unwrap_or(module.source)),
+        replacements,
         &mut seen,
         &mut out,
     )?;
     Ok(out)
 }
 
+/// The text of `file` in `dir`, if it holds one; a file that cannot be read counts as absent.
+fn replacement(dir: Option<&Path>, file: &str) -> Option<String> {
+    std::fs::read_to_string(dir?.join(file)).ok()
+}
+
 fn expand_into(
     module: &'static str,
     headers: &[&Header],
-    file: &str,
-    text: &str,
+    (file, text): (&str, &str),
+    replacements: Option<&Path>,
     seen: &mut Vec<&'static str>,
     out: &mut String,
 ) -> Result<()> {
@@ -116,7 +137,9 @@ fn expand_into(
                 };
                 if !seen.contains(&h.name) {
                     seen.push(h.name);
-                    expand_into(module, headers, h.name, h.text, seen, out)?;
+                    let text = replacement(replacements, h.name);
+                    let text = text.as_deref().unwrap_or(h.text);
+                    expand_into(module, headers, (h.name, text), replacements, seen, out)?;
                 }
                 out.push_str(&format!("#line {} \"{file}\"\n", n + 2));
             }
@@ -366,6 +389,25 @@ mod tests {
         assert!(text.contains("#line 1 \"outer.cuh\""));
         // After a header, the line numbers of the including file resume.
         assert!(text.contains("#line 2 \"nvrtc_probe.cu\""), "{text}");
+    }
+
+    #[test]
+    fn files_in_the_replacement_dir_take_the_embedded_texts_place() {
+        let dir = std::env::temp_dir().join(format!("mpblas-replace-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let inner = "__device__ double twice(double x) { return x + x; }\n";
+        std::fs::write(dir.join("inner.cuh"), inner).expect("write");
+        let text = expand_with(&PROBE, Some(&dir)).expect("expand");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(text.contains(inner), "{text}");
+        assert!(!text.contains("#define INNER"), "{text}");
+        // The files it does not hold stay embedded.
+        assert!(text.contains("return twice(twice(x));"), "{text}");
+        assert!(text.contains("nvrtc_probe_k"), "{text}");
+        assert_eq!(
+            expand_with(&PROBE, None).expect("expand"),
+            expand(&PROBE).expect("expand")
+        );
     }
 
     #[cfg(feature = "cuda")]
