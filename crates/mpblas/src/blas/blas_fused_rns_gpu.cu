@@ -942,21 +942,28 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 // A warp's ring of R steps in shared memory (the sums' template argument: FUSED_RING at g >= 8,
 // none below): step t's residues of a_ij and of |d_j w_i R| in stage t mod R, slot i of lane l
 // at word (2 i) 32 + l (a) and (2 i + 1) 32 + l (d) of the stage (consecutive lanes,
-// consecutive banks). Each lane reads back only what it copied itself, so cp.async.wait_group
-// orders it (no barrier). Deeper rings, tried with fused_unit_rank (H200, N ms at 848 / 1696
-// bits, against 0.222-0.230 / 0.408-0.410 with 4): 5 stages in blocks of 128 threads
-// 0.228-0.229 / 0.411-0.416; 6 or 8 in blocks of 64 0.27-0.31 / 0.43-0.47 (those blocks'
-// shared bytes also let the 2^s tables in, which cut the blocks an SM holds); at g = 4, 4
-// stages 0.155-0.157 and 6 0.21-0.22 against 0.137-0.138 without a ring.
+// consecutive banks). When the warp's groups take the same column (shared_d: rows_in_lanes),
+// d_j's words are copied once for the warp, a word a lane, and the lanes of every group read
+// them where its first group's lanes would hold them ((2 i + 1) 32 + gl): NA G / 32 copies a
+// step for d_j instead of NA (H200, N ms: 848 bits 0.228-0.230 -> 0.207-0.209, 1696 bits
+// 0.413-0.414 -> 0.392-0.393). Then lanes read words other lanes copied: a __syncwarp after the
+// wait, and one after the reads (before the stage is filled again). Else each lane reads back
+// only what it copied itself, and cp.async.wait_group orders it (no barrier). Deeper rings,
+// tried with fused_unit_rank before shared_d (H200, N ms at 848 / 1696 bits, against
+// 0.222-0.230 / 0.408-0.410 with 4): 5 stages in blocks of 128 threads 0.228-0.229 /
+// 0.411-0.416; 6 or 8 in blocks of 64 0.27-0.31 / 0.43-0.47 (those blocks' shared bytes also
+// let the 2^s tables in, which cut the blocks an SM holds); at g = 4, 4 stages 0.155-0.157 and
+// 6 0.21-0.22 against 0.137-0.138 without a ring.
 #define FUSED_RING 4
 #define FUSED_RING_WORDS(NA, R) ((R) * 2 * (NA) * 32)
 
 // Step t's copies into the ring, one commit group: a slot past the basis, or a term off the
 // chunk (in false), copies no bytes (source size 0: its address is not read) and fills zeros.
+// din: the step's column is in the chunk (d_j's words when shared_d).
 template <int NA, int G, int R>
 static __device__ __forceinline__ void fused_ring_fill(u32 ring, u32 t, u32 lane, const u32 *ap, const u32 *dp,
-                                                       bool in, u32 nb, u32 gl) {
-    const u32 st = ring + (t % R) * (2 * NA * 32 * 4) + lane * 4;
+                                                       bool in, bool din, bool shared_d, u32 nb, u32 gl) {
+    const u32 stage = ring + (t % R) * (2 * NA * 32 * 4), st = stage + lane * 4;
 #pragma unroll
     for (int i = 0; i < NA; i++) {
         const bool slot = in && gl + i * G < nb;
@@ -964,21 +971,37 @@ static __device__ __forceinline__ void fused_ring_fill(u32 ring, u32 t, u32 lane
         asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(st + (2 * i) * 128),
                      "l"(ap + i * G), "r"(bytes)
                      : "memory");
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(st + (2 * i + 1) * 128),
-                     "l"(dp + i * G), "r"(bytes)
-                     : "memory");
+        if (!shared_d)
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(st + (2 * i + 1) * 128),
+                         "l"(dp + i * G), "r"(bytes)
+                         : "memory");
+    }
+    if (shared_d) {
+        // word k = lane + 32 j of d_j to slot k / G = lane / G + j 32 / G, position k mod G = gl
+        // (G divides 32): one address a lane, steps known at compile time
+        const u32 *src = dp + (lane / G) * G;
+        const u32 dst = stage + ((2 * (lane / G) + 1) * 32 + gl) * 4;
+#pragma unroll
+        for (u32 j = 0; j < (NA * G + 31) / 32; j++) {
+            const u32 bytes = din && lane + 32 * j < nb ? 4 : 0;
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst + j * (2 * (32 / G) * 32 * 4)),
+                         "l"(src + 32 * j), "r"(bytes)
+                         : "memory");
+        }
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
 // Step t's residues from the ring (after its group's wait).
 template <int NA, int R>
-static __device__ __forceinline__ void fused_ring_read(u32 ring, u32 t, u32 lane, u32 (&ar)[NA], u32 (&dr)[NA]) {
-    const u32 st = ring + (t % R) * (2 * NA * 32 * 4) + lane * 4;
+static __device__ __forceinline__ void fused_ring_read(u32 ring, u32 t, u32 lane, u32 gl, bool shared_d, u32 (&ar)[NA],
+                                                       u32 (&dr)[NA]) {
+    const u32 stage = ring + (t % R) * (2 * NA * 32 * 4), st = stage + lane * 4,
+              sd = stage + (shared_d ? gl : lane) * 4;
 #pragma unroll
     for (int i = 0; i < NA; i++) {
         asm volatile("ld.shared.u32 %0, [%1];" : "=r"(ar[i]) : "r"(st + (2 * i) * 128) : "memory");
-        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(dr[i]) : "r"(st + (2 * i + 1) * 128) : "memory");
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(dr[i]) : "r"(sd + (2 * i + 1) * 128) : "memory");
     }
 }
 
@@ -998,7 +1021,7 @@ static __device__ __forceinline__ void fused_ring_read(u32 ring, u32 t, u32 lane
 // 0.222-0.228 / 0.224-0.225, 1696 bits -> 0.413-0.419 / 0.416-0.421 (ncu: long-scoreboard
 // stalls 1.1 and 0.6 per issue, from 5.3 at g = 4 without the ring). At g = 4 (424 bits) the
 // ring was slower, N 0.150-0.154 against 0.138-0.142.
-template <int NA, int G, int R>
+template <int NA, int G, int R, bool SHARED_D>
 static __device__ __forceinline__ void
 fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
                     const double *__restrict__ dq, const u32 *__restrict__ dv, FusedUnitSums<NA> &s,
@@ -1006,6 +1029,7 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
                     const FusedWindow &w, i64 base, bool active, u32 er, u32 emax, u32 gl, u64 m, u64 r, u64 cstart,
                     u64 cstep, u64 iters, u64 c1, u64 *sums, u32 ring) {
     const u32 nb = f.n, lane = threadIdx.x & 31;
+    const bool shared_d = SHARED_D;
     const i64 estep = a.cs * (i64)cstep;
     const u64 e0 = active ? blas_rns_at(a, r, cstart) : 0;
     u64 eb = e0 + (u64)((i64)gl * estep), cb = cstart + gl * cstep;
@@ -1020,7 +1044,7 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
     if (via_ring) {
 #pragma unroll
         for (u32 t = 0; t + 1 < R; t++) {
-            fused_ring_fill<NA, G, R>(ring, t, lane, apf, dpf, active && cf < c1, nb, gl);
+            fused_ring_fill<NA, G, R>(ring, t, lane, apf, dpf, active && cf < c1, cf < c1, shared_d, nb, gl);
             apf += apstep;
             dpf += dpstep;
             cf += cstep;
@@ -1055,11 +1079,14 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
         for (u32 st = 0; st < steps; st++, t++, ap += apstep, dp += dpstep) {
             u32 ar[NA], dr[NA];
             if (via_ring) {
-                fused_ring_fill<NA, G, R>(ring, t + R - 1, lane, apf, dpf, active && cf < c1, nb, gl);
+                fused_ring_fill<NA, G, R>(ring, t + R - 1, lane, apf, dpf, active && cf < c1, cf < c1, shared_d, nb,
+                                          gl);
                 apf += apstep;
                 dpf += dpstep;
                 asm volatile("cp.async.wait_group %0;" ::"n"(R > 0 ? R - 1 : 0) : "memory");
-                fused_ring_read<NA, R>(ring, t, lane, ar, dr);
+                if (shared_d) __syncwarp();
+                fused_ring_read<NA, R>(ring, t, lane, gl, shared_d, ar, dr);
+                if (shared_d) __syncwarp();
             } else {
                 // the loads first: they do not wait on the shuffles (a term off the chunk loads
                 // nothing; cf is this step's column here)
@@ -1118,7 +1145,7 @@ static __device__ __forceinline__ i64 fused_unit_rank(const FusedUnitSums<NA> &s
 // rows_in_lanes (A = op(A) stored by columns): the warp's 32/g groups take 32/g consecutive rows
 // and the same columns; else they take one row and every (32/g)-th column of the chunk, and
 // join their buckets before the atomics. Every lane runs every shuffle: idle groups carry zeros.
-template <int NA, int G, int R>
+template <int NA, int G, int R, bool SHARED_D>
 static __device__ __forceinline__ void
 fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
                  const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, int rows_in_lanes, u32 gl,
@@ -1140,8 +1167,8 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     s.xs = 0.0;
     s.dropped = false;
     if (G >= 4)
-        fused_terms_batched<NA, G, R>(f, a, dinfo, dexp, dq, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax,
-                                      gl, m, r, cstart, cstep, iters, c1, sums, ring);
+        fused_terms_batched<NA, G, R, SHARED_D>(f, a, dinfo, dexp, dq, dv, s, tm, tmu, tmp, thr, tlr, w, base, active,
+                                                er, emax, gl, m, r, cstart, cstep, iters, c1, sums, ring);
     else
         fused_terms_each<NA, G>(f, a, dinfo, dexp, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax, gl, m,
                                 r, cstart, cstep, iters, c1, sums);
@@ -1183,7 +1210,7 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 // base), a unit at a time per warp (grid-stride). The moduli and their Montgomery and Barrett
 // constants are always in shared memory, each table padded with zeros to
 // kp = max(k, FUSED_SLOTS g) entries (the slots'), the 2^s rows when they fit (shared_tables).
-template <int G, int R>
+template <int G, int R, bool SHARED_D>
 static __device__ __forceinline__ void
 fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
             const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per,
@@ -1230,9 +1257,9 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         if (active) w = fused_window(f, low_min[r], low_max[r]);
         u32 er = active ? w.k - nb : 0;
         u32 emax = __reduce_max_sync(FUSED_FULL, er);
-        fused_defer_unit<FUSED_SLOTS, G, R>(f, a, dinfo, dexp, dq, dv, m, rows_in_lanes, gl, grp, tm, tmu, tmp, thr,
-                                            tlr, w, active, er, emax, r, cstart, cstep, iters, c1, flags, q, sums, bsum,
-                                            ring);
+        fused_defer_unit<FUSED_SLOTS, G, R, SHARED_D>(f, a, dinfo, dexp, dq, dv, m, rows_in_lanes, gl, grp, tm, tmu,
+                                                      tmp, thr, tlr, w, active, er, emax, r, cstart, cstep, iters, c1,
+                                                      flags, q, sums, bsum, ring);
     }
 }
 
@@ -1246,20 +1273,34 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
 // so that ptxas allocates each alone: one kernel switching on g took 128 registers and spilled
 // 376 bytes; alone, g = 1 and 32 spill nothing and g = 2-16 16-24 bytes (H200, 1000 x 1000 N:
 // 212 bits 0.105 -> 0.097 ms, 1696 bits 0.497 -> 0.466).
-#define FUSED_DEFER_AT(G, R)                                                                                 \
-    fused_defer<G, R>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, shared_tables, low_min, low_max, flags, \
-                      q, sums, bsum)
-extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g1(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(1, 0); }
-extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(2, 0); }
-extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_DEFER_ARGS) { FUSED_DEFER_AT(4, 0); }
+#define FUSED_DEFER_AT(G, R, SHARED_D)                                                                          \
+    fused_defer<G, R, SHARED_D>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, shared_tables, low_min,     \
+                                low_max, flags, q, sums, bsum)
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g1(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT(1, 0, false);
+}
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT(2, 0, false);
+}
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT(4, 0, false);
+}
 extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g8(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT(8, FUSED_RING);
+    FUSED_DEFER_AT(8, FUSED_RING, false);
+}
+// y = A x, A by columns (rows_in_lanes): the warp's groups share d_j's words in the ring
+extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g8n(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT(8, FUSED_RING, true);
 }
 extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g16(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT(16, FUSED_RING);
+    FUSED_DEFER_AT(16, FUSED_RING, false);
+}
+// y = A x, A by columns (rows_in_lanes): the warp's groups share d_j's words in the ring
+extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g16n(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT(16, FUSED_RING, true);
 }
 extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g32(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT(32, FUSED_RING);
+    FUSED_DEFER_AT(32, FUSED_RING, false);
 }
 #undef FUSED_DEFER_AT
 

@@ -45,6 +45,8 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_fused_defer_g8",
     "blas_fused_defer_g16",
     "blas_fused_defer_g32",
+    "blas_fused_defer_g8n",
+    "blas_fused_defer_g16n",
     "blas_fused_finish",
     "blas_fused_finish_bin",
 ];
@@ -546,12 +548,16 @@ fn fused_run(
         } as u32;
         dev.launch(
             &MODULE,
-            match lanes {
-                1 => "blas_fused_defer_g1",
-                2 => "blas_fused_defer_g2",
-                4 => "blas_fused_defer_g4",
-                8 => "blas_fused_defer_g8",
-                16 => "blas_fused_defer_g16",
+            // (…n: y = A x with A by columns, the warp's groups on one column: they share d_j's
+            // words in the ring; at g = 32 a warp is one group)
+            match (lanes, rows_in_lanes) {
+                (1, _) => "blas_fused_defer_g1",
+                (2, _) => "blas_fused_defer_g2",
+                (4, _) => "blas_fused_defer_g4",
+                (8, false) => "blas_fused_defer_g8",
+                (8, true) => "blas_fused_defer_g8n",
+                (16, false) => "blas_fused_defer_g16",
+                (16, true) => "blas_fused_defer_g16n",
                 _ => "blas_fused_defer_g32",
             },
             cfg,
