@@ -1172,26 +1172,35 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     else
         fused_terms_each<NA, G>(f, a, dinfo, dexp, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax, gl, m,
                                 r, cstart, cstep, iters, c1, sums);
-    // Q, the dropped flag and xs over the group's lanes (at g >= 4 each counted the terms whose
-    // words it worked out; at g <= 2 the group's first lane counted them all), and over the
-    // warp's groups when they share the row
-    const u32 join_to = rows_in_lanes ? g : 32;
-    fused_join_q(s.qsum, s.dropped, G >= 4 ? 1 : g, join_to);
-    if (G >= 4)
-        for (u32 off = 1; off < join_to; off <<= 1) s.xs += __shfl_xor_sync(FUSED_FULL, s.xs, off);
     bool writer = true;
-    if (!rows_in_lanes) {
-        // the groups of the warp share the row: join their V_i (integer sums; every group
-        // holds them after)
-        for (u32 off = g; off < 32; off <<= 1) {
+    if (G < 4) {
+        writer = !rows_in_lanes ? grp == 0 : true;
+        // the terms' ranks are in kb, Q and the dropped flag in the group's first lane: when the
+        // warp's groups share the row, join them into group 0 (integer sums)
+        if (!rows_in_lanes) {
+            for (u32 off = g; off < 32; off <<= 1) {
 #pragma unroll
-            for (int i = 0; i < NA; i++) s.vs[i] += (i64)__shfl_xor_sync(FUSED_FULL, (u64)s.vs[i], off);
-            if (G < 4) s.kb += (i64)__shfl_xor_sync(FUSED_FULL, (u64)s.kb, off);
+                for (int i = 0; i < NA; i++) s.vs[i] += (i64)__shfl_xor_sync(FUSED_FULL, (u64)s.vs[i], off);
+                s.kb += (i64)__shfl_xor_sync(FUSED_FULL, (u64)s.kb, off);
+            }
+            fused_join_q(s.qsum, s.dropped, g, 32);
         }
-        writer = grp == 0;
+    } else {
+        // Q, the dropped flag and xs over the group's lanes (each counted the terms whose words
+        // it worked out), and over the warp's groups when they share the row; then their V_i
+        // (every group holds them after), and K from the unit's sums
+        const u32 join_to = rows_in_lanes ? g : 32;
+        fused_join_q(s.qsum, s.dropped, 1, join_to);
+        for (u32 off = 1; off < join_to; off <<= 1) s.xs += __shfl_xor_sync(FUSED_FULL, s.xs, off);
+        if (!rows_in_lanes) {
+            for (u32 off = g; off < 32; off <<= 1) {
+#pragma unroll
+                for (int i = 0; i < NA; i++) s.vs[i] += (i64)__shfl_xor_sync(FUSED_FULL, (u64)s.vs[i], off);
+            }
+            writer = grp == 0;
+        }
+        s.kb = fused_unit_rank<NA>(s, g);
     }
-    // K: the terms' ranks at g <= 2 (fused_term_step), else from the unit's sums
-    if (G >= 4) s.kb = fused_unit_rank<NA>(s, g);
     if (writer && active) {
         // the unit's bucket into the row's
 #pragma unroll
