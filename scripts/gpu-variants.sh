@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Kernel variants for one GPU call, without a build each: the bundle's binaries run every
+# variant's edited kernel files through MPBLAS_KERNEL_SOURCE_DIR (cuda/nvrtc.rs).
+#
+#   scripts/gpu-check.sh                                   # the bundle: binaries, kernel cache
+#   scripts/gpu-variants.sh NAME=REF_OR_DIR [...]          # gpu-bundle/variants/NAME/
+#   (GPU machine) bash gpu-bundle/variants.sh              # alternated runs, see below
+#
+# For NAME=REF (a git ref) the kernel files (*.cu, *.cuh under crates/) that differ between HEAD
+# and REF are taken whole from REF (rebase REF on HEAD first, or HEAD's own changes to those
+# files are undone in the variant); for NAME=DIR, the .cu and .cuh files in DIR. With
+# NVRTC here (NVRTC_DIR, as gpu-check.sh) each variant's modules are compiled for sm_90 now and
+# their images shipped beside it, so the GPU machine compiles nothing. A variant whose launchers
+# (Rust) differ from the bundle's cannot run this way: the script says so and stops.
+#
+# variants.sh runs, ROUNDS times (default 2), the bundle's own kernels (`base`) and then each
+# variant: `gpu_blas_bench` with BENCH_ENV (default: the fused RNS GEMV rows at 106-1696 bits),
+# and first, with TESTS=1, `gpu_blas_rns` (TEST_FILTER: a test name filter) once per variant.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+bundle=$root/gpu-bundle
+nvrtc_dir=${NVRTC_DIR:-/opt/nvrtc/nvidia/cu13/lib}
+[ -x "$bundle/bin/gpu_blas_bench" ] || { echo "no bundle: run scripts/gpu-check.sh first" >&2; exit 1; }
+[ $# -gt 0 ] || { echo "usage: $0 NAME=REF_OR_DIR [...]" >&2; exit 2; }
+rm -rf "$bundle/variants"
+names=()
+for arg in "$@"; do
+    name=${arg%%=*} src=${arg#*=}
+    [[ "$arg" == *=* && "$name" =~ ^[A-Za-z0-9_-]+$ ]] || { echo "bad argument: $arg (NAME=REF_OR_DIR)" >&2; exit 2; }
+    out=$bundle/variants/$name
+    mkdir -p "$out"
+    if [ -d "$src" ]; then
+        cp "$src"/*.cu "$src"/*.cuh "$out"/ 2>/dev/null || true
+    else
+        rust=$(git diff --name-only HEAD "$src" -- 'crates/*.rs')
+        if [ -n "$rust" ]; then
+            echo "$src changes Rust code, which the bundle's binaries do not have:" >&2
+            echo "$rust" >&2
+            exit 1
+        fi
+        for f in $(git diff --name-only HEAD "$src" -- 'crates/*.cu' 'crates/*.cuh'); do
+            git show "$src:$f" >"$out/$(basename "$f")"
+        done
+    fi
+    ls "$out"/*.cu* >/dev/null 2>&1 || { echo "$name: no kernel file differs" >&2; exit 1; }
+    if [ -e "$nvrtc_dir/libnvrtc.so.13" ]; then
+        cache=$root/target/kernel-cache-sm90
+        LD_LIBRARY_PATH="$nvrtc_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" MPBLAS_KERNEL_SOURCE_DIR="$out" \
+            MPBLAS_PRECOMPILE_DIR="$cache" cargo test -q --release -p mpblas --features cuda \
+            --test kernels_compile -- --include-ignored every_module_compiles_for_sm_90 >/dev/null
+        # the images of the modules this variant changed
+        for f in "$out"/*.cu; do
+            stem=$(basename "$f" .cu)
+            grep "^$stem-" "$cache/current.txt" | while read -r img; do cp "$cache/$img" "$out/"; done
+        done
+    fi
+    names+=("$name")
+    echo "$name: $(cd "$out" && ls | tr '\n' ' ')"
+done
+
+cat >"$bundle/variants.sh" <<RUN
+#!/usr/bin/env bash
+# Written by scripts/gpu-variants.sh: the bundle's kernels (base) and the variants ${names[*]},
+# alternated ROUNDS times (see the script's head).
+set -uo pipefail
+here=\$(cd "\$(dirname "\$0")" && pwd)
+names="${names[*]}"
+RUN
+cat >>"$bundle/variants.sh" <<'RUN'
+for lib in libnvrtc.so.13 libcublas.so.13; do
+    d=$(find / -xdev -name "$lib" -not -path '/proc/*' 2>/dev/null | head -n 1 | xargs -r dirname)
+    [ -n "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+done
+bench_env=${BENCH_ENV:-"MPBLAS_BENCH_ONLY=rns MPBLAS_BENCH_FUSED_ONLY=1 MPBLAS_BENCH_BITS=106,212,424,848,1696"}
+caches=${TMPDIR:-/tmp}/mpblas-variants
+for v in base $names; do
+    mkdir -p "$caches/$v" && tar xzf "$here/kernel-cache.tar.gz" -C "$caches/$v"
+    [ "$v" = base ] || cp "$here/variants/$v"/*.cubin "$caches/$v"/ 2>/dev/null || true
+done
+src() { [ "$1" = base ] && echo "" || echo "$here/variants/$1"; }
+nvidia-smi -L 2>/dev/null | head -n 1
+if [ "${TESTS:-0}" = 1 ]; then
+    for v in $names; do
+        echo "== tests $v"
+        MPBLAS_KERNEL_SOURCE_DIR=$(src "$v") MPBLAS_CACHE_DIR=$caches/$v \
+            "$here/bin/gpu_blas_rns" --include-ignored --test-threads=1 ${TEST_FILTER:-} 2>&1 |
+            grep -E "^test .*FAILED|panicked|test result"
+    done
+fi
+for r in $(seq "${ROUNDS:-2}"); do
+    for v in base $names; do
+        echo "== $v, round $r"
+        env $bench_env MPBLAS_KERNEL_SOURCE_DIR=$(src "$v") MPBLAS_CACHE_DIR=$caches/$v \
+            "$here/bin/gpu_blas_bench" 2>&1 | grep -E "^\| [0-9]|rror|panicked"
+    done
+done
+RUN
+chmod +x "$bundle/variants.sh"
+echo "run on the GPU machine: bash gpu-bundle/variants.sh (TESTS=1 to test each variant first)"
