@@ -10,8 +10,9 @@
 # and REF are taken whole from REF (rebase REF on HEAD first, or HEAD's own changes to those
 # files are undone in the variant); for NAME=DIR, the .cu and .cuh files in DIR. With
 # NVRTC here (NVRTC_DIR, as gpu-check.sh) each variant's modules are compiled for sm_90 now and
-# their images shipped beside it, so the GPU machine compiles nothing. A variant whose launchers
-# (Rust) differ from the bundle's cannot run this way: the script says so and stops.
+# their images shipped beside it, so the GPU machine compiles nothing. A REF that also changes
+# Rust code (a launcher) gets its own gpu_blas_bench and gpu_blas_rns instead, built in a
+# temporary worktree with a copy of target/release (about 8 MB a variant in the bundle).
 #
 # variants.sh runs, ROUNDS times (default 2), the bundle's own kernels (`base`) and then each
 # variant: `gpu_blas_bench` with BENCH_ENV (default: the fused RNS GEMV rows at 106-1696 bits),
@@ -30,27 +31,63 @@ for arg in "$@"; do
     [[ "$arg" == *=* && "$name" =~ ^[A-Za-z0-9_-]+$ ]] || { echo "bad argument: $arg (NAME=REF_OR_DIR)" >&2; exit 2; }
     out=$bundle/variants/$name
     mkdir -p "$out"
+    cache=$root/target/kernel-cache-sm90
+    nvrtc_env=(LD_LIBRARY_PATH="$nvrtc_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" MPBLAS_PRECOMPILE_DIR="$cache")
+    rust=
+    [ -d "$src" ] || rust=$(git diff --name-only HEAD "$src" -- 'crates/*.rs')
     if [ -d "$src" ]; then
         cp "$src"/*.cu "$src"/*.cuh "$out"/ 2>/dev/null || true
-    else
-        rust=$(git diff --name-only HEAD "$src" -- 'crates/*.rs')
-        if [ -n "$rust" ]; then
-            echo "$src changes Rust code, which the bundle's binaries do not have:" >&2
-            echo "$rust" >&2
-            exit 1
-        fi
+    elif [ -z "$rust" ]; then
         for f in $(git diff --name-only HEAD "$src" -- 'crates/*.cu' 'crates/*.cuh'); do
             git show "$src:$f" >"$out/$(basename "$f")"
         done
     fi
-    ls "$out"/*.cu* >/dev/null 2>&1 || { echo "$name: no kernel file differs" >&2; exit 1; }
+    if [ -n "$rust" ]; then
+        # its own binaries: a worktree of REF built against a copy of target/release, its
+        # sources touched so that cargo rebuilds the workspace's crates (the copy's artifacts
+        # would otherwise look fresh) and nothing else
+        tmp=$(mktemp -d)
+        git worktree add -q --detach "$tmp/wt" "$src"
+        tgt=$root/target/variants/$name
+        mkdir -p "$tgt"
+        [ -d "$tgt/release" ] || cp -a "$root/target/release" "$tgt/"
+        find "$tmp/wt/crates" -type f -exec touch {} +
+        (
+            cd "$tmp/wt"
+            export CARGO_TARGET_DIR=$tgt
+            exe=$(cargo test --release -p mpblas --features cuda,unstable-internals --no-run --test gpu_blas_rns \
+                --message-format=json 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        print(m["executable"])')
+            cargo build -q --release -p mpblas --features cuda --example gpu_blas_bench
+            mkdir -p "$out/bin"
+            cp "$exe" "$out/bin/gpu_blas_rns"
+            cp "$tgt/release/examples/gpu_blas_bench" "$out/bin/"
+            strip --strip-debug "$out/bin/"*
+            if [ -e "$nvrtc_dir/libnvrtc.so.13" ]; then
+                env "${nvrtc_env[@]}" cargo test -q --release -p mpblas --features cuda --test kernels_compile \
+                    -- --include-ignored every_module_compiles_for_sm_90 >/dev/null
+            fi
+        )
+        git worktree remove --force "$tmp/wt"
+        changed=$(git diff --name-only HEAD "$src" -- 'crates/*.cu')
+    else
+        ls "$out"/*.cu* >/dev/null 2>&1 || { echo "$name: no kernel file differs" >&2; exit 1; }
+        if [ -e "$nvrtc_dir/libnvrtc.so.13" ]; then
+            env "${nvrtc_env[@]}" MPBLAS_KERNEL_SOURCE_DIR="$out" cargo test -q --release -p mpblas --features cuda \
+                --test kernels_compile -- --include-ignored every_module_compiles_for_sm_90 >/dev/null
+        fi
+        changed=$(ls "$out"/*.cu 2>/dev/null || true)
+    fi
+    # the images of the modules this variant changed
     if [ -e "$nvrtc_dir/libnvrtc.so.13" ]; then
-        cache=$root/target/kernel-cache-sm90
-        LD_LIBRARY_PATH="$nvrtc_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" MPBLAS_KERNEL_SOURCE_DIR="$out" \
-            MPBLAS_PRECOMPILE_DIR="$cache" cargo test -q --release -p mpblas --features cuda \
-            --test kernels_compile -- --include-ignored every_module_compiles_for_sm_90 >/dev/null
-        # the images of the modules this variant changed
-        for f in "$out"/*.cu; do
+        for f in $changed; do
             stem=$(basename "$f" .cu)
             grep "^$stem-" "$cache/current.txt" | while read -r img; do cp "$cache/$img" "$out/"; done
         done
@@ -79,12 +116,14 @@ for v in base $names; do
     [ "$v" = base ] || cp "$here/variants/$v"/*.cubin "$caches/$v"/ 2>/dev/null || true
 done
 src() { [ "$1" = base ] && echo "" || echo "$here/variants/$1"; }
+# a variant's own binaries (it changed a launcher), else the bundle's
+bin() { if [ -x "$here/variants/$1/bin/$2" ]; then echo "$here/variants/$1/bin/$2"; else echo "$here/bin/$2"; fi; }
 nvidia-smi -L 2>/dev/null | head -n 1
 if [ "${TESTS:-0}" = 1 ]; then
     for v in $names; do
         echo "== tests $v"
         MPBLAS_KERNEL_SOURCE_DIR=$(src "$v") MPBLAS_CACHE_DIR=$caches/$v \
-            "$here/bin/gpu_blas_rns" --include-ignored --test-threads=1 ${TEST_FILTER:-} 2>&1 |
+            "$(bin "$v" gpu_blas_rns)" --include-ignored --test-threads=1 ${TEST_FILTER:-} 2>&1 |
             grep -E "^test .*FAILED|panicked|test result"
     done
 fi
@@ -92,7 +131,7 @@ for r in $(seq "${ROUNDS:-2}"); do
     for v in base $names; do
         echo "== $v, round $r"
         env $bench_env MPBLAS_KERNEL_SOURCE_DIR=$(src "$v") MPBLAS_CACHE_DIR=$caches/$v \
-            "$here/bin/gpu_blas_bench" 2>&1 | grep -E "^\| [0-9]|rror|panicked"
+            "$(bin "$v" gpu_blas_bench)" 2>&1 | grep -E "^\| [0-9]|rror|panicked"
     done
 done
 RUN
