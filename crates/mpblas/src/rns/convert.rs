@@ -254,16 +254,11 @@ impl MpFloat {
         let target = 53.min(t + 1074);
         if target <= 0 {
             // |x| < 2^-1074: rounds to 0 or to 2^-1074 (only x > 2^-1075 rounds up).
-            let up = t == -1074 && !self.is_pow2();
+            let up = t == -1074 && !self.significand_is_pow2();
             return sign * if up { f64::from_bits(1) } else { 0.0 };
         }
         let (q, e) = self.round_to_bits(target as u64);
         sign * ldexp_once(q as f64, e)
-    }
-
-    /// True when `|self|` is a power of two (`X = 2^(p−1)`).
-    fn is_pow2(&self) -> bool {
-        self.res == self.basis.pow2(self.basis.precision as u64 - 1)
     }
 
     /// `|self|` rounded to `target ≤ 63` bits: `(q, e)` with `q ≤ 2^target` and

@@ -66,7 +66,7 @@ impl MpFloat {
                 break;
             }
             let up = !r.neg; // v − q = r/b has the sign of r
-            let pow2_down = !up && q.is_pow2_sig();
+            let pow2_down = !up && q.significand_is_pow2();
             // spacing of representable numbers on the side of v
             let gap_exp = if pow2_down { q.exp - 1 } else { q.exp };
             let gap = b.mul_pow2(gap_exp); // b·gap, exact
@@ -120,7 +120,7 @@ impl MpFloat {
                 break;
             }
             let up = !r.neg;
-            let pow2_down = !up && s.is_pow2_sig();
+            let pow2_down = !up && s.significand_is_pow2();
             let gap_exp = if pow2_down { s.exp - 1 } else { s.exp };
             // a − (s ± g)² = r ∓ g(2s ± g): faithful iff |r| < g(2s ± g) on v's side.
             if cmp_r_vs_offset(&r, &s, gap_exp, 0, up) != Ordering::Less {
@@ -134,11 +134,6 @@ impl MpFloat {
             break;
         }
         Ok(s)
-    }
-
-    /// True when the significand is `2^(p−1)` (the number is a power of two).
-    fn is_pow2_sig(&self) -> bool {
-        self.res == self.basis.pow2(self.basis.precision as u64 - 1)
     }
 
     /// `self ± 2^e` (exact: the neighbour in the direction `up` of magnitude).

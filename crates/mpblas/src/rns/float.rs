@@ -202,15 +202,15 @@ impl MpFloat {
     /// A product with it is an exact scaling: `fl(±2^k·x)` is `x.mul_pow2(k)`, negated for
     /// `−2^k` (the fused GEMV's prep takes that path for `α`).
     pub(crate) fn power_of_two_exponent(&self) -> Option<i64> {
-        if self.class != Class::Finite || self.is_zero() {
+        if self.class != Class::Finite || self.is_zero() || !self.significand_is_pow2() {
             return None;
         }
-        let p = self.basis.precision;
-        let mut top = pool::zeroed(self.basis.len());
-        self.basis.pow2_into(u64::from(p) - 1, &mut top);
-        let is_pow2 = top == self.res;
-        pool::recycle(top);
-        is_pow2.then(|| self.exp + (p as i64 - 1))
+        Some(self.exp + (self.basis.precision as i64 - 1))
+    }
+
+    /// True when the significand is `2^(p−1)`: a finite nonzero `self` is then `±2^k`.
+    pub(crate) fn significand_is_pow2(&self) -> bool {
+        self.res == self.basis.pow2(self.basis.precision as u64 - 1)
     }
 
     /// `self · 2^k`, exact unless it leaves the exponent range (then ±Inf or ±0 by the range
