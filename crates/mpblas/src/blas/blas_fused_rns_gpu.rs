@@ -30,6 +30,7 @@ use crate::error::{Error, Result};
 use crate::rns::accumulate::{Accumulator, ceil_log2};
 use crate::rns::array_gpu::{DeviceMpArray, MAX_MODULI, RNS_CUH, device_tables};
 use crate::rns::basis::inv_mod;
+use crate::rns::term_lanes::unit_rank_c0;
 use crate::rns::{ExtF, MpArray, MpFloat};
 use crate::view::{MatLayout, Trans, blas_vector};
 use std::sync::{Arc, Mutex};
@@ -79,13 +80,10 @@ fn pack_fused(acc: &Accumulator, level_tabs: &[u64]) -> Vec<u32> {
     t[4] = acc.w as u32;
     t[5] = base.precision();
     t[6] = ceil_log2(acc.nt as u64) as u32;
-    // the base's k_norm and c0 = M·2^(−2·k_norm), rounded up (in [2, 8): ⌊log2 M⌋ is 2p + 2 or
-    // 2p + 3): the sums' approximation of a product's P/M from its factors' evaluations
-    // (fused_unit_rank)
-    let kn = base.k_norm;
-    t[7] = kn;
-    let m_up = base.m_ext[1];
-    let c0 = m_up.f * 2f64.powi((m_up.e - 2 * kn as i64) as i32);
+    // the base's k_norm and c0: the sums' approximation of a product's P/M from its factors'
+    // evaluations (fused_unit_rank)
+    t[7] = base.k_norm;
+    let c0 = unit_rank_c0(base);
     t[56] = c0.to_bits() as u32;
     t[57] = (c0.to_bits() >> 32) as u32;
     for (l, (b, &addr)) in acc.levels.iter().zip(level_tabs).enumerate() {

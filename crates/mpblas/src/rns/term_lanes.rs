@@ -24,7 +24,7 @@
 //! the vector path against the scalar one word for word.
 
 use super::accumulate::Accumulator;
-use super::basis::{add_mod, mul_mod, reduce62, sub_mod};
+use super::basis::{Basis, add_mod, mul_mod, reduce62, sub_mod};
 use super::float::MpFloat;
 
 /// Scratch of one thread's terms (reused from term to term).
@@ -198,6 +198,15 @@ fn product_rank(frac: u64, n: usize) -> u64 {
     (frac + 3 * n as u64) >> 30
 }
 
+/// `c0 = M·2^(−2·k_norm)` of `base`, rounded up (in [2, 8): ⌊log2 M⌋ is 2p + 2 or 2p + 3). The
+/// GPU sums (`fused_unit_rank`) approximate a product's `P/M` as `ua·dd·c0`, with `ua`, `dd` its
+/// factors' `X·2^k_norm/M` from their evaluations' upper bounds; the launcher ships this value
+/// and the CPU twin test checks the approximation with it.
+pub(crate) fn unit_rank_c0(base: &Basis) -> f64 {
+    let m_up = base.m_ext[1];
+    m_up.f * 2f64.powi((m_up.e - 2 * base.k_norm as i64) as i32)
+}
+
 /// `s ± v` in two's complement.
 #[inline(always)]
 fn signed_add(s: u64, v: u64, neg: bool) -> u64 {
@@ -256,8 +265,7 @@ mod tests {
         for bits in [53u32, 106, 212, 424, 848, 1696] {
             let base = std::sync::Arc::new(Basis::new(bits).unwrap());
             let (n, p, kn) = (base.len(), base.precision, base.k_norm as i64);
-            let m_up = base.m_ext[1];
-            let c0 = m_up.f * 2f64.powi((m_up.e - 2 * kn) as i32);
+            let c0 = unit_rank_c0(&base);
             let scaled = |x: &MpFloat| x.eval[1].f * 2f64.powi((x.eval[1].e + kn) as i32);
             let limbs = (p as usize).div_ceil(64);
             let significand = |rng: &mut mpblas_testdata::SplitMix64, ones: bool| {
