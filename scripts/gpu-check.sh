@@ -61,21 +61,7 @@ cargo build --release -p mpblas --features cuda --example gpu_bench --example gp
 cargo test --release -p mpblas-cli --bins --no-run --message-format=json >>"$list"
 cargo build --release -p mpblas-cli --bin mpblas --message-format=json >>"$list"
 # Pick the executables out of cargo's JSON messages: "<name> <path>" per line.
-python3 - "$list" >"$bundle/bin/.list" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable"):
-        t = m["target"]
-        name = "lib" if "lib" in t["kind"] else t["name"]
-        if t["name"] == "mpblas" and "bin" in t["kind"]:
-            # the mpblas binary's unit tests, or the binary itself (`reproduce ... --gpu`)
-            name = "cli" if m.get("profile", {}).get("test") else "mpblas"
-        print(name, m["executable"])
-PY
+python3 scripts/cargo_executables.py "$list" >"$bundle/bin/.list"
 while read -r name exe; do
     cp "$exe" "$bundle/bin/$name"
     strip --strip-debug "$bundle/bin/$name"

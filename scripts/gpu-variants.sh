@@ -56,15 +56,8 @@ for arg in "$@"; do
             cd "$tmp/wt"
             export CARGO_TARGET_DIR=$tgt
             exe=$(cargo test --release -p mpblas --features cuda,unstable-internals --no-run --test gpu_blas_rns \
-                --message-format=json 2>/dev/null | python3 -c '
-import json, sys
-for line in sys.stdin:
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable"):
-        print(m["executable"])')
+                --message-format=json 2>/dev/null | python3 "$root/scripts/cargo_executables.py" - |
+                awk '$1 == "gpu_blas_rns" { print $2 }')
             cargo build -q --release -p mpblas --features cuda --example gpu_blas_bench
             mkdir -p "$out/bin"
             cp "$exe" "$out/bin/gpu_blas_rns"
