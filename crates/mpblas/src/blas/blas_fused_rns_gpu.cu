@@ -1039,12 +1039,16 @@ static __device__ __forceinline__ void fused_ring_read(u32 ring, u32 t, u32 lane
 }
 
 // The scalar part of the term at column c, element e (the next batch's, fused_terms_batched)
-// brought to L1 while the batch before runs (prefetch: no register waits on it). Loads into
-// registers a batch ahead were spilled at 128 registers right after their issue, and the spill
-// waited for the data (H200 ncu, 848 bits N: the two STL.64 after the 16-byte evaluation load
-// and the exponent's held 10% of the sums' stall samples).
+// brought to L2 while the batch before runs (prefetch: no register waits on it), then loaded at
+// the batch's top. Loads into registers a batch ahead were spilled at 128 registers right after
+// their issue, and the spill waited for the data (H200 ncu, 848 bits N: the two STL.64 after the
+// 16-byte evaluation load and the exponent's held 10% of the sums' stall samples). H200,
+// 1000 x 1000, N / T ms, three runs alternated with the loads a batch ahead: 848 bits
+// 0.204-0.211 / 0.219-0.225 -> 0.201-0.203 / 0.219, 1696 bits 0.374-0.380 / 0.402-0.410 ->
+// 0.371-0.372 / 0.393-0.395; prefetch.L1 read the same (0.201-0.205 / 0.219-0.222, 0.370-0.374
+// / 0.394-0.400).
 #ifndef FUSED_PREFETCH
-#define FUSED_PREFETCH "L1"
+#define FUSED_PREFETCH "L2"
 #endif
 static __device__ __forceinline__ void fused_term_prefetch(const RnsArg &a, const u8 *dinfo, const i64 *dexp,
                                                            const double *dq, bool in, u64 c, u64 e) {
