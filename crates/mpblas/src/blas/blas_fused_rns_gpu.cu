@@ -1038,6 +1038,26 @@ static __device__ __forceinline__ void fused_ring_read(u32 ring, u32 t, u32 lane
     }
 }
 
+// The scalar part of the term at column c, element e (the next batch's, fused_terms_batched)
+// brought to L2 while the batch before runs (prefetch: no register waits on it), then loaded at
+// the batch's top. Loads into registers a batch ahead were spilled at 128 registers right after
+// their issue, and the spill waited for the data (H200 ncu, 848 bits N: the two STL.64 after the
+// 16-byte evaluation load and the exponent's held 10% of the sums' stall samples). H200,
+// 1000 x 1000, N / T ms, three runs alternated with the loads a batch ahead: 848 bits
+// 0.204-0.211 / 0.219-0.225 -> 0.201-0.203 / 0.219, 1696 bits 0.374-0.380 / 0.402-0.410 ->
+// 0.371-0.372 / 0.393-0.395; prefetch.L1 read the same (0.201-0.205 / 0.219-0.222, 0.370-0.374
+// / 0.394-0.400).
+#ifndef FUSED_PREFETCH
+#define FUSED_PREFETCH "L2"
+#endif
+static __device__ __forceinline__ void fused_term_prefetch(const RnsArg &a, const u8 *dinfo, const i64 *dexp,
+                                                           const double *dq, bool in, u64 c, u64 e) {
+    if (!in) return;
+    const void *p[7] = {dinfo + c, dexp + c, dq + c, a.cls + e, a.sign + e, a.exp + e, a.eval + 2 * (a.len + e)};
+#pragma unroll
+    for (int i = 0; i < 7; i++) asm volatile("prefetch.global." FUSED_PREFETCH " [%0];" ::"l"(p[i]));
+}
+
 // A unit's terms G at a time (g >= 4). Lane gl works out the scalar part of the batch's term gl
 // (fused_term_word), once for the group instead of once a lane, a batch ahead (its loads are
 // made while the group runs the batch before), and each step reads its term's word with a
@@ -1083,31 +1103,21 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
             cf += cstep;
         }
     }
-    bool bin = active && cb < c1;
-    u64 ci = bin ? cb : 0, ei = bin ? eb : 0;
-    u8 bdi = dinfo[ci], bcls = a.cls[ei], bsg = a.sign[ei];
-    i64 bea = a.exp[ei], bed = dexp[ci];
-    double bua = fused_a_eval(a, ei, f.kn), bdd = dq[ci];
+    fused_term_prefetch(a, dinfo, dexp, dq, active && cb < c1, cb, eb);
     u32 t = 0;
     for (u64 it = 0; it < iters; it += G) {
         int bsp;
         double bc;
-        const u32 bw = fused_term_word(f, w, base, bin, bdi, bcls, bsg, bea + bed, bua, bdd, &bsp, &bc);
+        const bool bin = active && cb < c1;
+        const u64 ci = bin ? cb : 0, ei = bin ? eb : 0;
+        const u32 bw = fused_term_word(f, w, base, bin, dinfo[ci], a.cls[ei], a.sign[ei], a.exp[ei] + dexp[ci],
+                                       fused_a_eval(a, ei, f.kn), dq[ci], &bsp, &bc);
         // the lane counts the term whose word it worked out (a term past the unit has word 0)
         fused_term_count(s, bw, true);
         s.xs += bc;
         eb = (u64)((i64)eb + (i64)G * estep);
         cb += G * cstep;
-        bin = active && cb < c1;
-        ci = bin ? cb : 0;
-        ei = bin ? eb : 0;
-        bdi = dinfo[ci];
-        bcls = a.cls[ei];
-        bsg = a.sign[ei];
-        bea = a.exp[ei];
-        bed = dexp[ci];
-        bua = fused_a_eval(a, ei, f.kn);
-        bdd = dq[ci];
+        fused_term_prefetch(a, dinfo, dexp, dq, active && cb < c1, cb, eb);
         const u32 steps = iters - it < G ? (u32)(iters - it) : G;
         for (u32 st = 0; st < steps; st++, t++, ap += apstep, dp += dpstep) {
             u32 ar[NA], dr[NA];
