@@ -1070,7 +1070,7 @@ static __device__ __forceinline__ void fused_term_prefetch(const RnsArg &a, cons
 // 0.461-0.468 / 0.467-0.470 -> 0.431-0.436 / 0.438-0.442. At g = 1 and 2 (106, 212 bits) it
 // was 3-4% slower than fused_terms_each: the batch is one or two terms long.
 // At g >= 8 the residues come through the warp's ring (cp.async, FUSED_RING - 1 steps ahead;
-// blocks of 128 threads, 4 an SM), so that no register waits on a load: 848 bits ->
+// blocks of 128 threads, then 4 an SM), so that no register waits on a load: 848 bits ->
 // 0.222-0.228 / 0.224-0.225, 1696 bits -> 0.413-0.419 / 0.416-0.421 (ncu: long-scoreboard
 // stalls 1.1 and 0.6 per issue, from 5.3 at g = 4 without the ring). At g = 4 (424 bits) the
 // ring was slower, N 0.150-0.154 against 0.138-0.142.
@@ -1324,7 +1324,10 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
 // fused_defer with the launcher's group size g as a compile-time constant, one entry point per g,
 // so that ptxas allocates each alone: one kernel switching on g took 128 registers and spilled
 // 376 bytes; alone, g = 1 and 32 spill nothing and g = 2-16 16-24 bytes (H200, 1000 x 1000 N:
-// 212 bits 0.105 -> 0.097 ms, 1696 bits 0.497 -> 0.466).
+// 212 bits 0.105 -> 0.097 ms, 1696 bits 0.497 -> 0.466). From g = 8, 3 blocks of 128 an SM:
+// 166 registers and no spills, against 128 and 132 bytes spilled with 4 (the launcher's
+// sums_warps_per_sm: H200, N ms, 848 bits 0.200-0.203 -> 0.190-0.191, 1696 bits 0.370-0.374 ->
+// 0.352-0.354).
 #define FUSED_DEFER_AT(G, R, SHARED_D)                                                                          \
     fused_defer<G, R, SHARED_D>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, shared_tables, low_min,     \
                                 low_max, flags, q, sums, bsum)
@@ -1337,21 +1340,21 @@ extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2(FUSED_D
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(4, 0, false);
 }
-extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g8(FUSED_DEFER_ARGS) {
+extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g8(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(8, FUSED_RING, false);
 }
 // y = A x, A by columns (rows_in_lanes): the warp's groups share d_j's words in the ring
-extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g8n(FUSED_DEFER_ARGS) {
+extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g8n(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(8, FUSED_RING, true);
 }
-extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g16(FUSED_DEFER_ARGS) {
+extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g16(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(16, FUSED_RING, false);
 }
 // y = A x, A by columns (rows_in_lanes): the warp's groups share d_j's words in the ring
-extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g16n(FUSED_DEFER_ARGS) {
+extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g16n(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(16, FUSED_RING, true);
 }
-extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g32(FUSED_DEFER_ARGS) {
+extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g32(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(32, FUSED_RING, false);
 }
 #undef FUSED_DEFER_AT

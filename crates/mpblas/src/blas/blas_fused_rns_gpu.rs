@@ -188,8 +188,8 @@ fn grown<T: DevicePod>(
     Ok(slot.as_ref().expect("just made").addr())
 }
 
-/// Columns per chunk for groups of `g` lanes: at most one unit per resident warp (`warps`: two
-/// blocks of eight warps per SM; `MPBLAS_FUSED_WARPS` overrides, for tuning). A unit ends with
+/// Columns per chunk for groups of `g` lanes: at most one unit per resident warp (`warps`:
+/// [`sums_warps_per_sm`] times the SMs; `MPBLAS_FUSED_WARPS` overrides, for tuning). A unit ends with
 /// its atomics (and, for a row per warp, the join of its lanes), so fewer and longer units cost
 /// less, while a few units past a whole wave leave the SMs idle for a second one. H100,
 /// 1000 × 1000 (ms): 848 bits N, 0.308 with 2000 units against 0.414 with 2125 (one wave and a
@@ -217,20 +217,30 @@ const BUCKET_TERMS: usize = 2048;
 const SLOTS: usize = 8;
 
 /// Steps in a warp's ring at g >= 8 (the kernel's `FUSED_RING`) and the sums' block size there
-/// (the kernels' launch bounds: 128 threads, 4 blocks an SM): 4 warps' rings are 32 KiB.
+/// (the kernels' launch bounds: 128 threads, 3 blocks an SM): 4 warps' rings are 32 KiB.
 const RING: usize = 4;
 const RING_BLOCK: usize = 128;
 
+/// Resident warps an SM in the sums kernels for groups of `g` lanes (their launch bounds): 2
+/// blocks of 8 warps below g = 8, 3 blocks of 4 from g = 8 (`__launch_bounds__(128, 3)`: 166
+/// registers and no spills, where 4 blocks capped them at 128 and ptxas spilled 132 bytes in the
+/// loop). H200, 1000 × 1000, N / T ms, two runs alternated with 4 blocks: 848 bits 0.200-0.203
+/// / 0.218-0.221 -> 0.190-0.191 / 0.217-0.220, 1696 bits 0.370-0.374 / 0.393-0.395 ->
+/// 0.352-0.354 / 0.382-0.383.
+fn sums_warps_per_sm(g: usize) -> usize {
+    if g >= 8 { 12 } else { 16 }
+}
+
 /// The sums' group width and columns per chunk: `g` lanes a term with at most `SLOTS` base
 /// moduli a lane (`MPBLAS_FUSED_G` may take more lanes).
-fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, warps: usize) -> (u32, usize) {
+fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -> (u32, usize) {
     let g_min = nb.div_ceil(SLOTS).next_power_of_two();
     let g = std::env::var("MPBLAS_FUSED_G")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
         .filter(|&g| g.is_power_of_two() && (g_min..=32).contains(&g))
         .unwrap_or(g_min);
-    let per = chunk_columns(g, m, n, rows_in_lanes, warps).min(BUCKET_TERMS);
+    let per = chunk_columns(g, m, n, rows_in_lanes, sums_warps_per_sm(g) * sms).min(BUCKET_TERMS);
     (g as u32, per)
 }
 
@@ -444,8 +454,8 @@ fn fused_run(
     );
     let d_arg = rns_arg(s.d.as_ref().expect("just made"), 0, 1, 0);
     let rows_in_lanes = layout.row_stride == 1;
-    let resident = 16 * dev.info().multiprocessors.max(1) as usize;
-    let (lanes, per) = defer_shape(basis.len(), ly, lx, rows_in_lanes, resident);
+    let sms = dev.info().multiprocessors.max(1) as usize;
+    let (lanes, per) = defer_shape(basis.len(), ly, lx, rows_in_lanes, sms);
     // the sums' shared memory (fused_defer): the moduli's three constants, padded to the
     // slots' kp = max(k, SLOTS g) entries, and the 2^s rows (h + 32 rows of k) when they fit
     // and, at g >= 8, each warp's ring of RING steps' residues (fused_terms_batched), in blocks
