@@ -240,10 +240,7 @@ static __device__ __forceinline__ u32 fused_long_residue(const RnsBasis &b, u32 
         al += p & 0xffffffffull;
         ah += p >> 32;
     }
-    u32 m = b.m[j], mu = b.mu[j];
-    u32 h = reduce62(ah, m, mu);
-    u32 rres = add_mod(reduce62((u64)h * (u64)b.two32[j], m, mu), reduce62(al, m, mu), m);
-    return mul_mod(sub_mod(xj, rres, m), rns_inv_pow2_at(b, k, j), m, mu);
+    return shift_residue_from_sums(b, xj, al, ah, k, j);
 }
 
 static __device__ void fused_shift_right_warp(const RnsBasis &b, u32 *x, u64 k, bool *round, bool *sticky, bool *odd,

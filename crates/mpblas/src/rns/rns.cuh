@@ -447,6 +447,17 @@ static __device__ __forceinline__ void shift_long_bits(const u32 *low, u64 k, bo
     *sticky = st;
 }
 
+// Residue j of (X - R) / 2^k from residue xj of X and R = X mod 2^k as the sums al (low halves)
+// and ah (high halves) of the products limb_l * |2^(32 l)|_m_j (shift_long_residue and the fused
+// kernels' batched twin).
+static __device__ __forceinline__ u32 shift_residue_from_sums(const RnsBasis &b, u32 xj, u64 al, u64 ah, u64 k,
+                                                              u32 j) {
+    u32 m = b.m[j], mu = b.mu[j];
+    u32 h = reduce62(ah, m, mu);
+    u32 rres = add_mod(reduce62((u64)h * (u64)b.two32[j], m, mu), reduce62(al, m, mu), m);
+    return mul_mod(sub_mod(xj, rres, m), rns_inv_pow2_at(b, k, j), m, mu);
+}
+
 // Residue j of (X - (X mod 2^k)) / 2^k for k >= 64, from X's low limbs (xj: residue j of X).
 static __device__ __forceinline__ u32 shift_long_residue(const RnsBasis &b, u32 xj, const u32 *low, u64 k, u32 j) {
     u32 wk = (u32)(k / 32), bk = (u32)(k % 32);
@@ -458,10 +469,7 @@ static __device__ __forceinline__ u32 shift_long_residue(const RnsBasis &b, u32 
         al += p & 0xffffffffull;
         ah += p >> 32;
     }
-    u32 m = b.m[j], mu = b.mu[j];
-    u32 h = reduce62(ah, m, mu);
-    u32 rres = add_mod(reduce62((u64)h * (u64)b.two32[j], m, mu), reduce62(al, m, mu), m);
-    return mul_mod(sub_mod(xj, rres, m), rns_inv_pow2_at(b, k, j), m, mu);
+    return shift_residue_from_sums(b, xj, al, ah, k, j);
 }
 
 // floor(X / 2^k) in place for X < M/2, with the round bit, the sticky bit and the parity.
