@@ -189,11 +189,11 @@ fn grown<T: DevicePod>(
 }
 
 /// Columns per chunk for groups of `g` lanes: at most one unit per resident warp (`warps`:
-/// [`sums_warps_per_sm`] times the SMs; `MPBLAS_FUSED_WARPS` overrides, for tuning). A unit ends with
-/// its atomics (and, for a row per warp, the join of its lanes), so fewer and longer units cost
-/// less, while a few units past a whole wave leave the SMs idle for a second one. H100,
-/// 1000 × 1000 (ms): 848 bits N, 0.308 with 2000 units against 0.414 with 2125 (one wave and a
-/// few); T, alternated, 0.317 with 2000 units against 0.380 with 3000 (at 1696 bits 0.521
+/// [`sums_warps_per_sm`] times the SMs; `MPBLAS_FUSED_WARPS` overrides, for tuning). A unit
+/// ends with its atomics (and, for a row per warp, the join of its lanes), so fewer and longer
+/// units cost less, while a few units past a whole wave leave the SMs idle for a second one.
+/// H100, 1000 × 1000 (ms): 848 bits N, 0.308 with 2000 units against 0.414 with 2125 (one wave
+/// and a few); T, alternated, 0.317 with 2000 units against 0.380 with 3000 (at 1696 bits 0.521
 /// against 0.605).
 fn chunk_columns(g: usize, m: usize, n: usize, rows_in_lanes: bool, warps: usize) -> usize {
     let warps = std::env::var("MPBLAS_FUSED_WARPS")
