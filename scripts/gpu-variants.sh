@@ -105,7 +105,9 @@ done
 bench_env=${BENCH_ENV:-"MPBLAS_BENCH_ONLY=rns MPBLAS_BENCH_FUSED_ONLY=1 MPBLAS_BENCH_BITS=106,212,424,848,1696"}
 caches=${TMPDIR:-/tmp}/mpblas-variants
 for v in base $names; do
-    mkdir -p "$caches/$v" && tar xzf "$here/kernel-cache.tar.gz" -C "$caches/$v"
+    mkdir -p "$caches/$v"
+    # (as run.sh: a bundle built without NVRTC has no kernel cache, and the kernels compile here)
+    [ -e "$here/kernel-cache.tar.gz" ] && tar xzf "$here/kernel-cache.tar.gz" -C "$caches/$v"
     [ "$v" = base ] || cp "$here/variants/$v"/*.cubin "$caches/$v"/ 2>/dev/null || true
 done
 src() { [ "$1" = base ] && echo "" || echo "$here/variants/$1"; }
