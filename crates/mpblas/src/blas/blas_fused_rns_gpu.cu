@@ -1044,15 +1044,12 @@ static __device__ __forceinline__ void fused_ring_read(u32 ring, u32 t, u32 lane
 // 0.204-0.211 / 0.219-0.225 -> 0.201-0.203 / 0.219, 1696 bits 0.374-0.380 / 0.402-0.410 ->
 // 0.371-0.372 / 0.393-0.395; prefetch.L1 read the same (0.201-0.205 / 0.219-0.222, 0.370-0.374
 // / 0.394-0.400).
-#ifndef FUSED_PREFETCH
-#define FUSED_PREFETCH "L2"
-#endif
 static __device__ __forceinline__ void fused_term_prefetch(const RnsArg &a, const u8 *dinfo, const i64 *dexp,
                                                            const double *dq, bool in, u64 c, u64 e) {
     if (!in) return;
     const void *p[7] = {dinfo + c, dexp + c, dq + c, a.cls + e, a.sign + e, a.exp + e, a.eval + 2 * (a.len + e)};
 #pragma unroll
-    for (int i = 0; i < 7; i++) asm volatile("prefetch.global." FUSED_PREFETCH " [%0];" ::"l"(p[i]));
+    for (int i = 0; i < 7; i++) asm volatile("prefetch.global.L2 [%0];" ::"l"(p[i]));
 }
 
 // A unit's terms G at a time (g >= 4). Lane gl works out the scalar part of the batch's term gl
