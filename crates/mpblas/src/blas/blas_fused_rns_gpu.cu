@@ -1179,9 +1179,9 @@ static __device__ __forceinline__ i64 fused_unit_rank(const FusedUnitSums<NA> &s
 
 // One unit of the sums: a row, or 32/g rows (rows_in_lanes), and a chunk of at most
 // FUSED_BUCKET_TERMS columns, with NA base slots per lane and groups of G lanes.
-// rows_in_lanes (A = op(A) stored by columns): the warp's 32/g groups take 32/g consecutive rows
-// and the same columns; else they take one row and every (32/g)-th column of the chunk, and
-// join their buckets before the atomics. Every lane runs every shuffle: idle groups carry zeros.
+// rows_in_lanes (the launcher's choice for any layout: defer_shape): the warp's 32/g groups take
+// 32/g consecutive rows and the same columns; else they take one row and every (32/g)-th column
+// of the chunk, and join their buckets before the atomics. Every lane runs every shuffle: idle groups carry zeros.
 template <int NA, int G, int R, bool SHARED_D>
 static __device__ __forceinline__ void
 fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
@@ -1337,14 +1337,14 @@ extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_D
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g8(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(8, FUSED_RING, false);
 }
-// y = A x, A by columns (rows_in_lanes): the warp's groups share d_j's words in the ring
+// rows_in_lanes: the warp's groups share d_j's words in the ring
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g8n(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(8, FUSED_RING, true);
 }
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g16(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(16, FUSED_RING, false);
 }
-// y = A x, A by columns (rows_in_lanes): the warp's groups share d_j's words in the ring
+// rows_in_lanes: the warp's groups share d_j's words in the ring
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g16n(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(16, FUSED_RING, true);
 }

@@ -231,17 +231,43 @@ fn sums_warps_per_sm(g: usize) -> usize {
     if g >= 8 { 12 } else { 16 }
 }
 
-/// The sums' group width and columns per chunk: `g` lanes a term with at most `SLOTS` base
-/// moduli a lane (`MPBLAS_FUSED_G` may take more lanes).
-fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -> (u32, usize) {
+/// The sums' decomposition: `g` lanes a term with at most `SLOTS` base moduli a lane
+/// (`MPBLAS_FUSED_G` may take more lanes), `per` columns a chunk, and whether the warp's groups
+/// take consecutive rows of one column (`rows`) or consecutive columns of one row.
+struct DeferShape {
+    g: u32,
+    per: usize,
+    rows: bool,
+}
+
+/// The sums' shape for `nb` base moduli and an `m × n` `op(A)`, `rows_in_lanes` when `op(A)`'s
+/// columns are contiguous. The kernels take any layout either way (each group reads its own
+/// term's residues, and a unit's rows and columns come from `A`'s strides): rows when `op(A)` is
+/// stored by columns, and from g = 8 also for `Aᵀx`, where the warp's groups then share `d_j`'s
+/// words in the ring (`…n` kernels) and a warp's units are `32/g` rows. H200, 1000 × 1000, T ms,
+/// two runs alternated: 848 bits 0.216-0.222 → 0.190-0.195, 1696 bits 0.381-0.387 →
+/// 0.350-0.353 (N unchanged); below g = 8 rows made T slower (106 bits 0.075 → 0.083-0.088, 212
+/// bits 0.096-0.097 → 0.100-0.102). With few rows a unit's last groups would idle (`m mod 32/g`
+/// of its `32/g`), so `Aᵀx` keeps columns below `16·32/g` rows, where they would waste more than
+/// 1/16 of the lanes (not measured). `MPBLAS_FUSED_ROWS=0` or `1` forces either, for tuning.
+fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -> DeferShape {
     let g_min = nb.div_ceil(SLOTS).next_power_of_two();
     let g = std::env::var("MPBLAS_FUSED_G")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
         .filter(|&g| g.is_power_of_two() && (g_min..=32).contains(&g))
         .unwrap_or(g_min);
-    let per = chunk_columns(g, m, n, rows_in_lanes, sums_warps_per_sm(g) * sms).min(BUCKET_TERMS);
-    (g as u32, per)
+    let rows = match std::env::var("MPBLAS_FUSED_ROWS").as_deref() {
+        Ok("0") => false,
+        Ok("1") => true,
+        _ => rows_in_lanes || (g >= 8 && m >= 16 * (32 / g)),
+    };
+    let per = chunk_columns(g, m, n, rows, sums_warps_per_sm(g) * sms).min(BUCKET_TERMS);
+    DeferShape {
+        g: g as u32,
+        per,
+        rows,
+    }
 }
 
 /// Whether the prep and finish kernels round in binary (`fused_round_warp`: one pass of
@@ -455,7 +481,11 @@ fn fused_run(
     let d_arg = rns_arg(s.d.as_ref().expect("just made"), 0, 1, 0);
     let rows_in_lanes = layout.row_stride == 1;
     let sms = dev.info().multiprocessors.max(1) as usize;
-    let (lanes, per) = defer_shape(basis.len(), ly, lx, rows_in_lanes, sms);
+    let DeferShape {
+        g: lanes,
+        per,
+        rows: sums_rows,
+    } = defer_shape(basis.len(), ly, lx, rows_in_lanes, sms);
     // the sums' shared memory (fused_defer): the moduli's three constants, padded to the
     // slots' kp = max(k, SLOTS g) entries, and the 2^s rows (h + 32 rows of k) when they fit
     // and, at g >= 8, each warp's ring of RING steps' residues (fused_terms_batched), in blocks
@@ -547,7 +577,7 @@ fn fused_run(
             ],
         )?;
         let gpw = 32 / lanes as usize;
-        let units = if rows_in_lanes { ly.div_ceil(gpw) } else { ly } * lx.div_ceil(per);
+        let units = if sums_rows { ly.div_ceil(gpw) } else { ly } * lx.div_ceil(per);
         let mut cfg = dev.grid_for_blocks_of(units * 32, block);
         cfg.shared_bytes = if shared_tables {
             shared_bytes
@@ -556,9 +586,9 @@ fn fused_run(
         } as u32;
         dev.launch(
             &MODULE,
-            // (…n: y = A x with A by columns, the warp's groups on one column: they share d_j's
-            // words in the ring; at g = 32 a warp is one group)
-            match (lanes, rows_in_lanes) {
+            // (…n: the warp's groups on one column, sums_rows: they share d_j's words in the
+            // ring; at g = 32 a warp is one group)
+            match (lanes, sums_rows) {
                 (1, _) => "blas_fused_defer_g1",
                 (2, _) => "blas_fused_defer_g2",
                 (4, _) => "blas_fused_defer_g4",
@@ -578,7 +608,7 @@ fn fused_run(
                 Arg::U64(dv),
                 Arg::U64(ly as u64),
                 Arg::U64(lx as u64),
-                Arg::I32(rows_in_lanes as i32),
+                Arg::I32(sums_rows as i32),
                 Arg::U64(per as u64),
                 Arg::I32(shared_tables as i32),
                 Arg::U64(low_min),
