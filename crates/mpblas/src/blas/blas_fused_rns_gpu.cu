@@ -196,12 +196,47 @@ static __device__ Pass fused_pass_warp(const RnsBasis &b, const u32 *x, u64 k, u
     return p;
 }
 
+// sum_q v[q] t[q ts] for q < count as two sums of 32-bit halves (lo: the products' low words,
+// hi: their high words), with the words loaded 16 at a time before they are used (ptxas kept
+// about 4 table loads in flight). The one form of the prep's and finish's dot products: the
+// rounded residues (fused_long_residue), the limbs (fused_limbs_warp) and the extension
+// (fused_extra_residue). Batching the residues' loads gained 2-4% (below); batching the limbs'
+// and the extension's too changed nothing measurable (H200, 1000 x 1000, three rounds alternated:
+// 848 bits N / T 0.189-0.191 / 0.189-0.190 against 0.189-0.192 / 0.190-0.195, 1696 bits the
+// same), though session 26's clock put the limbs at 39,000 of the prep's 77,000 cycles at 848
+// bits. The same integer sums: no sum can wrap (count < 2^32 products' halves).
+static __device__ __forceinline__ void fused_dot_words(const u32 *v, const u32 *t, u64 ts, u32 count, u64 *lo,
+                                                       u64 *hi) {
+    u64 al = 0, ah = 0;
+    for (u32 q0 = 0; q0 < count; q0 += 16) {
+        // (a word past count loads nothing and adds 0)
+        u32 tw[16], vw[16];
+#pragma unroll
+        for (int q = 0; q < 16; q++) {
+            const bool in = q0 + q < count;
+            tw[q] = in ? t[(u64)(q0 + q) * ts] : 0;
+            vw[q] = in ? v[q0 + q] : 0;
+        }
+#pragma unroll
+        for (int q = 0; q < 16; q++) {
+            const u64 p = (u64)vw[q] * (u64)tw[q];
+            al += p & 0xffffffffull;
+            ah += p >> 32;
+        }
+    }
+    *lo = al;
+    *hi = ah;
+}
+
 // The low nl 32-bit limbs of X = sum_i c_i M_i - r M into sh->low (shift_right's limb loop by
 // the warp): the lanes form the limbs' dot products from the CRT coefficients in sh->c, lane 0
 // carries them; every lane may read sh->low after it returns.
 static __device__ void fused_limbs_warp(const RnsBasis &b, u128 r, u32 nl, FusedWarpScratch *sh, u32 lane) {
     for (u32 l = lane; l < nl; l += 32) {
-        u128 dot = shift_limb_dot(b, sh->c, l);
+        // shift_limb_dot (rns.cuh), its loads batched
+        u64 dl, dh;
+        fused_dot_words(sh->c, b.mi_bin + (u64)l * b.n, 1, b.n, &dl, &dh);
+        const u128 dot = ((u128)dh << 32) + (u128)dl;
         sh->dot_lo[l] = (u64)dot;
         sh->dot_hi[l] = (u64)(dot >> 64);
     }
@@ -213,28 +248,12 @@ static __device__ void fused_limbs_warp(const RnsBasis &b, u128 r, u32 nl, Fused
     __syncwarp();
 }
 
-// shift_long_residue with the table's words loaded 16 at a time before they are used (ptxas kept
-// 4 in flight, and the loads are the chain: session 26's clock put this loop's phase at 12,000-
-// 14,000 of a row's 70,000 cycles at 848 bits, and ncu's samples on it). The same integer sums.
+// shift_long_residue (rns.cuh) with its loads batched (fused_dot_words): 848 bits N 0.205-0.209
+// -> 0.200-0.201 ms, 1696 bits 0.387-0.391 -> 0.373-0.375 (H200, session 27).
 static __device__ __forceinline__ u32 fused_long_residue(const RnsBasis &b, u32 xj, const u32 *low, u64 k, u32 j) {
     const u32 wk = (u32)(k / 32), bk = (u32)(k % 32), n = b.n;
-    u64 al = 0, ah = 0;
-    for (u32 l = 0; l < wk; l += 16) {
-        // (a limb past wk loads nothing and adds 0)
-        u32 t[16], v[16];
-#pragma unroll
-        for (int q = 0; q < 16; q++) {
-            const bool in = l + q < wk;
-            t[q] = in ? b.pow32[(u64)(l + q) * n + j] : 0;
-            v[q] = in ? low[l + q] : 0;
-        }
-#pragma unroll
-        for (int q = 0; q < 16; q++) {
-            u64 p = (u64)v[q] * (u64)t[q];
-            al += p & 0xffffffffull;
-            ah += p >> 32;
-        }
-    }
+    u64 al, ah;
+    fused_dot_words(low, b.pow32 + j, n, wk, &al, &ah);
     if (bk != 0) {
         u64 p = (u64)(low[wk] & ((1u << bk) - 1)) * (u64)b.pow32[(u64)wk * n + j];
         al += p & 0xffffffffull;
@@ -305,13 +324,8 @@ static __device__ __forceinline__ u32 fused_rank(u64 frac) { return (u32)((frac 
 // the element's CRT coefficients v_i = |x_i w_i|_m_i and its rank: sum_i v_i |M_i|_m - rank |M|_m.
 static __device__ u32 fused_extra_residue(const FusedTab &f, const u32 *v, u32 rank, u32 l) {
     const u32 nb = f.n, m = f.m[l], mu = f.mu[l];
-    const u32 *row = f.mi + (l - nb) * nb;
-    u64 lo = 0, hi = 0;
-    for (u32 i = 0; i < nb; i++) {
-        u64 p = (u64)v[i] * row[i];
-        lo += p & 0xffffffffull;
-        hi += p >> 32;
-    }
+    u64 lo, hi;
+    fused_dot_words(v, f.mi + (l - nb) * nb, 1, nb, &lo, &hi);
     return sub_mod(fused_join(lo, hi, m, mu), mul_mod(rank, f.mm[l - nb], m, mu), m);
 }
 
