@@ -829,3 +829,49 @@ pub fn dot_fused(
     )?;
     out.download()?.get(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sums' shape as the launcher picks it by default (the tuning variables unset).
+    fn default_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool) -> Option<DeferShape> {
+        let tuned = ["MPBLAS_FUSED_G", "MPBLAS_FUSED_ROWS", "MPBLAS_FUSED_WARPS"];
+        if tuned.iter().any(|v| std::env::var_os(v).is_some()) {
+            eprintln!("skipped: a MPBLAS_FUSED_* tuning variable is set");
+            return None;
+        }
+        Some(defer_shape(nb, m, n, rows_in_lanes, 132))
+    }
+
+    #[test]
+    fn transposed_sums_take_rows_from_eight_lanes_a_term_given_enough_rows() {
+        // 848 bits (55 base moduli): 8 lanes a term, rows for both storages; 1000 x 1000 on
+        // 132 SMs: 250 units of 4 rows, 6 chunks of 167 columns (1500 units, one wave of 1584)
+        let Some(t) = default_shape(55, 1000, 1000, false) else {
+            return;
+        };
+        assert_eq!((t.g, t.rows, t.per), (8, true, 167));
+        let t = default_shape(55, 1000, 1000, true).unwrap();
+        assert_eq!((t.g, t.rows, t.per), (8, true, 167));
+        // Aᵀx with fewer than 16 units' worth of rows keeps columns
+        assert!(!default_shape(55, 63, 1000, false).unwrap().rows);
+        assert!(default_shape(55, 64, 1000, false).unwrap().rows);
+        // 1696 bits (110): 16 lanes, rows from 32 rows
+        let t = default_shape(110, 1000, 1000, false).unwrap();
+        assert_eq!((t.g, t.rows), (16, true));
+        assert!(!default_shape(110, 31, 1000, false).unwrap().rows);
+        // 106 bits (7): one lane a term; Aᵀx keeps columns, A x rows
+        let t = default_shape(7, 1000, 1000, false).unwrap();
+        assert_eq!((t.g, t.rows), (1, false));
+        assert!(default_shape(7, 1000, 1000, true).unwrap().rows);
+    }
+
+    #[test]
+    fn a_chunk_never_exceeds_a_buckets_terms() {
+        let Some(t) = default_shape(55, 1, 1 << 20, false) else {
+            return;
+        };
+        assert!(t.per <= BUCKET_TERMS);
+    }
+}
