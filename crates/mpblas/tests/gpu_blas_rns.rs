@@ -179,7 +179,12 @@ fn fused_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: b
         Trans::Yes => (c.m, c.n),
     };
     let a = data(b, rng, c.lda * c.n.max(1), spread, specials);
-    let x = data(b, rng, storage_len(lx, c.incx), 40, specials);
+    let mut x = data(b, rng, storage_len(lx, c.incx), 40, specials);
+    for (k, v) in x.iter_mut().enumerate() {
+        if k % 3 == 1 && v.is_finite() {
+            *v = exact_product_partner(b, rng, k / 3);
+        }
+    }
     let y = data(b, rng, storage_len(ly, c.incy), 40, false);
     let r = random(b, rng, 4);
     let one = MpFloat::from_f64(b, 1.0);
@@ -197,6 +202,10 @@ fn fused_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: b
         (pow2(37).neg(), r.clone()),
         (pow2((1 << 60) - 1), zero.clone()),
         (pow2(-(1 << 60)).neg(), r.clone()),
+        // doubles: the prep's exact-product path for the x_j above (fused_exact_product_warp)
+        (MpFloat::from_f64(b, 1.5), r.clone()),
+        (MpFloat::from_f64(b, -0.1), zero.clone()),
+        (MpFloat::from_f64(b, 0.0875), one.clone()),
     ];
     let da = upload(dev, b, &a);
     let dx = upload(dev, b, &x);
@@ -241,6 +250,40 @@ fn fused_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: b
             &want_arr,
             |i| format!("y[{i}]"),
         );
+    }
+}
+
+/// An x_j for the prep's exact-product path (α a double `m 2^e`, `m` odd of `t` bits; `α·x_j`
+/// exact in `p` bits when `x_j`'s significand is a multiple of `2^t`), by `kind`: a random double
+/// (the path); a double whose significand times 1.5's or 0.1's lies at a relative
+/// 0, 2^-52, 2^-45, 2^-39 or 2^-36 (either side) from the product's binade edge (the path's exact bit
+/// length, or its fallback within 2^-40); a `p`-bit significand with exactly one trailing zero
+/// (a multiple of `2^(t-1)` but not of `2^t` for α = 1.5: the fallback).
+fn exact_product_partner(b: &Arc<Basis>, rng: &mut Rng, kind: usize) -> MpFloat {
+    let neg = rng.next() & 1 == 1;
+    let sign = if neg { -1.0 } else { 1.0 };
+    let scale = 2f64.powi(rng.int(-40, 40) as i32);
+    let edge = [0, -52, -45, -39, -36][rng.int(0, 4) as usize];
+    let delta = if edge == 0 {
+        0.0
+    } else {
+        sign * 2f64.powi(edge)
+    };
+    match kind % 4 {
+        0 => {
+            let u = (rng.next() >> 11) as f64 * 2f64.powi(-53);
+            MpFloat::from_f64(b, sign * scale * (0.5 + u))
+        }
+        // 1.5 · 4/3 = 2 and 1.6 · 1.25 = 2 (0.1 = 1.6 · 2^-4): the edge of the product's binade
+        1 => MpFloat::from_f64(b, sign * scale * (4.0 / 3.0) * (1.0 + delta)),
+        2 => MpFloat::from_f64(b, sign * scale * 1.25 * (1.0 + delta)),
+        _ => {
+            let p = b.precision() as u64;
+            let mut limbs = random_limbs(rng, p);
+            limbs[0] = (limbs[0] & !3) | 2;
+            let e = -(p as i64);
+            MpFloat::from_limbs(b, neg, &limbs, rng.int(e - 40, e + 40))
+        }
     }
 }
 

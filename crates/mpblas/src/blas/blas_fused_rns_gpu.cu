@@ -464,11 +464,76 @@ static __device__ void fused_row_start(const RnsArg &beta, u64 eb, const RnsArg 
 //   thread per row i: its starting flags and range from the beta y_i term (its class and
 //   exponent).
 // BINARY: the rounding of d_j by fused_round_warp, else by fused_finish_warp (the same bits).
+// d_j = fl(α x_j) without the rounding when the product is exact in p bits. alpha_odd = m when α
+// is a double, X_α = m 2^(p - t) with m odd of t <= 53 bits (the launcher's alpha_odd; 0: none).
+// If x_j's significand X_x (in [2^(p-1), 2^p)) is a multiple of 2^t, as it is for every x_j of
+// at most p - 53 significant bits (a double's), S = X_α X_x = m (X_x / 2^t) 2^p, and RN_p(S) =
+// S / 2^k exactly with k = p when S >= 2^(2p-1), else p - 1: its residues are S's times 2^-k,
+// and the number is normalised as the rounding ends (normalised_by), so it is the rounding's
+// result, bit for bit. Both facts come from X_x's binary limbs (X_x = sum_i c_i M_i - r M, a dot
+// product a limb, a lane a limb): limbs 0 and 1 give X_x mod 2^64; limbs L..L+3 (L = ceil(p/32)
+// - 4, at least 0) give X_x / 2^32L modulo 2^128 up to the carry of the limbs below, in
+// (-r - 1, n 2^33] against a value of at least 2^95 (none at L = 0). Returns false, and the
+// caller rounds, when X_x is not a multiple of 2^t or S is within a relative 2^-40 of 2^(2p-1).
+// s: S's residues (every lane); on true, the result's residues in y (every lane) and *v.
+static __device__ bool fused_exact_product_warp(const RnsBasis &b, const u32 *xr, u64 alpha_odd, const u32 *s,
+                                                bool neg, i64 exp, u32 *y, RnsNum *v, FusedWarpScratch *sh,
+                                                u32 lane) {
+    const u32 n = b.n, p = b.p;
+    const u32 t = alpha_odd == 0 ? 0 : 64 - (u32)__clzll((long long)alpha_odd);
+    if (t == 0 || t > 53 || p < 64) return false;
+    u64 frac = 0;
+    for (u32 i = lane; i < n; i += 32) {
+        const u32 ci = mul_mod(xr[i], b.w[i], b.m[i], b.mu[i]);
+        sh->c[i] = ci;
+        frac += ((u64)ci * b.mu[i]) >> 32;
+    }
+    for (int o = 16; o > 0; o >>= 1) frac += __shfl_xor_sync(FUSED_FULL, frac, o);
+    __syncwarp();
+    const u32 r = fused_rank(frac);
+    const u32 top = (p + 31) / 32, L = top > 4 ? top - 4 : 0;
+    if (lane < 6) {
+        const u32 l = lane < 2 ? lane : L + lane - 2;
+        u64 dl, dh;
+        fused_dot_words(sh->c, b.mi_bin + (u64)l * n, 1, n, &dl, &dh);
+        const u128 dot = ((u128)dh << 32) + (u128)dl;
+        sh->dot_lo[lane] = (u64)dot;
+        sh->dot_hi[lane] = (u64)(dot >> 64);
+    }
+    __syncwarp();
+    // (every lane forms the same integers and takes the same branch)
+    u128 d[6];
+    for (int q = 0; q < 6; q++) d[q] = ((u128)sh->dot_hi[q] << 64) | sh->dot_lo[q];
+    __syncwarp();
+    const u64 mlow = (u64)b.m_bin[0] | ((u64)b.m_bin[1] << 32);
+    const u64 low64 = (u64)(d[0] + (d[1] << 32) - (u128)r * mlow);
+    if ((low64 & ((1ull << t) - 1)) != 0) return false;
+    u128 z = 0, mw = 0;
+    for (int q = 0; q < 4; q++) {
+        z += d[2 + q] << (32 * q);
+        mw |= (u128)b.m_bin[L + q] << (32 * q);
+    }
+    z -= (u128)r * mw;
+    // (a carry that wrapped z past 2^128 would leave it small)
+    if ((z >> 94) == 0) return false;
+    // S >= 2^(2p-1) iff (m 2^-t) (X_x 2^-(p-1)) >= 1; X_x = 2^32L z within a relative 2^-54, and
+    // the doubles below add 3 roundings of 2^-53
+    const double zf = __dadd_rn(__dmul_rn((double)(u64)(z >> 64), 18446744073709551616.0), (double)(u64)z);
+    const double q = __dmul_rn(ldexp((double)alpha_odd, -(int)t), ldexp(zf, (int)(32 * L) - (int)(p - 1)));
+    const double margin = 9.094947017729282e-13;  // 2^-40
+    if (q > 1.0 - margin && q < 1.0 + margin) return false;
+    const u64 k = q >= 1.0 ? p : p - 1;
+    for (u32 i = lane; i < n; i += 32) sh->x[i] = mul_mod(s[i], rns_inv_pow2_at(b, k, i), b.m[i], b.mu[i]);
+    fused_x_to_lanes(sh, y, n);
+    *v = normalised_by(fused_way(sh, lane), b, neg, y, exp + (i64)k);
+    return true;
+}
+
 template <bool BINARY>
 static __device__ __forceinline__ void
 fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, int alpha_pow2,
-           RnsArg x, u64 n, RnsArg d, u8 *dinfo, i64 *dexp, double *dq, u32 *dv, RnsArg beta, RnsArg y, u64 m,
-           int beta_zero, i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum) {
+           u64 alpha_odd, RnsArg x, u64 n, RnsArg d, u8 *dinfo, i64 *dexp, double *dq, u32 *dv, RnsArg beta, RnsArg y,
+           u64 m, int beta_zero, i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum) {
     __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
     RnsBasis b = rns_basis(tab);
     FusedTab f = fused_tab(ftab);
@@ -514,7 +579,9 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
             const u32 *ar = blas_rns_res(alpha, b.n, ea), *xr = blas_rns_res(x, b.n, ex);
             for (u32 i = lane; i < b.n; i += 32) sh->x[i] = mul_mod(ar[i], xr[i], b.m[i], b.mu[i]);
             fused_x_to_lanes(sh, out, b.n);
-            if (BINARY) {
+            if (fused_exact_product_warp(b, xr, alpha_odd, out, neg, al.exp + xv.exp, out, &v, sh, lane)) {
+                // the product is exact in p bits: no rounding
+            } else if (BINARY) {
                 // the product of two p-bit significands is below 2^(2p)
                 bool zero;
                 v = fused_round_warp(b, b, out, false, neg, al.exp + xv.exp, (2 * b.p + 31) / 32, out, &zero, sh, lane);
@@ -542,16 +609,16 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
 
 #define FUSED_PREP_ARGS                                                                                           \
     const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, int alpha_pow2,     \
-        RnsArg x, u64 n, RnsArg d, u8 *dinfo, i64 *dexp, double *dq, u32 *dv, RnsArg beta, RnsArg y, u64 m,     \
+        u64 alpha_odd, RnsArg x, u64 n, RnsArg d, u8 *dinfo, i64 *dexp, double *dq, u32 *dv, RnsArg beta, RnsArg y, u64 m,     \
         int beta_zero, i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep(FUSED_PREP_ARGS) {
-    fused_prep<false>(tab, ftab, prep_blocks, alpha, alpha_pow2, x, n, d, dinfo, dexp, dq, dv, beta, y, m, beta_zero,
+    fused_prep<false>(tab, ftab, prep_blocks, alpha, alpha_pow2, alpha_odd, x, n, d, dinfo, dexp, dq, dv, beta, y, m, beta_zero,
                       low_min, low_max, flags, q, sums, bsum);
 }
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep_bin(FUSED_PREP_ARGS) {
-    fused_prep<true>(tab, ftab, prep_blocks, alpha, alpha_pow2, x, n, d, dinfo, dexp, dq, dv, beta, y, m, beta_zero,
+    fused_prep<true>(tab, ftab, prep_blocks, alpha, alpha_pow2, alpha_odd, x, n, d, dinfo, dexp, dq, dv, beta, y, m, beta_zero,
                      low_min, low_max, flags, q, sums, bsum);
 }
 

@@ -287,6 +287,19 @@ fn round_in_binary(k: usize) -> bool {
     }
 }
 
+/// `m` when `a` is a double `±m·2^e` with `m` odd (at most 53 bits), else 0: the fused prep then
+/// forms `d_j = α·x_j` without its rounding where the product is exact in `p` bits
+/// (`fused_exact_product_warp`: `x_j`'s significand a multiple of `2^bits(m)`, as a double's is).
+/// H200, 1000 × 1000, α = 1.5, N / T ms: see BENCHMARKS.md (session 28).
+fn odd_significand_of_double(a: &MpFloat) -> u64 {
+    let v = a.to_f64();
+    if !v.is_normal() || MpFloat::from_f64(a.basis(), v) != *a {
+        return 0;
+    }
+    let m = (v.to_bits() & ((1u64 << 52) - 1)) | (1u64 << 52);
+    m >> m.trailing_zeros()
+}
+
 /// One warp per item, two warps per block (the kernels' `FUSED_WARPS_PER_BLOCK`).
 fn warp_items(items: usize) -> LaunchConfig {
     LaunchConfig::new((items.div_ceil(2).clamp(1, 65_535) as u32, 1), 64)
@@ -517,8 +530,10 @@ fn fused_run(
             .max((ly * k.max(bucket_words)).div_ceil(64 * 8))
             .clamp(1, 65_535);
         let binary = round_in_binary(k);
-        // α = ±2^k (α = 1 above all): each d_j is x_j scaled, no rounding (fused_prep)
+        // α = ±2^k (α = 1 above all): each d_j is x_j scaled, no rounding (fused_prep); α a
+        // double: each α·x_j that is exact in p bits skips the rounding
         let alpha_pow2 = g.alpha.power_of_two_exponent().is_some();
+        let alpha_odd = odd_significand_of_double(g.alpha);
         dev.launch(
             &MODULE,
             if binary {
@@ -533,6 +548,7 @@ fn fused_run(
                 Arg::U64(prep_blocks as u64),
                 alpha_arg,
                 Arg::I32(alpha_pow2 as i32),
+                Arg::U64(alpha_odd),
                 x_arg,
                 Arg::U64(lx as u64),
                 d_arg,
@@ -865,6 +881,21 @@ mod tests {
         let t = default_shape(7, 1000, 1000, false).unwrap();
         assert_eq!((t.g, t.rows), (1, false));
         assert!(default_shape(7, 1000, 1000, true).unwrap().rows);
+    }
+
+    #[test]
+    fn alpha_takes_the_exact_product_path_only_when_it_is_a_double() {
+        let b = crate::rns::Basis::new(106).unwrap();
+        let f = |v: f64| MpFloat::from_f64(&b, v);
+        assert_eq!(odd_significand_of_double(&f(1.5)), 3);
+        assert_eq!(odd_significand_of_double(&f(-0.75)), 3);
+        assert_eq!(odd_significand_of_double(&f(1.0)), 1);
+        assert_eq!(odd_significand_of_double(&f(0.1)), 0x0019_9999_9999_999a >> 1);
+        let third = f(1.0).div(&f(3.0)).unwrap();
+        assert_eq!(odd_significand_of_double(&third), 0);
+        for v in [0.0, -0.0, f64::NAN, f64::INFINITY, f64::MIN_POSITIVE / 2.0] {
+            assert_eq!(odd_significand_of_double(&f(v)), 0, "{v}");
+        }
     }
 
     #[test]
