@@ -455,15 +455,6 @@ static __device__ void fused_row_start(const RnsArg &beta, u64 eb, const RnsArg 
     q[r] = 0;
 }
 
-// The first kernel of a call, in two parts by block (64 threads each):
-// - blocks below `prep_blocks`: one warp per x_j: d_j = alpha x_j (rns_mul_fused with the warp's
-//   rounding) into the scratch array `d` (element j), with info = class | sign << 2 | zero << 3
-//   and the exponent beside it for the scan and the sums, and |d_j w_i R|_m_i for the sums (dv,
-//   n words per element, the lanes taking the moduli);
-// - the others: every row's accumulators and bucket sums zeroed (a thread per word), then a
-//   thread per row i: its starting flags and range from the beta y_i term (its class and
-//   exponent).
-// BINARY: the rounding of d_j by fused_round_warp, else by fused_finish_warp (the same bits).
 // d_j = fl(α x_j) without the rounding when the product is exact in p bits. alpha_odd = m when α
 // is a double, X_α = m 2^(p - t) with m odd of t <= 53 bits (the launcher's alpha_odd; 0: none).
 // If x_j's significand X_x (in [2^(p-1), 2^p)) is a multiple of 2^t, as it is for every x_j of
@@ -529,6 +520,16 @@ static __device__ bool fused_exact_product_warp(const RnsBasis &b, const u32 *xr
     return true;
 }
 
+// The first kernel of a call, in two parts by block (64 threads each):
+// - blocks below `prep_blocks`: one warp per x_j: d_j = alpha x_j (rns_mul_fused with the warp's
+//   rounding) into the scratch array `d` (element j), with info = class | sign << 2 | zero << 3
+//   and the exponent beside it for the scan and the sums, and |d_j w_i R|_m_i for the sums (dv,
+//   n words per element, the lanes taking the moduli);
+// - the others: every row's accumulators and bucket sums zeroed (a thread per word), then a
+//   thread per row i: its starting flags and range from the beta y_i term (its class and
+//   exponent).
+// BINARY: the rounding of d_j by fused_round_warp, else by fused_finish_warp (the same bits);
+// neither when α·x_j is exact (fused_exact_product_warp, alpha_odd).
 template <bool BINARY>
 static __device__ __forceinline__ void
 fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, int alpha_pow2,
@@ -609,17 +610,17 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
 
 #define FUSED_PREP_ARGS                                                                                           \
     const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, int alpha_pow2,     \
-        u64 alpha_odd, RnsArg x, u64 n, RnsArg d, u8 *dinfo, i64 *dexp, double *dq, u32 *dv, RnsArg beta, RnsArg y, u64 m,     \
-        int beta_zero, i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
+        u64 alpha_odd, RnsArg x, u64 n, RnsArg d, u8 *dinfo, i64 *dexp, double *dq, u32 *dv, RnsArg beta,         \
+        RnsArg y, u64 m, int beta_zero, i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep(FUSED_PREP_ARGS) {
-    fused_prep<false>(tab, ftab, prep_blocks, alpha, alpha_pow2, alpha_odd, x, n, d, dinfo, dexp, dq, dv, beta, y, m, beta_zero,
-                      low_min, low_max, flags, q, sums, bsum);
+    fused_prep<false>(tab, ftab, prep_blocks, alpha, alpha_pow2, alpha_odd, x, n, d, dinfo, dexp, dq, dv, beta, y, m,
+                      beta_zero, low_min, low_max, flags, q, sums, bsum);
 }
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep_bin(FUSED_PREP_ARGS) {
-    fused_prep<true>(tab, ftab, prep_blocks, alpha, alpha_pow2, alpha_odd, x, n, d, dinfo, dexp, dq, dv, beta, y, m, beta_zero,
-                     low_min, low_max, flags, q, sums, bsum);
+    fused_prep<true>(tab, ftab, prep_blocks, alpha, alpha_pow2, alpha_odd, x, n, d, dinfo, dexp, dq, dv, beta, y, m,
+                     beta_zero, low_min, low_max, flags, q, sums, bsum);
 }
 
 // The term (r, c): its flags, and low = e_a + e_d when it is finite and nonzero.
@@ -1262,7 +1263,8 @@ static __device__ __forceinline__ i64 fused_unit_rank(const FusedUnitSums<NA> &s
 // FUSED_BUCKET_TERMS columns, with NA base slots per lane and groups of G lanes.
 // rows_in_lanes (the launcher's choice for any layout: defer_shape): the warp's 32/g groups take
 // 32/g consecutive rows and the same columns; else they take one row and every (32/g)-th column
-// of the chunk, and join their buckets before the atomics. Every lane runs every shuffle: idle groups carry zeros.
+// of the chunk, and join their buckets before the atomics. Every lane runs every shuffle: idle
+// groups carry zeros.
 template <int NA, int G, int R, bool SHARED_D>
 static __device__ __forceinline__ void
 fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
