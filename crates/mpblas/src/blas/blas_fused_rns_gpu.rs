@@ -890,7 +890,10 @@ mod tests {
         assert_eq!(odd_significand_of_double(&f(1.5)), 3);
         assert_eq!(odd_significand_of_double(&f(-0.75)), 3);
         assert_eq!(odd_significand_of_double(&f(1.0)), 1);
-        assert_eq!(odd_significand_of_double(&f(0.1)), 0x0019_9999_9999_999a >> 1);
+        assert_eq!(
+            odd_significand_of_double(&f(0.1)),
+            0x0019_9999_9999_999a >> 1
+        );
         let third = f(1.0).div(&f(3.0)).unwrap();
         assert_eq!(odd_significand_of_double(&third), 0);
         for v in [0.0, -0.0, f64::NAN, f64::INFINITY, f64::MIN_POSITIVE / 2.0] {
