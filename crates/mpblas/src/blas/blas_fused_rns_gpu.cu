@@ -320,6 +320,21 @@ static __device__ RnsNum fused_finish_warp(const RnsBasis &b, const RnsBasis &to
 // X < M/4 (a p-bit significand, or the product of two).
 static __device__ __forceinline__ u32 fused_rank(u64 frac) { return (u32)((frac + (1ull << 29)) >> 30); }
 
+// The CRT coefficients c_i = |s_i w_i|_m_i of S (residues s in the basis B) into sh->c, by the
+// warp (lane l takes the moduli l, l + 32, ...; read sh->c after it returns), and S's rank
+// fused_rank(sum_i c_i / m_i) in every lane: exact while S < M_B/4.
+static __device__ u32 fused_crt_rank_warp(const RnsBasis &B, const u32 *s, FusedWarpScratch *sh, u32 lane) {
+    u64 frac = 0;
+    for (u32 i = lane; i < B.n; i += 32) {
+        const u32 ci = mul_mod(s[i], B.w[i], B.m[i], B.mu[i]);
+        sh->c[i] = ci;
+        frac += ((u64)ci * B.mu[i]) >> 32;
+    }
+    for (int o = 16; o > 0; o >>= 1) frac += __shfl_xor_sync(FUSED_FULL, frac, o);
+    __syncwarp();
+    return fused_rank(frac);
+}
+
 // Accumulator::extend's residue for the extra modulus l (nb <= l < k) of the widest level, from
 // the element's CRT coefficients v_i = |x_i w_i|_m_i and its rank: sum_i v_i |M_i|_m - rank |M|_m.
 static __device__ u32 fused_extra_residue(const FusedTab &f, const u32 *v, u32 rank, u32 l) {
@@ -372,15 +387,7 @@ static __device__ void fused_product_wide_warp(const FusedTab &f, const u32 *xr,
 // and its residues in y[0..b.n); *is_zero for S = 0 (the result is then not formed).
 static __device__ RnsNum fused_round_warp(const RnsBasis &B, const RnsBasis &b, const u32 *s, bool is_signed, bool neg,
                                           i64 exp, u32 nl, u32 *y, bool *is_zero, FusedWarpScratch *sh, u32 lane) {
-    u64 frac = 0;
-    for (u32 i = lane; i < B.n; i += 32) {
-        u32 ci = mul_mod(s[i], B.w[i], B.m[i], B.mu[i]);
-        sh->c[i] = ci;
-        frac += ((u64)ci * B.mu[i]) >> 32;
-    }
-    for (int o = 16; o > 0; o >>= 1) frac += __shfl_xor_sync(FUSED_FULL, frac, o);
-    __syncwarp();
-    fused_limbs_warp(B, fused_rank(frac), nl, sh, lane);
+    fused_limbs_warp(B, fused_crt_rank_warp(B, s, sh, lane), nl, sh, lane);
     u32 flip = 0, bits = 0;
     if (lane == 0) {
         // (S = 0 has a clear top bit)
@@ -473,15 +480,7 @@ static __device__ bool fused_exact_product_warp(const RnsBasis &b, const u32 *xr
     const u32 n = b.n, p = b.p;
     const u32 t = alpha_odd == 0 ? 0 : 64 - (u32)__clzll((long long)alpha_odd);
     if (t == 0 || t > 53 || p < 64) return false;
-    u64 frac = 0;
-    for (u32 i = lane; i < n; i += 32) {
-        const u32 ci = mul_mod(xr[i], b.w[i], b.m[i], b.mu[i]);
-        sh->c[i] = ci;
-        frac += ((u64)ci * b.mu[i]) >> 32;
-    }
-    for (int o = 16; o > 0; o >>= 1) frac += __shfl_xor_sync(FUSED_FULL, frac, o);
-    __syncwarp();
-    const u32 r = fused_rank(frac);
+    const u32 r = fused_crt_rank_warp(b, xr, sh, lane);
     const u32 top = (p + 31) / 32, L = top > 4 ? top - 4 : 0;
     if (lane < 6) {
         const u32 l = lane < 2 ? lane : L + lane - 2;
