@@ -228,15 +228,20 @@ static __device__ __forceinline__ void fused_dot_words(const u32 *v, const u32 *
     *hi = ah;
 }
 
+// Limb l's dot product sum_i c_i |M_i limb l| of X = sum_i c_i M_i - r M (rns.cuh's
+// shift_limb_dot, its loads batched: fused_dot_words).
+static __device__ __forceinline__ u128 fused_limb_dot(const RnsBasis &b, const u32 *c, u32 l) {
+    u64 dl, dh;
+    fused_dot_words(c, b.mi_bin + (u64)l * b.n, 1, b.n, &dl, &dh);
+    return ((u128)dh << 32) + (u128)dl;
+}
+
 // The low nl 32-bit limbs of X = sum_i c_i M_i - r M into sh->low (shift_right's limb loop by
 // the warp): the lanes form the limbs' dot products from the CRT coefficients in sh->c, lane 0
 // carries them; every lane may read sh->low after it returns.
 static __device__ void fused_limbs_warp(const RnsBasis &b, u128 r, u32 nl, FusedWarpScratch *sh, u32 lane) {
     for (u32 l = lane; l < nl; l += 32) {
-        // shift_limb_dot (rns.cuh), its loads batched
-        u64 dl, dh;
-        fused_dot_words(sh->c, b.mi_bin + (u64)l * b.n, 1, b.n, &dl, &dh);
-        const u128 dot = ((u128)dh << 32) + (u128)dl;
+        const u128 dot = fused_limb_dot(b, sh->c, l);
         sh->dot_lo[l] = (u64)dot;
         sh->dot_hi[l] = (u64)(dot >> 64);
     }
@@ -483,10 +488,7 @@ static __device__ bool fused_exact_product_warp(const RnsBasis &b, const u32 *xr
     const u32 r = fused_crt_rank_warp(b, xr, sh, lane);
     const u32 top = (p + 31) / 32, L = top > 4 ? top - 4 : 0;
     if (lane < 6) {
-        const u32 l = lane < 2 ? lane : L + lane - 2;
-        u64 dl, dh;
-        fused_dot_words(sh->c, b.mi_bin + (u64)l * n, 1, n, &dl, &dh);
-        const u128 dot = ((u128)dh << 32) + (u128)dl;
+        const u128 dot = fused_limb_dot(b, sh->c, lane < 2 ? lane : L + lane - 2);
         sh->dot_lo[lane] = (u64)dot;
         sh->dot_hi[lane] = (u64)(dot >> 64);
     }
