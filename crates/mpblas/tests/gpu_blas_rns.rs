@@ -254,22 +254,25 @@ fn fused_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: b
 }
 
 /// An x_j for the prep's exact-product path (α a double `m 2^e`, `m` odd of `t` bits; `α·x_j`
-/// exact in `p` bits when `x_j`'s significand is a multiple of `2^t`), by `kind`: a random double
-/// (the path); a double whose significand times 1.5's or 0.1's lies at a relative
-/// 0, 2^-52, 2^-45, 2^-39 or 2^-36 (either side) from the product's binade edge (the path's exact bit
-/// length, or its fallback within 2^-40); a `p`-bit significand with exactly one trailing zero
-/// (a multiple of `2^(t-1)` but not of `2^t` for α = 1.5: the fallback).
+/// exact in `p` bits when `x_j`'s significand is a multiple of `2^t`), by `kind`:
+/// - a random double (the path);
+/// - a double whose significand times 1.5's or 0.1's lies at a relative 0, 2^-52, 2^-45, 2^-39,
+///   2^-36, 2^-33 or 2^-30 (either side) from the product's binade edge (the path's exact bit
+///   length, or its fallback where x_j's evaluation cannot tell the side);
+/// - a `p`-bit significand with exactly one trailing zero (a multiple of `2^(t-1)` but not of
+///   `2^t` for α = 1.5: the fallback);
+/// - a `p`-bit significand whose low 53 bits are zero (the path for every double α).
 fn exact_product_partner(b: &Arc<Basis>, rng: &mut Rng, kind: usize) -> MpFloat {
     let neg = rng.next() & 1 == 1;
     let sign = if neg { -1.0 } else { 1.0 };
     let scale = 2f64.powi(rng.int(-40, 40) as i32);
-    let edge = [0, -52, -45, -39, -36][rng.int(0, 4) as usize];
+    let edge = [0, -52, -45, -39, -36, -33, -30][rng.int(0, 6) as usize];
     let delta = if edge == 0 {
         0.0
     } else {
         sign * 2f64.powi(edge)
     };
-    match kind % 4 {
+    match kind % 5 {
         0 => {
             let u = (rng.next() >> 11) as f64 * 2f64.powi(-53);
             MpFloat::from_f64(b, sign * scale * (0.5 + u))
@@ -277,10 +280,16 @@ fn exact_product_partner(b: &Arc<Basis>, rng: &mut Rng, kind: usize) -> MpFloat 
         // 1.5 · 4/3 = 2 and 1.6 · 1.25 = 2 (0.1 = 1.6 · 2^-4): the edge of the product's binade
         1 => MpFloat::from_f64(b, sign * scale * (4.0 / 3.0) * (1.0 + delta)),
         2 => MpFloat::from_f64(b, sign * scale * 1.25 * (1.0 + delta)),
-        _ => {
+        k => {
             let p = b.precision() as u64;
             let mut limbs = random_limbs(rng, p);
-            limbs[0] = (limbs[0] & !3) | 2;
+            // kind 3: exactly one trailing zero; kind 4: the low 53 bits zero, a significand
+            // far longer than a double's that still takes the path for every double α
+            limbs[0] = if k == 3 {
+                (limbs[0] & !3) | 2
+            } else {
+                limbs[0] & !((1 << 53) - 1)
+            };
             let e = -(p as i64);
             MpFloat::from_limbs(b, neg, &limbs, rng.int(e - 40, e + 40))
         }
@@ -323,6 +332,33 @@ fn fused_at(dev: &Device, bits: u32, big: bool) {
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn rns_gemv_fused_equals_the_cpu_106() {
     fused_at(&device(), 106, true);
+}
+
+/// The prep's exact products (`fused_exact_product_warp`: α a double, x_j's significand a
+/// multiple of α's odd part) at 106 and 848 bits, both transposes, in small calls: also the short
+/// case for the sanitizers.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_gemv_fused_exact_products_equal_the_cpu() {
+    let dev = device();
+    for bits in [106, 848] {
+        let b = Basis::new(bits).expect("basis");
+        let mut rng = Rng::new(700 + bits as u64);
+        for (trans, m, n, lda, incx, incy) in [
+            (Trans::No, 37, 60, 40, 1, 1),
+            (Trans::Yes, 60, 37, 61, -2, 3),
+        ] {
+            let c = Case {
+                trans,
+                m,
+                n,
+                lda,
+                incx,
+                incy,
+            };
+            fused_case(&dev, &b, &mut rng, &c, false, 20);
+        }
+    }
 }
 
 #[test]

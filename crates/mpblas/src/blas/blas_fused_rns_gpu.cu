@@ -178,22 +178,35 @@ static __device__ __forceinline__ void fused_x_to_lanes(const FusedWarpScratch *
     __syncwarp();
 }
 
+// The whole passes from the lanes' parts (crt_pass_part with first = lane, step 32), N of them
+// at once: butterfly shuffles, the N reductions interleaved; every lane ends with the wholes.
+template <int N>
+static __device__ __forceinline__ void fused_pass_sum(Pass (&p)[N]) {
+    u64 s_lo[N], s_hi[N];
+#pragma unroll
+    for (int q = 0; q < N; q++) s_lo[q] = (u64)p[q].s, s_hi[q] = (u64)(p[q].s >> 64);
+    for (int o = 16; o > 0; o >>= 1) {
+#pragma unroll
+        for (int q = 0; q < N; q++) {
+            u64 lo2 = __shfl_xor_sync(FUSED_FULL, s_lo[q], o), hi2 = __shfl_xor_sync(FUSED_FULL, s_hi[q], o);
+            u64 sum = s_lo[q] + lo2;
+            s_hi[q] += hi2 + (sum < s_lo[q] ? 1 : 0);
+            s_lo[q] = sum;
+            p[q].c += __shfl_xor_sync(FUSED_FULL, p[q].c, o);
+            p[q].low += __shfl_xor_sync(FUSED_FULL, p[q].low, o);
+        }
+    }
+#pragma unroll
+    for (int q = 0; q < N; q++) p[q].s = ((u128)s_hi[q] << 64) | s_lo[q];
+}
+
 // crt_pass_c by the warp: lane l adds the moduli l, l + 32, ... and butterfly shuffles add the
 // parts, so every lane ends with the whole pass. The coefficients go to the shared `c` when it is
 // not null (read them after a __syncwarp).
 static __device__ Pass fused_pass_warp(const RnsBasis &b, const u32 *x, u64 k, u32 *c, u32 lane) {
-    Pass p = crt_pass_part(b, x, k, c, lane, 32);
-    u64 s_lo = (u64)p.s, s_hi = (u64)(p.s >> 64);
-    for (int o = 16; o > 0; o >>= 1) {
-        u64 lo2 = __shfl_xor_sync(FUSED_FULL, s_lo, o), hi2 = __shfl_xor_sync(FUSED_FULL, s_hi, o);
-        u64 sum = s_lo + lo2;
-        s_hi += hi2 + (sum < s_lo ? 1 : 0);
-        s_lo = sum;
-        p.c += __shfl_xor_sync(FUSED_FULL, p.c, o);
-        p.low += __shfl_xor_sync(FUSED_FULL, p.low, o);
-    }
-    p.s = ((u128)s_hi << 64) | s_lo;
-    return p;
+    Pass p[1] = {crt_pass_part(b, x, k, c, lane, 32)};
+    fused_pass_sum(p);
+    return p[0];
 }
 
 // sum_q v[q] t[q ts] for q < count as two sums of 32-bit halves (lo: the products' low words,
@@ -473,51 +486,44 @@ static __device__ void fused_row_start(const RnsArg &beta, u64 eb, const RnsArg 
 // at most p - 53 significant bits (a double's), S = X_α X_x = m (X_x / 2^t) 2^p, and RN_p(S) =
 // S / 2^k exactly with k = p when S >= 2^(2p-1), else p - 1: its residues are S's times 2^-k,
 // and the number is normalised as the rounding ends (normalised_by), so it is the rounding's
-// result, bit for bit. Both facts come from X_x's binary limbs (X_x = sum_i c_i M_i - r M, a dot
-// product a limb, a lane a limb): limbs 0 and 1 give X_x mod 2^64; limbs L..L+3 (L = ceil(p/32)
-// - 4, at least 0) give X_x / 2^32L modulo 2^128 up to the carry of the limbs below, in
-// (-r - 1, n 2^33] against a value of at least 2^95 (none at L = 0). Returns false, and the
-// caller rounds, when X_x is not a multiple of 2^t or S is within a relative 2^-40 of 2^(2p-1).
-// s: S's residues (every lane); on true, the result's residues in y (every lane) and *v.
-static __device__ bool fused_exact_product_warp(const RnsBasis &b, const u32 *xr, u64 alpha_odd, const u32 *s,
-                                                bool neg, i64 exp, u32 *y, RnsNum *v, FusedWarpScratch *sh,
-                                                u32 lane) {
-    const u32 n = b.n, p = b.p;
+// result, bit for bit. Neither fact needs X_x's binary limbs:
+// - k from x_j's stored evaluation: X_x lies in [lo m_ext[0], hi m_ext[1]] (its bounds on X_x / M
+//   times M's, rounded outwards), so q = (m 2^-t)(X_x 2^-(p-1)) lies in [ql, qu] up to one
+//   rounding (2^-53) at each end, and q >= 1 when ql >= 1 + 2^-50, q < 1 when qu <= 1 - 2^-50
+//   (the window is about n 2^-50 wide: eval_unsigned's lo >= 2^82 units, hi - lo < n 2^32);
+// - X_x mod 2^64 from a CRT pass on x_j: pass.low - rank |M|_2^64 (shift_right's short case).
+// That pass and the result's evaluation pass (normalised_by's, at k_norm: it needs only k) run in
+// one loop with one set of shuffles. Returns false, and the caller rounds, when X_x is not a
+// multiple of 2^t or [ql, qu] is within 2^-50 of 1. Each lane forms only its own moduli's
+// residues (y[i] for i = lane, lane + 32, ...: the passes and the store read those); on true, *v
+// in every lane.
+static __device__ bool fused_exact_product_warp(const RnsBasis &b, const u32 *ar, const u32 *xr, const RnsNum &xv,
+                                                u64 alpha_odd, bool neg, i64 exp, u32 *y, RnsNum *v,
+                                                FusedWarpScratch *sh, u32 lane) {
+    const u32 p = b.p;
     const u32 t = alpha_odd == 0 ? 0 : 64 - (u32)__clzll((long long)alpha_odd);
-    if (t == 0 || t > 53 || p < 64) return false;
-    const u32 r = fused_crt_rank_warp(b, xr, sh, lane);
-    const u32 top = (p + 31) / 32, L = top > 4 ? top - 4 : 0;
-    if (lane < 6) {
-        const u128 dot = fused_limb_dot(b, sh->c, lane < 2 ? lane : L + lane - 2);
-        sh->dot_lo[lane] = (u64)dot;
-        sh->dot_hi[lane] = (u64)(dot >> 64);
-    }
-    __syncwarp();
-    // (every lane forms the same integers and takes the same branch)
-    u128 d[6];
-    for (int q = 0; q < 6; q++) d[q] = ((u128)sh->dot_hi[q] << 64) | sh->dot_lo[q];
-    __syncwarp();
-    const u64 mlow = (u64)b.m_bin[0] | ((u64)b.m_bin[1] << 32);
-    const u64 low64 = (u64)(d[0] + (d[1] << 32) - (u128)r * mlow);
+    if (t == 0 || t > 53 || p < 64 || xv.lo.f == 0.0) return false;
+    const double am = ldexp((double)alpha_odd, -(int)t);
+    const ExtF xl = extf_mul(xv.lo, b.m_ext[0], false), xu = extf_mul(xv.hi, b.m_ext[1], true);
+    const double ql = __dmul_rn(am, ldexp(xl.f, (int)(xl.e - (i64)(p - 1))));
+    const double qu = __dmul_rn(am, ldexp(xu.f, (int)(xu.e - (i64)(p - 1))));
+    const double margin = 8.881784197001252e-16;  // 2^-50
+    if (!(ql >= 1.0 + margin) && !(qu <= 1.0 - margin)) return false;
+    const u64 k = ql >= 1.0 + margin ? p : p - 1;
+    for (u32 i = lane; i < b.n; i += 32)
+        y[i] = mul_mod(mul_mod(ar[i], xr[i], b.m[i], b.mu[i]), rns_inv_pow2_at(b, k, i), b.m[i], b.mu[i]);
+    Pass pass[2] = {crt_pass_part(b, xr, 0, 0, lane, 32), crt_pass_part(b, y, b.k_norm, 0, lane, 32)};
+    fused_pass_sum(pass);
+    i128 w, wh;
+    u128 rank;
+    pass_window(pass[0], -1, &w, &wh, &rank);
+    const u64 low64 = pass[0].low - (u64)rank * b.m_low;
     if ((low64 & ((1ull << t) - 1)) != 0) return false;
-    u128 z = 0, mw = 0;
-    for (int q = 0; q < 4; q++) {
-        z += d[2 + q] << (32 * q);
-        mw |= (u128)b.m_bin[L + q] << (32 * q);
-    }
-    z -= (u128)r * mw;
-    // (a carry that wrapped z past 2^128 would leave it small)
-    if ((z >> 94) == 0) return false;
-    // S >= 2^(2p-1) iff (m 2^-t) (X_x 2^-(p-1)) >= 1; X_x = 2^32L z within a relative 2^-54, and
-    // the doubles below add 3 roundings of 2^-53
-    const double zf = __dadd_rn(__dmul_rn((double)(u64)(z >> 64), 18446744073709551616.0), (double)(u64)z);
-    const double q = __dmul_rn(ldexp((double)alpha_odd, -(int)t), ldexp(zf, (int)(32 * L) - (int)(p - 1)));
-    const double margin = 9.094947017729282e-13;  // 2^-40
-    if (q > 1.0 - margin && q < 1.0 + margin) return false;
-    const u64 k = q >= 1.0 ? p : p - 1;
-    for (u32 i = lane; i < n; i += 32) sh->x[i] = mul_mod(s[i], rns_inv_pow2_at(b, k, i), b.m[i], b.mu[i]);
-    fused_x_to_lanes(sh, y, n);
-    *v = normalised_by(fused_way(sh, lane), b, neg, y, exp + (i64)k);
+    const i64 e = exp + (i64)k;
+    if (normalised_out_of_range(b, neg, y, e, v)) return true;
+    *v = rns_special(0, neg);
+    v->exp = e;
+    eval_bounds(eval_unsigned_from(fused_way(sh, lane), b, y, b.k_norm, pass[1]), &v->lo, &v->hi);
     return true;
 }
 
@@ -567,7 +573,7 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
             // the product, the range rule applied (MpFloat::mul_pow2; the CPU's rounding of the
             // product gives exactly that: rns::ops' products_with_powers_of_two_are_exact_scalings)
             const u32 *xr = blas_rns_res(x, b.n, ex);
-            for (u32 i = 0; i < b.n; i++) out[i] = xr[i];
+            for (u32 i = lane; i < b.n; i += 32) out[i] = xr[i];
             const i64 t = xv.exp + al.exp + 2 * (i64)b.p - 1;
             if (t > RNS_EMAX || t < RNS_EMIN) {
                 v = rns_special(t > RNS_EMAX ? 1 : 0, neg);
@@ -579,21 +585,24 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
             }
         } else {
             const u32 *ar = blas_rns_res(alpha, b.n, ea), *xr = blas_rns_res(x, b.n, ex);
-            for (u32 i = lane; i < b.n; i += 32) sh->x[i] = mul_mod(ar[i], xr[i], b.m[i], b.mu[i]);
-            fused_x_to_lanes(sh, out, b.n);
-            if (fused_exact_product_warp(b, xr, alpha_odd, out, neg, al.exp + xv.exp, out, &v, sh, lane)) {
+            if (fused_exact_product_warp(b, ar, xr, xv, alpha_odd, neg, al.exp + xv.exp, out, &v, sh, lane)) {
                 // the product is exact in p bits: no rounding
-            } else if (BINARY) {
-                // the product of two p-bit significands is below 2^(2p)
-                bool zero;
-                v = fused_round_warp(b, b, out, false, neg, al.exp + xv.exp, (2 * b.p + 31) / 32, out, &zero, sh, lane);
-                // (finish_from's zero; unreachable for nonzero significands)
-                if (zero) {
-                    v = rns_special(0, neg);
-                    rns_zero(b, out);
-                }
             } else {
-                v = fused_finish_warp(b, b, neg, out, al.exp + xv.exp, 2 * (u64)b.p, sh, lane);
+                for (u32 i = lane; i < b.n; i += 32) sh->x[i] = mul_mod(ar[i], xr[i], b.m[i], b.mu[i]);
+                fused_x_to_lanes(sh, out, b.n);
+                if (BINARY) {
+                    // the product of two p-bit significands is below 2^(2p)
+                    bool zero;
+                    v = fused_round_warp(b, b, out, false, neg, al.exp + xv.exp, (2 * b.p + 31) / 32, out, &zero,
+                                         sh, lane);
+                    // (finish_from's zero; unreachable for nonzero significands)
+                    if (zero) {
+                        v = rns_special(0, neg);
+                        rns_zero(b, out);
+                    }
+                } else {
+                    v = fused_finish_warp(b, b, neg, out, al.exp + xv.exp, 2 * (u64)b.p, sh, lane);
+                }
             }
         }
         if (lane == 0) {
@@ -602,10 +611,13 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
             dexp[j] = v.exp;
             // X_d 2^-k_norm (fused_term_word's dd): the sums' rank of a unit (fused_unit_rank)
             dq[j] = v.cls == 0 ? __dmul_rn(fused_scaled_eval(v.hi.f, v.hi.e, f.kn), f.c0) : 0.0;
-            blas_rns_put(d, b.n, j, v, out);
+            blas_rns_put(d, 0, j, v, out);
         }
-        // every lane holds d_j's residues (the warp's rounding leaves them in each)
-        for (u32 i = lane; i < b.n; i += 32) dv[j * b.n + i] = v.cls == 0 ? mul_mod(out[i], f.wm[i], b.m[i], b.mu[i]) : 0;
+        // each lane holds the residues of its own moduli (every path leaves at least those)
+        for (u32 i = lane; i < b.n; i += 32) {
+            d.d[j * b.n + i] = out[i];
+            dv[j * b.n + i] = v.cls == 0 ? mul_mod(out[i], f.wm[i], b.m[i], b.mu[i]) : 0;
+        }
     }
 }
 

@@ -308,35 +308,37 @@ static __device__ __forceinline__ void eval_bounds(const Eval &ev, ExtF *lo, Ext
     *hi = extf_from_u128(ev.hi, sh, true);
 }
 
-// The refined evaluation of X in [1, M/2); false for X = 0.
+// eval_unsigned_by on from its first pass, `pass` on X 2^k (X in [1, M/2)): a caller that formed
+// that pass beside another (fused_exact_product_warp) goes on from it.
 template <class Way>
-static __device__ bool eval_unsigned_by(const Way &way, const RnsBasis &b, const u32 *x, u64 k0, Eval *out) {
-    if (way.is_zero(b, x)) return false;
-    u64 k = k0;
+static __device__ Eval eval_unsigned_from(const Way &way, const RnsBasis &b, const u32 *x, u64 k, Pass pass) {
     for (;;) {
-        Pass pass = way.pass(b, x, k);
         i128 v, hi;
         u128 r;
         pass_window(pass, -1, &v, &hi, &r);
         i128 lo = v > 0 ? v : 0;
-        if (lo >= ((i128)1 << 82)) {
-            out->lo = (u128)lo;
-            out->hi = (u128)hi;
-            out->k = k;
-            return true;
-        }
         u128 hm = hi > 1 ? (u128)hi : 1;
         u64 bl = 128 - rns_clz128(hm);
         u64 delta = bl < 91 ? 91 - bl : 0;
         if (delta < 1) delta = 1;
-        if (k + delta > pow2_limit(b)) {
-            out->lo = (u128)lo;
-            out->hi = (u128)hi;
-            out->k = k;
-            return true;
+        if (lo >= ((i128)1 << 82) || k + delta > pow2_limit(b)) {
+            Eval out;
+            out.lo = (u128)lo;
+            out.hi = (u128)hi;
+            out.k = k;
+            return out;
         }
         k += delta;
+        pass = way.pass(b, x, k);
     }
+}
+
+// The refined evaluation of X in [1, M/2); false for X = 0.
+template <class Way>
+static __device__ bool eval_unsigned_by(const Way &way, const RnsBasis &b, const u32 *x, u64 k0, Eval *out) {
+    if (way.is_zero(b, x)) return false;
+    *out = eval_unsigned_from(way, b, x, k0, way.pass(b, x, k0));
+    return true;
 }
 
 static __device__ __forceinline__ bool eval_unsigned(const RnsBasis &b, const u32 *x, u64 k0, Eval *out) {
@@ -518,16 +520,24 @@ static __device__ __forceinline__ RnsNum rns_special(u8 cls, bool neg) {
 // MpFloat::is_zero: finite with a zero upper bound.
 static __device__ __forceinline__ bool rns_num_is_zero(const RnsNum &x) { return x.cls == 0 && x.hi.f == 0.0; }
 
+// MpFloat::normalised's range rule for a p-bit significand at 2^exp: true, with *r the infinity
+// or zero and the residues s zeroed, when the number is outside the range.
+static __device__ __forceinline__ bool normalised_out_of_range(const RnsBasis &b, bool neg, u32 *s, i64 exp,
+                                                               RnsNum *r) {
+    i64 t = exp + (i64)b.p;
+    if (t <= RNS_EMAX && t >= RNS_EMIN) return false;
+    for (u32 i = 0; i < b.n; i++) s[i] = 0;
+    *r = rns_special(t > RNS_EMAX ? 1 : 0, neg);
+    return true;
+}
+
 // MpFloat::normalised: range rule and evaluation of a p-bit significand (residues in s; they are
 // zeroed for an infinite or zero result).
 template <class Way>
 static __device__ RnsNum normalised_by(const Way &way, const RnsBasis &b, bool neg, u32 *s, i64 exp) {
-    i64 t = exp + (i64)b.p;
-    if (t > RNS_EMAX || t < RNS_EMIN) {
-        for (u32 i = 0; i < b.n; i++) s[i] = 0;
-        return rns_special(t > RNS_EMAX ? 1 : 0, neg);
-    }
-    RnsNum r = rns_special(0, neg);
+    RnsNum r;
+    if (normalised_out_of_range(b, neg, s, exp, &r)) return r;
+    r = rns_special(0, neg);
     r.exp = exp;
     Eval ev;
     if (eval_unsigned_by(way, b, s, b.k_norm, &ev)) eval_bounds(ev, &r.lo, &r.hi);
