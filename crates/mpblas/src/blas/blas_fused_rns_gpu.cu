@@ -209,75 +209,110 @@ static __device__ Pass fused_pass_warp(const RnsBasis &b, const u32 *x, u64 k, u
     return p[0];
 }
 
-// sum_q v[q] t[q ts] for q < count as two sums of 32-bit halves (lo: the products' low words,
-// hi: their high words), with the words loaded 16 at a time before they are used (ptxas kept
-// about 4 table loads in flight). The one form of the prep's and finish's dot products: the
-// rounded residues (fused_long_residue), the limbs (fused_limbs_warp) and the extension
-// (fused_extra_residue). Batching the residues' loads gained 2-4% (below); batching the limbs'
-// and the extension's too changed nothing measurable (H200, 1000 x 1000, three rounds alternated:
-// 848 bits N / T 0.189-0.191 / 0.189-0.190 against 0.189-0.192 / 0.190-0.195, 1696 bits the
-// same), though session 26's clock put the limbs at 39,000 of the prep's 77,000 cycles at 848
-// bits. The same integer sums: no sum can wrap (count < 2^32 products' halves).
-static __device__ __forceinline__ void fused_dot_words(const u32 *v, const u32 *t, u64 ts, u32 count, u64 *lo,
-                                                       u64 *hi) {
-    u64 al = 0, ah = 0;
+// sum_q v[q] t_r[q ts] for q < count, for R rows t_r at once (they share v's loads), each as two
+// sums of 32-bit halves (lo: the products' low words, hi: their high words), with the words
+// loaded 16 at a time before they are used (ptxas kept about 4 table loads in flight), from a
+// base pointer a batch (constant offsets when ts = 1). The one form of the prep's and finish's
+// dot products: the rounded residues (fused_long_residue_pair), the limbs (fused_limbs_warp) and
+// the extension (fused_extra_residue). Batching the residues' loads gained 2-4% (below);
+// batching the limbs' and the extension's too changed nothing measurable (H200, 1000 x 1000,
+// three rounds alternated: 848 bits N / T 0.189-0.191 / 0.189-0.190 against 0.189-0.192 /
+// 0.190-0.195, 1696 bits the same), though session 26's clock put the limbs at 39,000 of the
+// prep's 77,000 cycles at 848 bits. The same integer sums: no sum can wrap (count < 2^32
+// products' halves).
+template <int R>
+static __device__ __forceinline__ void fused_dot_rows(const u32 *v, const u32 *const (&t)[R], u64 ts, u32 count,
+                                                      u64 (&lo)[R], u64 (&hi)[R]) {
+#pragma unroll
+    for (int r = 0; r < R; r++) lo[r] = hi[r] = 0;
     for (u32 q0 = 0; q0 < count; q0 += 16) {
         // (a word past count loads nothing and adds 0)
-        u32 tw[16], vw[16];
+        const u32 *vb = v + q0;
+        u32 vw[16], tw[R][16];
 #pragma unroll
-        for (int q = 0; q < 16; q++) {
-            const bool in = q0 + q < count;
-            tw[q] = in ? t[(u64)(q0 + q) * ts] : 0;
-            vw[q] = in ? v[q0 + q] : 0;
+        for (int q = 0; q < 16; q++) vw[q] = q0 + q < count ? vb[q] : 0;
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            const u32 *tb = t[r] + (u64)q0 * ts;
+#pragma unroll
+            for (int q = 0; q < 16; q++) tw[r][q] = q0 + q < count ? tb[(u64)q * ts] : 0;
         }
 #pragma unroll
-        for (int q = 0; q < 16; q++) {
-            const u64 p = (u64)vw[q] * (u64)tw[q];
-            al += p & 0xffffffffull;
-            ah += p >> 32;
+        for (int r = 0; r < R; r++) {
+#pragma unroll
+            for (int q = 0; q < 16; q++) {
+                const u64 p = (u64)vw[q] * (u64)tw[r][q];
+                lo[r] += p & 0xffffffffull;
+                hi[r] += p >> 32;
+            }
         }
     }
-    *lo = al;
-    *hi = ah;
 }
 
-// Limb l's dot product sum_i c_i |M_i limb l| of X = sum_i c_i M_i - r M (rns.cuh's
-// shift_limb_dot, its loads batched: fused_dot_words).
-static __device__ __forceinline__ u128 fused_limb_dot(const RnsBasis &b, const u32 *c, u32 l) {
-    u64 dl, dh;
-    fused_dot_words(c, b.mi_bin + (u64)l * b.n, 1, b.n, &dl, &dh);
-    return ((u128)dh << 32) + (u128)dl;
+// fused_dot_rows for one row.
+static __device__ __forceinline__ void fused_dot_words(const u32 *v, const u32 *t, u64 ts, u32 count, u64 *lo,
+                                                       u64 *hi) {
+    const u32 *rows[1] = {t};
+    u64 l[1], h[1];
+    fused_dot_rows<1>(v, rows, ts, count, l, h);
+    *lo = l[0];
+    *hi = h[0];
 }
 
 // The low nl 32-bit limbs of X = sum_i c_i M_i - r M into sh->low (shift_right's limb loop by
-// the warp): the lanes form the limbs' dot products from the CRT coefficients in sh->c, lane 0
-// carries them; every lane may read sh->low after it returns.
+// the warp), from the CRT coefficients in sh->c; every lane may read sh->low after it returns.
+// A lane takes the limbs l and l + 32 in one loop (fused_dot_rows: the coefficients' loads
+// shared, half the waits), each limb's dot product less r |M|'s limb (shift_limb's value before
+// its carry), split at bit 32: the low word into sh->low, the signed rest (below 2^41 in
+// magnitude: a dot product of at most 256 words) into sh->dot_hi. Lane 0 then carries the rests
+// up, an i64 chain instead of shift_limb's i128 one: the same limbs.
 static __device__ void fused_limbs_warp(const RnsBasis &b, u128 r, u32 nl, FusedWarpScratch *sh, u32 lane) {
-    for (u32 l = lane; l < nl; l += 32) {
-        const u128 dot = fused_limb_dot(b, sh->c, l);
-        sh->dot_lo[l] = (u64)dot;
-        sh->dot_hi[l] = (u64)(dot >> 64);
+    for (u32 l = lane; l < nl; l += 64) {
+        // (a lane without a second limb computes its first twice)
+        const bool two = l + 32 < nl;
+        const u32 *rows[2] = {b.mi_bin + (u64)l * b.n, b.mi_bin + (u64)(two ? l + 32 : l) * b.n};
+        u64 lo[2], hi[2];
+        fused_dot_rows<2>(sh->c, rows, 1, b.n, lo, hi);
+#pragma unroll
+        for (int q = 0; q < 2; q++) {
+            const u32 lq = l + 32 * q;
+            if (q == 1 && !two) break;
+            const i128 tt = (i128)(((u128)hi[q] << 32) + (u128)lo[q]) - (i128)r * (i128)b.m_bin[lq];
+            sh->low[lq] = (u32)tt;
+            sh->dot_hi[lq] = (u64)(i64)(tt >> 32);
+        }
     }
     __syncwarp();
     if (lane == 0) {
-        i128 carry = 0;
-        for (u32 l = 0; l < nl; l++) sh->low[l] = shift_limb(((u128)sh->dot_hi[l] << 64) | sh->dot_lo[l], r, l, b, &carry);
+        i64 carry = 0;
+        for (u32 l = 0; l < nl; l++) {
+            const i64 s = carry + (i64)sh->low[l];
+            sh->low[l] = (u32)s;
+            carry = (i64)sh->dot_hi[l] + (s >> 32);
+        }
     }
     __syncwarp();
 }
 
-// shift_long_residue (rns.cuh) with its loads batched (fused_dot_words): 848 bits N 0.205-0.209
-// -> 0.200-0.201 ms, 1696 bits 0.387-0.391 -> 0.373-0.375 (H200, session 27).
-static __device__ __forceinline__ u32 fused_long_residue(const RnsBasis &b, u32 xj, const u32 *low, u64 k, u32 j) {
+// shift_long_residue (rns.cuh) for the moduli j and, when `two`, j + 32, from their residues xj of
+// X, in one loop (fused_dot_rows: the limbs' loads shared). Batching the loads: 848 bits N
+// 0.205-0.209 -> 0.200-0.201 ms, 1696 bits 0.387-0.391 -> 0.373-0.375 (H200, session 27).
+static __device__ __forceinline__ void fused_long_residue_pair(const RnsBasis &b, const u32 (&xj)[2], const u32 *low,
+                                                               u64 k, u32 j, bool two, u32 (&out)[2]) {
     const u32 wk = (u32)(k / 32), bk = (u32)(k % 32), n = b.n;
-    u64 al, ah;
-    fused_dot_words(low, b.pow32 + j, n, wk, &al, &ah);
-    if (bk != 0) {
-        u64 p = (u64)(low[wk] & ((1u << bk) - 1)) * (u64)b.pow32[(u64)wk * n + j];
-        al += p & 0xffffffffull;
-        ah += p >> 32;
+    const u32 jj[2] = {j, two ? j + 32 : j};
+    const u32 *rows[2] = {b.pow32 + jj[0], b.pow32 + jj[1]};
+    u64 al[2], ah[2];
+    fused_dot_rows<2>(low, rows, n, wk, al, ah);
+#pragma unroll
+    for (int q = 0; q < 2; q++) {
+        if (bk != 0) {
+            u64 p = (u64)(low[wk] & ((1u << bk) - 1)) * (u64)b.pow32[(u64)wk * n + jj[q]];
+            al[q] += p & 0xffffffffull;
+            ah[q] += p >> 32;
+        }
+        out[q] = shift_residue_from_sums(b, xj[q], al[q], ah[q], k, jj[q]);
     }
-    return shift_residue_from_sums(b, xj, al, ah, k, j);
 }
 
 static __device__ void fused_shift_right_warp(const RnsBasis &b, u32 *x, u64 k, bool *round, bool *sticky, bool *odd,
@@ -299,7 +334,14 @@ static __device__ void fused_shift_right_warp(const RnsBasis &b, u32 *x, u64 k, 
     pass_window(pass, -1, &v, &vh, &r);
     fused_limbs_warp(b, r, nl, sh, lane);
     shift_long_bits(sh->low, k, round, sticky, odd);
-    for (u32 j = lane; j < n; j += 32) sh->x[j] = fused_long_residue(b, x[j], sh->low, k, j);
+    for (u32 j = lane; j < n; j += 64) {
+        const bool two = j + 32 < n;
+        const u32 xj[2] = {x[j], x[two ? j + 32 : j]};
+        u32 y[2];
+        fused_long_residue_pair(b, xj, sh->low, k, j, two, y);
+        sh->x[j] = y[0];
+        if (two) sh->x[j + 32] = y[1];
+    }
     fused_x_to_lanes(sh, x, n);
 }
 
@@ -445,14 +487,22 @@ static __device__ RnsNum fused_round_warp(const RnsBasis &B, const RnsBasis &b, 
         shift_long_bits(sh->low, k, &round, &sticky, &odd);
         const bool up = round && (sticky || odd);
         bool top_reached = true;
-        for (u32 i = lane; i < b.n; i += 32) {
-            u32 si = flip ? sub_mod(0, s[i], B.m[i]) : s[i];
-            u32 yi = fused_long_residue(B, si, sh->low, k, i);
-            if (up) {
-                yi = add_mod(yi, 1, B.m[i]);
-                top_reached = top_reached && yi == rns_pow2_at(B, p, i);
+        for (u32 i = lane; i < b.n; i += 64) {
+            const bool two = i + 32 < b.n;
+            const u32 ii[2] = {i, two ? i + 32 : i};
+            u32 si[2], yi[2];
+#pragma unroll
+            for (int q = 0; q < 2; q++) si[q] = flip ? sub_mod(0, s[ii[q]], B.m[ii[q]]) : s[ii[q]];
+            fused_long_residue_pair(B, si, sh->low, k, i, two, yi);
+#pragma unroll
+            for (int q = 0; q < 2; q++) {
+                if (q == 1 && !two) break;
+                if (up) {
+                    yi[q] = add_mod(yi[q], 1, B.m[ii[q]]);
+                    top_reached = top_reached && yi[q] == rns_pow2_at(B, p, ii[q]);
+                }
+                sh->x[ii[q]] = yi[q];
             }
-            sh->x[i] = yi;
         }
         exp += (i64)k;
         if (__all_sync(FUSED_FULL, up && top_reached)) {
