@@ -440,13 +440,17 @@ static __device__ void fused_product_wide_warp(const FusedTab &f, const u32 *xr,
 // same (to nearest, ties to even) and the evaluation is normalised_by's, so the bits are the
 // same. (One thread per value, the same steps took longer: 5,000-6,000 dependent instructions.)
 
-// RN_p((-1)^neg S 2^exp) by the warp, for S with the residues s[0..B.n) in the basis B, held by
-// every lane (|S| < M_B/4; S >= 0 unless `is_signed`, and then (-1)^neg flips for S < 0), into
-// the base basis b, whose moduli are B's first b.n; 32 nl bits hold |S| and its sign
-// (32 nl >= log2|S| + 2; for an unsigned S, 32 nl >= log2 S). Every lane ends with the result
-// and its residues in y[0..b.n); *is_zero for S = 0 (the result is then not formed).
+// RN_p((-1)^neg S 2^exp) by the warp, for S with the residues s[0..B.n) in the basis B (|S| <
+// M_B/4; S >= 0 unless `is_signed`, and then (-1)^neg flips for S < 0), into the base basis b,
+// whose moduli are B's first b.n; 32 nl bits hold |S| and its sign (32 nl >= log2|S| + 2; for an
+// unsigned S, 32 nl >= log2 S). A lane reads only its own moduli's residues of s (i = lane,
+// lane + 32, ...), so s may be the scratch's x, where each lane wrote its own: no copy of the
+// whole vector in every lane (the local arrays that copy needs did not fit in L1 beside the
+// others). The result's residues end in sh->x[0..b.n) (each written by its own lane; every lane
+// may read them after it returns), the number in every lane; *is_zero for S = 0 (the result is
+// then not formed).
 static __device__ RnsNum fused_round_warp(const RnsBasis &B, const RnsBasis &b, const u32 *s, bool is_signed, bool neg,
-                                          i64 exp, u32 nl, u32 *y, bool *is_zero, FusedWarpScratch *sh, u32 lane) {
+                                          i64 exp, u32 nl, bool *is_zero, FusedWarpScratch *sh, u32 lane) {
     fused_limbs_warp(B, fused_crt_rank_warp(B, s, sh, lane), nl, sh, lane);
     u32 flip = 0, bits = 0;
     if (lane == 0) {
@@ -510,8 +514,8 @@ static __device__ RnsNum fused_round_warp(const RnsBasis &B, const RnsBasis &b, 
             exp += 1;
         }
     }
-    fused_x_to_lanes(sh, y, b.n);
-    return normalised_by(fused_way(sh, lane), b, neg, y, exp);
+    __syncwarp();
+    return normalised_by(fused_way(sh, lane), b, neg, sh->x, exp);
 }
 
 // A row's starting flags and exponent range, from the beta y_i term (the prep's init part).
@@ -639,18 +643,17 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
                 // the product is exact in p bits: no rounding
             } else {
                 for (u32 i = lane; i < b.n; i += 32) sh->x[i] = mul_mod(ar[i], xr[i], b.m[i], b.mu[i]);
-                fused_x_to_lanes(sh, out, b.n);
                 if (BINARY) {
-                    // the product of two p-bit significands is below 2^(2p)
+                    // the product of two p-bit significands is below 2^(2p) (each lane reads and
+                    // rewrites only its own moduli's sh->x)
                     bool zero;
-                    v = fused_round_warp(b, b, out, false, neg, al.exp + xv.exp, (2 * b.p + 31) / 32, out, &zero,
-                                         sh, lane);
+                    v = fused_round_warp(b, b, sh->x, false, neg, al.exp + xv.exp, (2 * b.p + 31) / 32, &zero, sh,
+                                         lane);
+                    for (u32 i = lane; i < b.n; i += 32) out[i] = zero ? 0 : sh->x[i];
                     // (finish_from's zero; unreachable for nonzero significands)
-                    if (zero) {
-                        v = rns_special(0, neg);
-                        rns_zero(b, out);
-                    }
+                    if (zero) v = rns_special(0, neg);
                 } else {
+                    fused_x_to_lanes(sh, out, b.n);
                     v = fused_finish_warp(b, b, neg, out, al.exp + xv.exp, 2 * (u64)b.p, sh, lane);
                 }
             }
@@ -1565,8 +1568,7 @@ static __device__ __forceinline__ u32 fused_row_residue(const FusedTab &f, const
 // The row's result into y and its bound into `bounds` (two words, the f64 bits and the exponent
 // of the ExtF bound; NaN bits: no bound).
 static __device__ __forceinline__ void fused_row_store(const FusedTab &f, const FusedRowEnd &e, const RnsNum &res,
-                                                       const u32 *s, const RnsArg &y, u32 n, u64 ey, u64 *bounds,
-                                                       u64 r) {
+                                                       const RnsArg &y, u64 ey, u64 *bounds, u64 r) {
     bool has_bound = e.has_bound;
     ExtF bound = extf_zero();
     if (!e.special) {
@@ -1574,7 +1576,7 @@ static __device__ __forceinline__ void fused_row_store(const FusedTab &f, const 
         bound = extf_from_u128(bb, e.w.top - 32 - (i64)f.p, true);
         has_bound = res.cls == 0;
     }
-    blas_rns_put(y, n, ey, res, s);
+    blas_rns_put(y, 0, ey, res, 0);
     bounds[2 * r] = has_bound ? (u64)__double_as_longlong(bound.f) : 0x7ff8000000000000ull;
     bounds[2 * r + 1] = (u64)bound.e;
 }
@@ -1598,40 +1600,44 @@ fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg b
     for (u64 r = warp; r < m; r += warps) {
         u64 ey = blas_rns_at(y, r, 0);
         FusedRowEnd e = fused_row_end(f, beta, eb, y, ey, beta_zero, flags[r], low_min[r], low_max[r], q[r]);
+        // BINARY: the row's residues stay in the scratch's x, each lane's own moduli
+        // (fused_round_warp reads and writes only those); else every lane holds them all in s
         u32 s[RNS_MAX_N];
-        for (u32 k = 0; k < b.n; k++) s[k] = 0;
         RnsNum res = e.res;
+        bool zeros = true;
         if (!e.special) {
             // The row's residues (its bucket's, the beta y_i term's in the row's level, then a
-            // modulus a lane), then to every lane.
+            // modulus a lane).
             fused_bucket_warp(f, bsum, m, r, e.w.k, e.b_shift, sh->c, lane);
             if (e.y_in)
                 fused_product_wide_warp(f, blas_rns_res(beta, b.n, eb), blas_rns_res(y, b.n, ey), e.w.k, sh->low, sh->x,
                                         lane);
             for (u32 k = lane; k < e.w.k; k += 32)
                 sh->x[k] = add_mod(fused_row_residue(f, e, sums, m, r, k, sh->low), sh->c[k], f.m[k]);
-            fused_x_to_lanes(sh, s, e.w.k);
             RnsBasis wide = rns_basis((const u32 *)rns_u64_at(f.t, 32 + 2 * e.w.level));
-            bool zero = false;
-            int sg = 0;
             if (BINARY) {
                 // |S| < 2^ub and its sign: ub + 2 bits
-                res = fused_round_warp(wide, b, s, true, false, e.w.l, (u32)((e.w.ub + 2 + 31) / 32), s, &zero, sh,
+                res = fused_round_warp(wide, b, sh->x, true, false, e.w.l, (u32)((e.w.ub + 2 + 31) / 32), &zeros, sh,
                                        lane);
+                if (zeros) res = rns_special(0, false);
             } else {
-                sg = sign_of_by(fused_way(sh, lane), wide, s, e.w.ub);
-                zero = sg == 0;
-            }
-            if (zero) {
-                for (u32 k = 0; k < e.w.k; k++) s[k] = 0;
-                res = rns_special(0, false);
-            } else if (!BINARY) {
-                if (sg < 0)
-                    for (u32 k = 0; k < e.w.k; k++) s[k] = sub_mod(0, s[k], f.m[k]);
-                res = fused_finish_warp(wide, b, sg < 0, s, e.w.l, e.w.ub, sh, lane);
+                fused_x_to_lanes(sh, s, e.w.k);
+                const int sg = sign_of_by(fused_way(sh, lane), wide, s, e.w.ub);
+                zeros = sg == 0;
+                if (zeros) {
+                    res = rns_special(0, false);
+                } else {
+                    if (sg < 0)
+                        for (u32 k = 0; k < e.w.k; k++) s[k] = sub_mod(0, s[k], f.m[k]);
+                    res = fused_finish_warp(wide, b, sg < 0, s, e.w.l, e.w.ub, sh, lane);
+                }
             }
         }
-        if (lane == 0) fused_row_store(f, e, res, s, y, b.n, ey, bounds, r);
+        if (lane == 0) fused_row_store(f, e, res, y, ey, bounds, r);
+        // the residues, a modulus a lane: zero for a special row or a zero sum, else the
+        // rounding's (an infinite or zero result has them zeroed: normalised_by)
+        for (u32 k = lane; k < b.n; k += 32) y.d[ey * b.n + k] = zeros ? 0 : BINARY ? sh->x[k] : s[k];
+        __syncwarp();
     }
 }
 
