@@ -615,23 +615,26 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
     RnsNum al = blas_rns_get(alpha, ea);
     u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = (prep_blocks * blockDim.x) >> 5;
     for (u64 j = warp; j < n; j += warps) {
-        u32 out[RNS_MAX_N];
+        // d_j's residues end in the scratch's x, each written and read by its own lane (i = lane,
+        // lane + 32, ...): no copy in every lane's local memory except for the CRT rounding
+        u32 *res = sh->x;
         u64 ex = blas_rns_at(x, j, 0);
         RnsNum xv = blas_rns_get(x, ex);
         bool neg = (al.neg != 0) != (xv.neg != 0);
         RnsNum v;
+        bool zeros = false;
         if (rns_mul_special(al, xv, neg, &v)) {
-            rns_zero(b, out);
+            zeros = true;
         } else if (alpha_pow2) {
             // alpha = +-2^k: d_j is x_j's significand with the exponent moved and the sign of
             // the product, the range rule applied (MpFloat::mul_pow2; the CPU's rounding of the
             // product gives exactly that: rns::ops' products_with_powers_of_two_are_exact_scalings)
             const u32 *xr = blas_rns_res(x, b.n, ex);
-            for (u32 i = lane; i < b.n; i += 32) out[i] = xr[i];
+            for (u32 i = lane; i < b.n; i += 32) res[i] = xr[i];
             const i64 t = xv.exp + al.exp + 2 * (i64)b.p - 1;
             if (t > RNS_EMAX || t < RNS_EMIN) {
                 v = rns_special(t > RNS_EMAX ? 1 : 0, neg);
-                rns_zero(b, out);
+                zeros = true;
             } else {
                 v = xv;
                 v.neg = (u8)neg;
@@ -639,22 +642,23 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
             }
         } else {
             const u32 *ar = blas_rns_res(alpha, b.n, ea), *xr = blas_rns_res(x, b.n, ex);
-            if (fused_exact_product_warp(b, ar, xr, xv, alpha_odd, neg, al.exp + xv.exp, out, &v, sh, lane)) {
+            if (fused_exact_product_warp(b, ar, xr, xv, alpha_odd, neg, al.exp + xv.exp, res, &v, sh, lane)) {
                 // the product is exact in p bits: no rounding
             } else {
-                for (u32 i = lane; i < b.n; i += 32) sh->x[i] = mul_mod(ar[i], xr[i], b.m[i], b.mu[i]);
+                for (u32 i = lane; i < b.n; i += 32) res[i] = mul_mod(ar[i], xr[i], b.m[i], b.mu[i]);
                 if (BINARY) {
-                    // the product of two p-bit significands is below 2^(2p) (each lane reads and
-                    // rewrites only its own moduli's sh->x)
-                    bool zero;
-                    v = fused_round_warp(b, b, sh->x, false, neg, al.exp + xv.exp, (2 * b.p + 31) / 32, &zero, sh,
+                    // the product of two p-bit significands is below 2^(2p) (fused_round_warp
+                    // reads and rewrites each lane's own moduli of the scratch's x)
+                    v = fused_round_warp(b, b, res, false, neg, al.exp + xv.exp, (2 * b.p + 31) / 32, &zeros, sh,
                                          lane);
-                    for (u32 i = lane; i < b.n; i += 32) out[i] = zero ? 0 : sh->x[i];
                     // (finish_from's zero; unreachable for nonzero significands)
-                    if (zero) v = rns_special(0, neg);
+                    if (zeros) v = rns_special(0, neg);
                 } else {
+                    u32 out[RNS_MAX_N];
                     fused_x_to_lanes(sh, out, b.n);
                     v = fused_finish_warp(b, b, neg, out, al.exp + xv.exp, 2 * (u64)b.p, sh, lane);
+                    __syncwarp();
+                    for (u32 i = lane; i < b.n; i += 32) res[i] = out[i];
                 }
             }
         }
@@ -664,13 +668,14 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
             dexp[j] = v.exp;
             // X_d 2^-k_norm (fused_term_word's dd): the sums' rank of a unit (fused_unit_rank)
             dq[j] = v.cls == 0 ? __dmul_rn(fused_scaled_eval(v.hi.f, v.hi.e, f.kn), f.c0) : 0.0;
-            blas_rns_put(d, 0, j, v, out);
+            blas_rns_put(d, 0, j, v, 0);
         }
-        // each lane holds the residues of its own moduli (every path leaves at least those)
         for (u32 i = lane; i < b.n; i += 32) {
-            d.d[j * b.n + i] = out[i];
-            dv[j * b.n + i] = v.cls == 0 ? mul_mod(out[i], f.wm[i], b.m[i], b.mu[i]) : 0;
+            const u32 ri = zeros ? 0 : res[i];
+            d.d[j * b.n + i] = ri;
+            dv[j * b.n + i] = v.cls == 0 ? mul_mod(ri, f.wm[i], b.m[i], b.mu[i]) : 0;
         }
+        __syncwarp();
     }
 }
 
