@@ -202,10 +202,16 @@ fn fused_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: b
         (pow2(37).neg(), r.clone()),
         (pow2((1 << 60) - 1), zero.clone()),
         (pow2(-(1 << 60)).neg(), r.clone()),
-        // doubles: the prep's exact-product path for the x_j above (fused_exact_product_warp)
+        // α = ±m·2^e with m odd of at most 53 bits: the prep's exact-product path for the x_j
+        // above (fused_exact_product_warp)
         (MpFloat::from_f64(b, 1.5), r.clone()),
         (MpFloat::from_f64(b, -0.1), zero.clone()),
         (MpFloat::from_f64(b, 0.0875), one.clone()),
+        // short odd parts beyond the double range: the same path; near the top of the range
+        // the larger products overflow to ±Inf there (its range rule)
+        (MpFloat::from_f64(b, 1.5).mul_pow2(3000), r.clone()),
+        (MpFloat::from_f64(b, -0.1).mul_pow2(-5000), zero.clone()),
+        (MpFloat::from_f64(b, 1.5).mul_pow2((1 << 60) - 4), zero.clone()),
     ];
     let da = upload(dev, b, &a);
     let dx = upload(dev, b, &x);

@@ -287,17 +287,35 @@ fn round_in_binary(k: usize) -> bool {
     }
 }
 
-/// `m` when `a` is a double `±m·2^e` with `m` odd (at most 53 bits), else 0: the fused prep then
-/// forms `d_j = α·x_j` without its rounding where the product is exact in `p` bits
-/// (`fused_exact_product_warp`: `x_j`'s significand a multiple of `2^bits(m)`, as a double's is).
-/// H200, 1000 × 1000, α = 1.5, N / T ms: see BENCHMARKS.md (session 28).
-fn odd_significand_of_double(a: &MpFloat) -> u64 {
-    let v = a.to_f64();
-    if !v.is_normal() || MpFloat::from_f64(a.basis(), v) != *a {
+/// `m` when `a = ±m·2^e` with `m` odd of at most 53 bits (any exponent: read from `a`'s own
+/// significand, so α need not be a double), else 0 (also for zero, NaN and ±∞): the fused prep
+/// then forms `d_j = α·x_j` without its rounding where the product is exact in `p` bits
+/// (`fused_exact_product_warp`: `x_j`'s significand a multiple of `2^bits(m)`, as a double's is;
+/// the kernel needs `m` exact in a double). H200, 1000 × 1000: see BENCHMARKS.md (sessions 28-29).
+fn alpha_odd_significand(a: &MpFloat) -> u64 {
+    // (NaN and ±∞ have no limbs; zero has no set bit)
+    let Some((_, limbs, _)) = a.to_limbs() else {
+        return 0;
+    };
+    let (Some(lo), Some(hi)) = (
+        limbs.iter().position(|&l| l != 0),
+        limbs.iter().rposition(|&l| l != 0),
+    ) else {
+        return 0;
+    };
+    let tz = 64 * lo as u32 + limbs[lo].trailing_zeros();
+    let top = 64 * hi as u32 + 64 - limbs[hi].leading_zeros();
+    if top - tz > 53 {
         return 0;
     }
-    let m = (v.to_bits() & ((1u64 << 52) - 1)) | (1u64 << 52);
-    m >> m.trailing_zeros()
+    // the odd part's (at most 53) bits, from at most two limbs
+    let (w, s) = ((tz / 64) as usize, tz % 64);
+    let next = if s == 0 {
+        0
+    } else {
+        limbs.get(w + 1).map_or(0, |&l| l << (64 - s))
+    };
+    (limbs[w] >> s) | next
 }
 
 /// One warp per item, two warps per block (the kernels' `FUSED_WARPS_PER_BLOCK`).
@@ -533,7 +551,7 @@ fn fused_run(
         // α = ±2^k (α = 1 above all): each d_j is x_j scaled, no rounding (fused_prep); α a
         // double: each α·x_j that is exact in p bits skips the rounding
         let alpha_pow2 = g.alpha.power_of_two_exponent().is_some();
-        let alpha_odd = odd_significand_of_double(g.alpha);
+        let alpha_odd = alpha_odd_significand(g.alpha);
         dev.launch(
             &MODULE,
             if binary {
@@ -884,20 +902,32 @@ mod tests {
     }
 
     #[test]
-    fn alpha_takes_the_exact_product_path_only_when_it_is_a_double() {
+    fn alpha_takes_the_exact_product_path_when_its_odd_part_fits_a_double() {
         let b = crate::rns::Basis::new(106).unwrap();
         let f = |v: f64| MpFloat::from_f64(&b, v);
-        assert_eq!(odd_significand_of_double(&f(1.5)), 3);
-        assert_eq!(odd_significand_of_double(&f(-0.75)), 3);
-        assert_eq!(odd_significand_of_double(&f(1.0)), 1);
+        assert_eq!(alpha_odd_significand(&f(1.5)), 3);
+        assert_eq!(alpha_odd_significand(&f(-0.75)), 3);
+        assert_eq!(alpha_odd_significand(&f(1.0)), 1);
+        assert_eq!(alpha_odd_significand(&f(0.1)), 0x0019_9999_9999_999a >> 1);
+        // beyond the double range, and a subnormal double (2^-1075: a power of two)
+        assert_eq!(alpha_odd_significand(&f(1.5).mul_pow2(3000)), 3);
         assert_eq!(
-            odd_significand_of_double(&f(0.1)),
+            alpha_odd_significand(&f(-0.1).mul_pow2(-5000)),
             0x0019_9999_9999_999a >> 1
         );
+        assert_eq!(alpha_odd_significand(&f(f64::MIN_POSITIVE / 2.0)), 1);
+        // odd parts of 54 and 107 bits
+        let long = MpFloat::from_limbs(&b, false, &[(1 << 53) + 1], -7);
+        assert_eq!(alpha_odd_significand(&long), 0);
+        assert_eq!(alpha_odd_significand(&long.mul_pow2(-3)), 0);
         let third = f(1.0).div(&f(3.0)).unwrap();
-        assert_eq!(odd_significand_of_double(&third), 0);
-        for v in [0.0, -0.0, f64::NAN, f64::INFINITY, f64::MIN_POSITIVE / 2.0] {
-            assert_eq!(odd_significand_of_double(&f(v)), 0, "{v}");
+        assert_eq!(alpha_odd_significand(&third), 0);
+        // 53 bits that straddle two limbs of the significand
+        let odd = (1u64 << 52) | 12345;
+        let wide = MpFloat::from_limbs(&b, true, &[odd << 40, odd >> 24], 0);
+        assert_eq!(alpha_odd_significand(&wide), odd);
+        for v in [0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(alpha_odd_significand(&f(v)), 0, "{v}");
         }
     }
 
