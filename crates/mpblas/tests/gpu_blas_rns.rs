@@ -211,7 +211,10 @@ fn fused_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: b
         // the larger products overflow to ±Inf there (its range rule)
         (MpFloat::from_f64(b, 1.5).mul_pow2(3000), r.clone()),
         (MpFloat::from_f64(b, -0.1).mul_pow2(-5000), zero.clone()),
-        (MpFloat::from_f64(b, 1.5).mul_pow2((1 << 60) - 4), zero.clone()),
+        (
+            MpFloat::from_f64(b, 1.5).mul_pow2((1 << 60) - 4),
+            zero.clone(),
+        ),
     ];
     let da = upload(dev, b, &a);
     let dx = upload(dev, b, &x);
