@@ -343,9 +343,9 @@ fn rns_gemv_fused_equals_the_cpu_106() {
     fused_at(&device(), 106, true);
 }
 
-/// The prep's exact products (`fused_exact_product_warp`: α a double, x_j's significand a
-/// multiple of α's odd part) at 106 and 848 bits, both transposes, in small calls: also the short
-/// case for the sanitizers.
+/// The prep's exact products (`fused_exact_product_warp`: α's odd part of at most 53 bits,
+/// x_j's significand a multiple of `2^bits`) at 106 and 848 bits, both transposes, in small
+/// calls: also the short case for the sanitizers.
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
 fn rns_gemv_fused_exact_products_equal_the_cpu() {

@@ -165,7 +165,9 @@ static __device__ __forceinline__ bool fused_is_zero(const RnsArg &a, u64 e) {
 #define FUSED_WARPS_PER_BLOCK 2
 
 struct FusedWarpScratch {
-    u64 dot_lo[RNS_MAX_N + 8], dot_hi[RNS_MAX_N + 8];  // the limb dot products (shift_limb_dot)
+    // the limbs' rests above bit 32 (fused_limbs_warp; dot_lo has had no use since session 29's
+    // i64 carry: to go with the next GPU run)
+    u64 dot_lo[RNS_MAX_N + 8], dot_hi[RNS_MAX_N + 8];
     u32 low[RNS_MAX_N + 8];
     u32 x[RNS_MAX_N];
     u32 c[RNS_MAX_N];
@@ -445,8 +447,9 @@ static __device__ void fused_product_wide_warp(const FusedTab &f, const u32 *xr,
 // whose moduli are B's first b.n; 32 nl bits hold |S| and its sign (32 nl >= log2|S| + 2; for an
 // unsigned S, 32 nl >= log2 S). A lane reads only its own moduli's residues of s (i = lane,
 // lane + 32, ...), so s may be the scratch's x, where each lane wrote its own: no copy of the
-// whole vector in every lane (the local arrays that copy needs did not fit in L1 beside the
-// others). The result's residues end in sh->x[0..b.n) (each written by its own lane; every lane
+// whole vector in every lane's local memory (at 848 bits 57 words a lane, beside the shared
+// memory and the tables in L1; without it the finish ran 848 bits N 0.176-0.180 -> 0.172-0.174
+// ms, H200, session 29). The result's residues end in sh->x[0..b.n) (each written by its own lane; every lane
 // may read them after it returns), the number in every lane; *is_zero for S = 0 (the result is
 // then not formed).
 static __device__ RnsNum fused_round_warp(const RnsBasis &B, const RnsBasis &b, const u32 *s, bool is_signed, bool neg,
@@ -534,8 +537,9 @@ static __device__ void fused_row_start(const RnsArg &beta, u64 eb, const RnsArg 
     q[r] = 0;
 }
 
-// d_j = fl(α x_j) without the rounding when the product is exact in p bits. alpha_odd = m when α
-// is a double, X_α = m 2^(p - t) with m odd of t <= 53 bits (the launcher's alpha_odd; 0: none).
+// d_j = fl(α x_j) without the rounding when the product is exact in p bits. alpha_odd = m when
+// α = ±m 2^e with m odd of t <= 53 bits, any e (the launcher's alpha_odd_significand; 0: none),
+// so X_α = m 2^(p - t).
 // If x_j's significand X_x (in [2^(p-1), 2^p)) is a multiple of 2^t, as it is for every x_j of
 // at most p - 53 significant bits (a double's), S = X_α X_x = m (X_x / 2^t) 2^p, and RN_p(S) =
 // S / 2^k exactly with k = p when S >= 2^(2p-1), else p - 1: its residues are S's times 2^-k,
