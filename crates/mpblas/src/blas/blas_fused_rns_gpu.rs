@@ -548,8 +548,8 @@ fn fused_run(
             .max((ly * k.max(bucket_words)).div_ceil(64 * 8))
             .clamp(1, 65_535);
         let binary = round_in_binary(k);
-        // α = ±2^k (α = 1 above all): each d_j is x_j scaled, no rounding (fused_prep); α a
-        // double: each α·x_j that is exact in p bits skips the rounding
+        // α = ±2^k (α = 1 above all): each d_j is x_j scaled, no rounding (fused_prep); α =
+        // ±m·2^e with m odd of at most 53 bits: each α·x_j that is exact in p bits skips it
         let alpha_pow2 = g.alpha.power_of_two_exponent().is_some();
         let alpha_odd = alpha_odd_significand(g.alpha);
         dev.launch(
@@ -909,14 +909,14 @@ mod tests {
         assert_eq!(alpha_odd_significand(&f(-0.75)), 3);
         assert_eq!(alpha_odd_significand(&f(1.0)), 1);
         assert_eq!(alpha_odd_significand(&f(0.1)), 0x0019_9999_9999_999a >> 1);
-        // beyond the double range, and a subnormal double (2^-1075: a power of two)
+        // beyond the double range, and a subnormal double (2^-1023: a power of two)
         assert_eq!(alpha_odd_significand(&f(1.5).mul_pow2(3000)), 3);
         assert_eq!(
             alpha_odd_significand(&f(-0.1).mul_pow2(-5000)),
             0x0019_9999_9999_999a >> 1
         );
         assert_eq!(alpha_odd_significand(&f(f64::MIN_POSITIVE / 2.0)), 1);
-        // odd parts of 54 and 107 bits
+        // an odd part of 54 bits, at two exponents
         let long = MpFloat::from_limbs(&b, false, &[(1 << 53) + 1], -7);
         assert_eq!(alpha_odd_significand(&long), 0);
         assert_eq!(alpha_odd_significand(&long.mul_pow2(-3)), 0);
