@@ -262,7 +262,7 @@ fn fused_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: b
     }
 }
 
-/// An x_j for the prep's exact-product path (α a double `m 2^e`, `m` odd of `t` bits; `α·x_j`
+/// An x_j for the prep's exact-product path (α = `±m 2^e`, `m` odd of `t <= 53` bits; `α·x_j`
 /// exact in `p` bits when `x_j`'s significand is a multiple of `2^t`), by `kind`:
 /// - a random double (the path);
 /// - a double whose significand times 1.5's or 0.1's lies at a relative 0, 2^-52, 2^-45, 2^-39,
