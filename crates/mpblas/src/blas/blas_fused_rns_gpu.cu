@@ -449,9 +449,9 @@ static __device__ void fused_product_wide_warp(const FusedTab &f, const u32 *xr,
 // lane + 32, ...), so s may be the scratch's x, where each lane wrote its own: no copy of the
 // whole vector in every lane's local memory (at 848 bits 57 words a lane, beside the shared
 // memory and the tables in L1; without it the finish ran 848 bits N 0.176-0.180 -> 0.172-0.174
-// ms, H200, session 29). The result's residues end in sh->x[0..b.n) (each written by its own lane; every lane
-// may read them after it returns), the number in every lane; *is_zero for S = 0 (the result is
-// then not formed).
+// ms, H200, session 29). The result's residues end in sh->x[0..b.n) (each written by its own
+// lane; every lane may read them after it returns), the number in every lane; *is_zero for
+// S = 0 (the result is then not formed).
 static __device__ RnsNum fused_round_warp(const RnsBasis &B, const RnsBasis &b, const u32 *s, bool is_signed, bool neg,
                                           i64 exp, u32 nl, bool *is_zero, FusedWarpScratch *sh, u32 lane) {
     fused_limbs_warp(B, fused_crt_rank_warp(B, s, sh, lane), nl, sh, lane);
