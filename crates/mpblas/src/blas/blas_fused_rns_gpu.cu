@@ -165,9 +165,8 @@ static __device__ __forceinline__ bool fused_is_zero(const RnsArg &a, u64 e) {
 #define FUSED_WARPS_PER_BLOCK 2
 
 struct FusedWarpScratch {
-    // the limbs' rests above bit 32 (fused_limbs_warp; dot_lo has had no use since session 29's
-    // i64 carry: to go with the next GPU run)
-    u64 dot_lo[RNS_MAX_N + 8], dot_hi[RNS_MAX_N + 8];
+    // the limbs' rests above bit 32 (fused_limbs_warp)
+    u64 dot_hi[RNS_MAX_N + 8];
     u32 low[RNS_MAX_N + 8];
     u32 x[RNS_MAX_N];
     u32 c[RNS_MAX_N];
@@ -269,12 +268,18 @@ static __device__ __forceinline__ void fused_dot_words(const u32 *v, const u32 *
 // magnitude: a dot product of at most 256 words) into sh->dot_hi. Lane 0 then carries the rests
 // up, an i64 chain instead of shift_limb's i128 one: the same limbs.
 static __device__ void fused_limbs_warp(const RnsBasis &b, u128 r, u32 nl, FusedWarpScratch *sh, u32 lane) {
-    for (u32 l = lane; l < nl; l += 64) {
+    // (pairs only where some lane has two limbs: below 33 limbs each lane forms its one alone)
+    const u32 step = nl > 32 ? 64 : 32;
+    for (u32 l = lane; l < nl; l += step) {
         // (a lane without a second limb computes its first twice)
         const bool two = l + 32 < nl;
-        const u32 *rows[2] = {b.mi_bin + (u64)l * b.n, b.mi_bin + (u64)(two ? l + 32 : l) * b.n};
         u64 lo[2], hi[2];
-        fused_dot_rows<2>(sh->c, rows, 1, b.n, lo, hi);
+        if (step == 64) {
+            const u32 *rows[2] = {b.mi_bin + (u64)l * b.n, b.mi_bin + (u64)(two ? l + 32 : l) * b.n};
+            fused_dot_rows<2>(sh->c, rows, 1, b.n, lo, hi);
+        } else {
+            fused_dot_words(sh->c, b.mi_bin + (u64)l * b.n, 1, b.n, &lo[0], &hi[0]);
+        }
 #pragma unroll
         for (int q = 0; q < 2; q++) {
             const u32 lq = l + 32 * q;
@@ -297,15 +302,22 @@ static __device__ void fused_limbs_warp(const RnsBasis &b, u128 r, u32 nl, Fused
 }
 
 // shift_long_residue (rns.cuh) for the moduli j and, when `two`, j + 32, from their residues xj of
-// X, in one loop (fused_dot_rows: the limbs' loads shared). Batching the loads: 848 bits N
+// X, in one loop where `pair` (fused_dot_rows: the limbs' loads shared). Batching the loads: 848 bits N
 // 0.205-0.209 -> 0.200-0.201 ms, 1696 bits 0.387-0.391 -> 0.373-0.375 (H200, session 27).
 static __device__ __forceinline__ void fused_long_residue_pair(const RnsBasis &b, const u32 (&xj)[2], const u32 *low,
-                                                               u64 k, u32 j, bool two, u32 (&out)[2]) {
+                                                               u64 k, u32 j, bool two, bool pair, u32 (&out)[2]) {
     const u32 wk = (u32)(k / 32), bk = (u32)(k % 32), n = b.n;
     const u32 jj[2] = {j, two ? j + 32 : j};
     const u32 *rows[2] = {b.pow32 + jj[0], b.pow32 + jj[1]};
     u64 al[2], ah[2];
-    fused_dot_rows<2>(low, rows, n, wk, al, ah);
+    // (pair: the same for the whole warp, some lane has two moduli; else each forms its one alone)
+    if (pair) {
+        fused_dot_rows<2>(low, rows, n, wk, al, ah);
+    } else {
+        fused_dot_words(low, rows[0], n, wk, &al[0], &ah[0]);
+        al[1] = al[0];
+        ah[1] = ah[0];
+    }
 #pragma unroll
     for (int q = 0; q < 2; q++) {
         if (bk != 0) {
@@ -340,7 +352,7 @@ static __device__ void fused_shift_right_warp(const RnsBasis &b, u32 *x, u64 k, 
         const bool two = j + 32 < n;
         const u32 xj[2] = {x[j], x[two ? j + 32 : j]};
         u32 y[2];
-        fused_long_residue_pair(b, xj, sh->low, k, j, two, y);
+        fused_long_residue_pair(b, xj, sh->low, k, j, two, n > 32, y);
         sh->x[j] = y[0];
         if (two) sh->x[j + 32] = y[1];
     }
@@ -500,7 +512,7 @@ static __device__ RnsNum fused_round_warp(const RnsBasis &B, const RnsBasis &b, 
             u32 si[2], yi[2];
 #pragma unroll
             for (int q = 0; q < 2; q++) si[q] = flip ? sub_mod(0, s[ii[q]], B.m[ii[q]]) : s[ii[q]];
-            fused_long_residue_pair(B, si, sh->low, k, i, two, yi);
+            fused_long_residue_pair(B, si, sh->low, k, i, two, b.n > 32, yi);
 #pragma unroll
             for (int q = 0; q < 2; q++) {
                 if (q == 1 && !two) break;
