@@ -394,19 +394,26 @@ static __device__ RnsNum fused_finish_warp(const RnsBasis &b, const RnsBasis &to
 // X < M/4 (a p-bit significand, or the product of two).
 static __device__ __forceinline__ u32 fused_rank(u64 frac) { return (u32)((frac + (1ull << 29)) >> 30); }
 
-// The CRT coefficients c_i = |s_i w_i|_m_i of S (residues s in the basis B) into sh->c, by the
-// warp (lane l takes the moduli l, l + 32, ...; read sh->c after it returns), and S's rank
-// fused_rank(sum_i c_i / m_i) in every lane: exact while S < M_B/4.
-static __device__ u32 fused_crt_rank_warp(const RnsBasis &B, const u32 *s, FusedWarpScratch *sh, u32 lane) {
+// The CRT coefficients c_i = |s_i w_i|_m_i (s_i = value(i), moduli m, their mu and weights w)
+// into c, by the warp (lane l takes the moduli l, l + 32, ...; read c after it returns), and
+// S's rank fused_rank(sum_i c_i / m_i) in every lane: exact while S < M/4.
+template <class Value>
+static __device__ __forceinline__ u32 fused_coefficients_rank_warp(const u32 *m, const u32 *mu, const u32 *w, u32 n,
+                                                                   const Value &value, u32 *c, u32 lane) {
     u64 frac = 0;
-    for (u32 i = lane; i < B.n; i += 32) {
-        const u32 ci = mul_mod(s[i], B.w[i], B.m[i], B.mu[i]);
-        sh->c[i] = ci;
-        frac += ((u64)ci * B.mu[i]) >> 32;
+    for (u32 i = lane; i < n; i += 32) {
+        const u32 ci = mul_mod(value(i), w[i], m[i], mu[i]);
+        c[i] = ci;
+        frac += ((u64)ci * mu[i]) >> 32;
     }
     for (int o = 16; o > 0; o >>= 1) frac += __shfl_xor_sync(FUSED_FULL, frac, o);
     __syncwarp();
     return fused_rank(frac);
+}
+
+// fused_coefficients_rank_warp of S with the residues s in the basis B, into sh->c.
+static __device__ u32 fused_crt_rank_warp(const RnsBasis &B, const u32 *s, FusedWarpScratch *sh, u32 lane) {
+    return fused_coefficients_rank_warp(B.m, B.mu, B.w, B.n, [&](u32 i) { return s[i]; }, sh->c, lane);
 }
 
 // Accumulator::extend's residue for the extra modulus l (nb <= l < k) of the widest level, from
@@ -426,16 +433,12 @@ static __device__ u32 fused_extra_residue(const FusedTab &f, const u32 *v, u32 r
 static __device__ void fused_product_wide_warp(const FusedTab &f, const u32 *xr, const u32 *yr, u32 kw, u32 *out,
                                                u32 *v, u32 lane) {
     const u32 nb = f.n;
-    u64 frac = 0;
-    for (u32 i = lane; i < nb; i += 32) {
+    auto product = [&](u32 i) {
         const u32 pi = mul_mod(xr[i], yr[i], f.m[i], f.mu[i]);
         out[i] = pi;
-        v[i] = mul_mod(pi, f.wt[i], f.m[i], f.mu[i]);
-        frac += ((u64)v[i] * f.mu[i]) >> 32;
-    }
-    for (int o = 16; o > 0; o >>= 1) frac += __shfl_xor_sync(FUSED_FULL, frac, o);
-    __syncwarp();
-    const u32 rank = fused_rank(frac);
+        return pi;
+    };
+    const u32 rank = fused_coefficients_rank_warp(f.m, f.mu, f.wt, nb, product, v, lane);
     for (u32 l = nb + lane; l < kw; l += 32) out[l] = fused_extra_residue(f, v, rank, l);
     __syncwarp();
 }

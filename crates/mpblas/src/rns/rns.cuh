@@ -317,17 +317,17 @@ static __device__ Eval eval_unsigned_from(const Way &way, const RnsBasis &b, con
         u128 r;
         pass_window(pass, -1, &v, &hi, &r);
         i128 lo = v > 0 ? v : 0;
+        Eval out;
+        out.lo = (u128)lo;
+        out.hi = (u128)hi;
+        out.k = k;
+        // the common exit first: the step below is for a value still too small to read
+        if (lo >= ((i128)1 << 82)) return out;
         u128 hm = hi > 1 ? (u128)hi : 1;
         u64 bl = 128 - rns_clz128(hm);
         u64 delta = bl < 91 ? 91 - bl : 0;
         if (delta < 1) delta = 1;
-        if (lo >= ((i128)1 << 82) || k + delta > pow2_limit(b)) {
-            Eval out;
-            out.lo = (u128)lo;
-            out.hi = (u128)hi;
-            out.k = k;
-            return out;
-        }
+        if (k + delta > pow2_limit(b)) return out;
         k += delta;
         pass = way.pass(b, x, k);
     }
