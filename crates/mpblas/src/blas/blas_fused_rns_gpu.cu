@@ -593,7 +593,7 @@ static __device__ bool fused_exact_product_warp(const RnsBasis &b, const u32 *ar
     const u64 low64 = pass[0].low - (u64)rank * b.m_low;
     if ((low64 & ((1ull << t) - 1)) != 0) return false;
     const i64 e = exp + (i64)k;
-    if (normalised_out_of_range(b, neg, y, e, v)) return true;
+    if (normalised_out_of_range(fused_way(sh, lane), b, neg, y, e, v)) return true;
     *v = rns_special(0, neg);
     v->exp = e;
     eval_bounds(eval_unsigned_from(fused_way(sh, lane), b, y, b.k_norm, pass[1]), &v->lo, &v->hi);

@@ -521,12 +521,16 @@ static __device__ __forceinline__ RnsNum rns_special(u8 cls, bool neg) {
 static __device__ __forceinline__ bool rns_num_is_zero(const RnsNum &x) { return x.cls == 0 && x.hi.f == 0.0; }
 
 // MpFloat::normalised's range rule for a p-bit significand at 2^exp: true, with *r the infinity
-// or zero and the residues s zeroed, when the number is outside the range.
-static __device__ __forceinline__ bool normalised_out_of_range(const RnsBasis &b, bool neg, u32 *s, i64 exp,
-                                                               RnsNum *r) {
+// or zero and the residues s zeroed, when the number is outside the range. Each thread zeroes
+// the moduli its way gives it (all for RnsSerial, its own for a warp's way: the lanes then
+// neither write the same words nor read what another lane wrote; racecheck flagged every lane
+// zeroing a warp's shared residues).
+template <class Way>
+static __device__ __forceinline__ bool normalised_out_of_range(const Way &way, const RnsBasis &b, bool neg, u32 *s,
+                                                               i64 exp, RnsNum *r) {
     i64 t = exp + (i64)b.p;
     if (t <= RNS_EMAX && t >= RNS_EMIN) return false;
-    for (u32 i = 0; i < b.n; i++) s[i] = 0;
+    for (u32 i = way.first(); i < b.n; i += way.step()) s[i] = 0;
     *r = rns_special(t > RNS_EMAX ? 1 : 0, neg);
     return true;
 }
@@ -536,7 +540,7 @@ static __device__ __forceinline__ bool normalised_out_of_range(const RnsBasis &b
 template <class Way>
 static __device__ RnsNum normalised_by(const Way &way, const RnsBasis &b, bool neg, u32 *s, i64 exp) {
     RnsNum r;
-    if (normalised_out_of_range(b, neg, s, exp, &r)) return r;
+    if (normalised_out_of_range(way, b, neg, s, exp, &r)) return r;
     r = rns_special(0, neg);
     r.exp = exp;
     Eval ev;
