@@ -527,6 +527,9 @@ fn fused_run(
     // elements from x0 at stride incx, y ly from y0 at stride incy (blas_vector); A's layout
     // was checked against its array; the scratch buffers hold lx (dinfo, dexp, dq), lx·n (dv), ly
     // (low_min, low_max, flags, q), ly·k (sums), ly·(2n + 2) (bsum) and 2·ly (bounds) elements.
+    // The scan, the sums and the finish overlap the kernel before them (launch_overlapping):
+    // each reads that kernel's outputs, and writes what it reads, only after its
+    // fused_wait_previous; the prep, a plain launch, waits for the previous call's finish.
     unsafe {
         // d = fl(α·x) and |d_i w_i R| (a warp per element, two per block), then the rows'
         // starting state and the zeroed sums (init blocks, below)
@@ -584,7 +587,7 @@ fn fused_run(
                 .next_multiple_of(32)
         };
         let scan_threads = ly * lx.div_ceil(scan_per) * if rows_in_lanes { 1 } else { 32 };
-        dev.launch(
+        dev.launch_overlapping(
             &MODULE,
             "blas_fused_scan",
             warps_grid(dev, scan_threads),
@@ -609,7 +612,7 @@ fn fused_run(
         } else {
             constants_bytes + ring_bytes
         } as u32;
-        dev.launch(
+        dev.launch_overlapping(
             &MODULE,
             // (…n: the warp's groups on one column, sums_rows: they share d_j's words in the
             // ring; at g = 32 a warp is one group)
@@ -644,7 +647,7 @@ fn fused_run(
                 Arg::U64(bsum),
             ],
         )?;
-        dev.launch(
+        dev.launch_overlapping(
             &MODULE,
             if binary {
                 "blas_fused_finish_bin"
