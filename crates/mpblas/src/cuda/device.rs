@@ -394,24 +394,26 @@ impl Device {
         unsafe { self.launch_on(source, kernel, cfg, args, false) }
     }
 
-    /// [`launch`](Device::launch) of a kernel that may start while the previous kernel on
-    /// the stream finishes (programmatic dependent launch, compute capability 9.0 and later;
-    /// a plain launch before): its blocks take the SMs that kernel's blocks leave and run what
-    /// comes before their `griddepcontrol.wait`, which returns once that kernel has completed
-    /// and its writes are visible. The previous kernel can let them in early with
-    /// `griddepcontrol.launch_dependents`.
+    /// [`launch`](Device::launch), or with `overlap_previous` (on compute capability 9.0 and
+    /// later; a plain launch before) a launch that may start while the previous kernel on the
+    /// stream finishes (programmatic dependent launch): its blocks take the SMs that kernel's
+    /// blocks leave and run what comes before their `griddepcontrol.wait`, which returns once
+    /// that kernel has completed and its writes are visible. The previous kernel can let them
+    /// in early with `griddepcontrol.launch_dependents`.
     ///
     /// # Safety
-    /// As [`launch`](Device::launch), and the kernel reads nothing that the previous kernel
-    /// writes, and writes nothing that it reads, before its `griddepcontrol.wait`.
-    pub(crate) unsafe fn launch_overlapping(
+    /// As [`launch`](Device::launch); with `overlap_previous`, the kernel reads nothing that
+    /// the previous kernel writes, and writes nothing that it reads, before its
+    /// `griddepcontrol.wait`.
+    pub(crate) unsafe fn launch_dependent(
         &self,
         source: &'static ModuleSource,
         kernel: &'static str,
         cfg: LaunchConfig,
         args: &[Arg],
+        overlap_previous: bool,
     ) -> Result<()> {
-        let overlap = self.inner.info.compute_capability.0 >= 9;
+        let overlap = overlap_previous && self.inner.info.compute_capability.0 >= 9;
         // SAFETY: the caller's contract.
         unsafe { self.launch_on(source, kernel, cfg, args, overlap) }
     }
