@@ -600,6 +600,23 @@ static __device__ bool fused_exact_product_warp(const RnsBasis &b, const u32 *ar
     return true;
 }
 
+// Programmatic dependent launch (Device::launch_overlapping, sm_90 and later): the scan, the
+// sums and the finish may start while the kernel before them finishes, run what needs nothing of
+// it (tables into registers or shared memory), then wait in fused_wait_previous, which returns
+// once that kernel has completed and its writes are visible (at once for a plain launch). Each
+// kernel but the finish lets the next one in from its start (fused_allow_next): the next one's
+// blocks then take the SMs as this one's blocks retire, instead of after the last of them.
+static __device__ __forceinline__ void fused_wait_previous() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+static __device__ __forceinline__ void fused_allow_next() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // The first kernel of a call, in two parts by block (64 threads each):
 // - blocks below `prep_blocks`: one warp per x_j: d_j = alpha x_j (rns_mul_fused with the warp's
 //   rounding) into the scratch array `d` (element j), with info = class | sign << 2 | zero << 3
@@ -616,6 +633,7 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
            u64 alpha_odd, RnsArg x, u64 n, RnsArg d, u8 *dinfo, i64 *dexp, double *dq, u32 *dv, RnsArg beta, RnsArg y,
            u64 m, int beta_zero, i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum) {
     __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
+    fused_allow_next();
     RnsBasis b = rns_basis(tab);
     FusedTab f = fused_tab(ftab);
     u32 lane = threadIdx.x & 31;
@@ -756,6 +774,8 @@ static __device__ __forceinline__ void fused_scan_terms(const RnsArg &a, const u
 extern "C" __global__ void __launch_bounds__(256)
 blas_fused_scan(RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp, u64 m, u64 n, int rows_in_lanes,
                 u64 per, i64 *low_min, i64 *low_max, u32 *flags) {
+    fused_allow_next();
+    fused_wait_previous();
     u64 chunks = (n + per - 1) / per;
     u64 tid = (u64)blockIdx.x * blockDim.x + threadIdx.x, nt = (u64)blockDim.x * gridDim.x;
     if (rows_in_lanes) {
@@ -1436,6 +1456,7 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
             int shared_tables,
             const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums,
             u64 *bsum) {
+    fused_allow_next();
     FusedTab f = fused_tab(ftab);
     const u32 nb = f.n, kw = f.k, g = G;
     extern __shared__ u32 fused_sh[];
@@ -1453,6 +1474,7 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         tlr = fused_sh + 3 * kp + f.h * kw;
     }
     __syncthreads();
+    fused_wait_previous();
     // the warp's ring (R > 0: g >= 8), past the constants and the tables
     const u32 ring = (u32)__cvta_generic_to_shared(fused_sh) +
                      4 * (3 * kp + (shared_tables ? (f.h + 32) * kw : 0) +
@@ -1621,6 +1643,7 @@ fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg b
     u32 lane = threadIdx.x & 31;
     FusedWarpScratch *sh = &fused_ws[threadIdx.x >> 5];
     u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((u64)blockDim.x * gridDim.x) >> 5;
+    fused_wait_previous();
     for (u64 r = warp; r < m; r += warps) {
         u64 ey = blas_rns_at(y, r, 0);
         FusedRowEnd e = fused_row_end(f, beta, eb, y, ey, beta_zero, flags[r], low_min[r], low_max[r], q[r]);

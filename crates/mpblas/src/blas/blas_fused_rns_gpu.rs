@@ -270,6 +270,19 @@ fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -
     }
 }
 
+/// Which of the scan (1), the sums (2) and the finish (4) overlap the kernel before them
+/// ([`Device::launch_dependent`]; `MPBLAS_FUSED_OVERLAP` overrides, for tuning): all three for
+/// the sums' groups below 8 lanes a term, none from 8.
+fn overlap_mask(lanes: usize) -> u32 {
+    if let Some(v) = std::env::var("MPBLAS_FUSED_OVERLAP")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+    {
+        return v & 7;
+    }
+    if lanes < 8 { 7 } else { 0 }
+}
+
 /// Whether the prep and finish kernels round in binary (`fused_round_warp`: one pass of
 /// products gives the value's binary limbs) rather than by the warp's CRT passes: the same bits.
 /// H100, 1000 × 1000 N, alternated: 0.103 against 0.115-0.117 ms at 106 bits, 0.150 against
@@ -527,6 +540,10 @@ fn fused_run(
     // elements from x0 at stride incx, y ly from y0 at stride incy (blas_vector); A's layout
     // was checked against its array; the scratch buffers hold lx (dinfo, dexp, dq), lx·n (dv), ly
     // (low_min, low_max, flags, q), ly·k (sums), ly·(2n + 2) (bsum) and 2·ly (bounds) elements.
+    // The scan, the sums and the finish overlap the kernel before them (launch_dependent):
+    // each reads that kernel's outputs, and writes what it reads, only after its
+    // fused_wait_previous; the prep, a plain launch, waits for the previous call's finish.
+    let overlap = overlap_mask(lanes as usize);
     unsafe {
         // d = fl(α·x) and |d_i w_i R| (a warp per element, two per block), then the rows'
         // starting state and the zeroed sums (init blocks, below)
@@ -584,7 +601,7 @@ fn fused_run(
                 .next_multiple_of(32)
         };
         let scan_threads = ly * lx.div_ceil(scan_per) * if rows_in_lanes { 1 } else { 32 };
-        dev.launch(
+        dev.launch_dependent(
             &MODULE,
             "blas_fused_scan",
             warps_grid(dev, scan_threads),
@@ -600,6 +617,7 @@ fn fused_run(
                 Arg::U64(low_max),
                 Arg::U64(flags),
             ],
+            overlap & 1 != 0,
         )?;
         let gpw = 32 / lanes as usize;
         let units = if sums_rows { ly.div_ceil(gpw) } else { ly } * lx.div_ceil(per);
@@ -609,7 +627,7 @@ fn fused_run(
         } else {
             constants_bytes + ring_bytes
         } as u32;
-        dev.launch(
+        dev.launch_dependent(
             &MODULE,
             // (…n: the warp's groups on one column, sums_rows: they share d_j's words in the
             // ring; at g = 32 a warp is one group)
@@ -643,8 +661,9 @@ fn fused_run(
                 Arg::U64(sums),
                 Arg::U64(bsum),
             ],
+            overlap & 2 != 0,
         )?;
-        dev.launch(
+        dev.launch_dependent(
             &MODULE,
             if binary {
                 "blas_fused_finish_bin"
@@ -667,6 +686,7 @@ fn fused_run(
                 Arg::U64(bsum),
                 Arg::U64(bounds),
             ],
+            overlap & 4 != 0,
         )?;
     }
     if !with_bounds {

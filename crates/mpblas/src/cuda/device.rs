@@ -390,10 +390,46 @@ impl Device {
         cfg: LaunchConfig,
         args: &[Arg],
     ) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { self.launch_on(source, kernel, cfg, args, false) }
+    }
+
+    /// [`launch`](Device::launch), or with `overlap_previous` (on compute capability 9.0 and
+    /// later; a plain launch before) a launch that may start while the previous kernel on the
+    /// stream finishes (programmatic dependent launch): its blocks take the SMs that kernel's
+    /// blocks leave and run what comes before their `griddepcontrol.wait`, which returns once
+    /// that kernel has completed and its writes are visible. The previous kernel can let them
+    /// in early with `griddepcontrol.launch_dependents`.
+    ///
+    /// # Safety
+    /// As [`launch`](Device::launch); with `overlap_previous`, the kernel reads nothing that
+    /// the previous kernel writes, and writes nothing that it reads, before its
+    /// `griddepcontrol.wait`.
+    pub(crate) unsafe fn launch_dependent(
+        &self,
+        source: &'static ModuleSource,
+        kernel: &'static str,
+        cfg: LaunchConfig,
+        args: &[Arg],
+        overlap_previous: bool,
+    ) -> Result<()> {
+        let overlap = overlap_previous && self.inner.info.compute_capability.0 >= 9;
+        // SAFETY: the caller's contract.
+        unsafe { self.launch_on(source, kernel, cfg, args, overlap) }
+    }
+
+    unsafe fn launch_on(
+        &self,
+        source: &'static ModuleSource,
+        kernel: &'static str,
+        cfg: LaunchConfig,
+        args: &[Arg],
+        overlap_previous: bool,
+    ) -> Result<()> {
         let f = self.function(source, kernel)?;
         let failed = |cause| Error::CudaLaunch { kernel, cause };
         // SAFETY: the caller's contract.
-        unsafe { self.inner.sys.launch(&f, &cfg, args) }.map_err(failed)?;
+        unsafe { self.inner.sys.launch(&f, &cfg, args, overlap_previous) }.map_err(failed)?;
         if self.inner.sync_launches {
             self.synchronize().map_err(|e| failed(e.to_string()))?;
         }

@@ -424,26 +424,61 @@ impl Context {
     /// `args` must match the kernel's parameter list in number and type, every address must
     /// point into live allocations of this context large enough for the kernel's accesses,
     /// and `cfg` must be a launch shape the kernel supports.
+    ///
+    /// `overlap_previous`: launched with programmatic stream serialization (sm_90 and later),
+    /// so that its blocks may start while the previous kernel on the stream finishes; the
+    /// kernel must then wait (`griddepcontrol.wait`) before it reads what that kernel writes.
     pub(crate) unsafe fn launch(
         &self,
         f: &Function,
         cfg: &LaunchConfig,
         args: &[Arg],
+        overlap_previous: bool,
     ) -> std::result::Result<(), String> {
         self.ctx.bind_to_thread().map_err(|e| driver_cause(&e))?;
         // cuLaunchKernel reads each parameter through a pointer to its value, at the call.
         let mut params: Vec<*mut c_void> = args.iter().map(Arg::as_param).collect();
-        // SAFETY: the caller's contract; `params` points into `args`, alive for the call.
+        if !overlap_previous {
+            // SAFETY: the caller's contract; `params` points into `args`, alive for the call.
+            return unsafe {
+                cudarc::driver::result::launch_kernel(
+                    f.0.cu_function(),
+                    cfg.grid,
+                    cfg.block,
+                    cfg.shared_bytes,
+                    self.stream.cu_stream(),
+                    &mut params,
+                )
+            }
+            .map_err(|e| driver_cause(&e));
+        }
+        // SAFETY: a plain C union; the attribute's value is its `int` member.
+        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        let config = sys::CUlaunchConfig {
+            gridDimX: cfg.grid.0,
+            gridDimY: cfg.grid.1,
+            gridDimZ: cfg.grid.2,
+            blockDimX: cfg.block.0,
+            blockDimY: cfg.block.1,
+            blockDimZ: cfg.block.2,
+            sharedMemBytes: cfg.shared_bytes,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        // SAFETY: the caller's contract; `config` and `attr` live for the call, `params`
+        // points into `args`.
         unsafe {
-            cudarc::driver::result::launch_kernel(
+            sys::cuLaunchKernelEx(
+                &config,
                 f.0.cu_function(),
-                cfg.grid,
-                cfg.block,
-                cfg.shared_bytes,
-                self.stream.cu_stream(),
-                &mut params,
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
             )
         }
+        .result()
         .map_err(|e| driver_cause(&e))
     }
 

@@ -143,6 +143,7 @@ impl Context {
         _f: &Function,
         _cfg: &LaunchConfig,
         _args: &[Arg],
+        _overlap_previous: bool,
     ) -> std::result::Result<(), String> {
         match *self {}
     }
