@@ -600,12 +600,13 @@ static __device__ bool fused_exact_product_warp(const RnsBasis &b, const u32 *ar
     return true;
 }
 
-// Programmatic dependent launch (Device::launch_overlapping, sm_90 and later): the scan, the
-// sums and the finish may start while the kernel before them finishes, run what needs nothing of
-// it (tables into registers or shared memory), then wait in fused_wait_previous, which returns
-// once that kernel has completed and its writes are visible (at once for a plain launch). Each
-// kernel but the finish lets the next one in from its start (fused_allow_next): the next one's
-// blocks then take the SMs as this one's blocks retire, instead of after the last of them.
+// Programmatic dependent launch (Device::launch_dependent, sm_90 and later; the launcher's
+// overlap_mask picks which): the scan, the sums and the finish may start while the kernel before
+// them finishes, run what needs nothing of it (tables into registers or shared memory), then wait
+// in fused_wait_previous, which returns once that kernel has completed and its writes are visible
+// (at once for a plain launch). Each kernel but the finish lets the next one in from its start
+// (fused_allow_next): the next one's blocks then take the SMs as this one's blocks retire,
+// instead of after the last of them.
 static __device__ __forceinline__ void fused_wait_previous() {
 #if __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");

@@ -271,16 +271,18 @@ fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -
 }
 
 /// Which of the scan (1), the sums (2) and the finish (4) overlap the kernel before them
-/// ([`Device::launch_dependent`]; `MPBLAS_FUSED_OVERLAP` overrides, for tuning): all three for
-/// the sums' groups below 8 lanes a term, none from 8.
-fn overlap_mask(lanes: usize) -> u32 {
-    if let Some(v) = std::env::var("MPBLAS_FUSED_OVERLAP")
+/// ([`Device::launch_dependent`]; `MPBLAS_FUSED_OVERLAP` overrides, for tuning): the sums
+/// alone, whose blocks then stage their tables while the scan ends. H200, 1000 × 1000, N ms,
+/// alternated in one process (session 30, call 5), none → sums alone: 106 bits 0.074-0.076 →
+/// 0.070-0.073, 212 0.093-0.098 → 0.090-0.091, 424 0.132-0.139 → 0.127-0.132, 848
+/// 0.173-0.174 → 0.169-0.174, 1696 0.306-0.309 → 0.304-0.312. The finish overlapped cost
+/// 6-15% at every precision (not profiled; perhaps its blocks pack onto the first SMs the sums
+/// leave instead of spreading over all), the scan gained nothing.
+fn overlap_mask() -> u32 {
+    std::env::var("MPBLAS_FUSED_OVERLAP")
         .ok()
         .and_then(|v| v.parse::<u32>().ok())
-    {
-        return v & 7;
-    }
-    if lanes < 8 { 7 } else { 0 }
+        .map_or(2, |v| v & 7)
 }
 
 /// Whether the prep and finish kernels round in binary (`fused_round_warp`: one pass of
@@ -540,10 +542,10 @@ fn fused_run(
     // elements from x0 at stride incx, y ly from y0 at stride incy (blas_vector); A's layout
     // was checked against its array; the scratch buffers hold lx (dinfo, dexp, dq), lx·n (dv), ly
     // (low_min, low_max, flags, q), ly·k (sums), ly·(2n + 2) (bsum) and 2·ly (bounds) elements.
-    // The scan, the sums and the finish overlap the kernel before them (launch_dependent):
-    // each reads that kernel's outputs, and writes what it reads, only after its
+    // The scan, the sums and the finish may overlap the kernel before them (launch_dependent,
+    // overlap_mask): each reads that kernel's outputs, and writes what it reads, only after its
     // fused_wait_previous; the prep, a plain launch, waits for the previous call's finish.
-    let overlap = overlap_mask(lanes as usize);
+    let overlap = overlap_mask();
     unsafe {
         // d = fl(α·x) and |d_i w_i R| (a warp per element, two per block), then the rows'
         // starting state and the zeroed sums (init blocks, below)
