@@ -16,7 +16,8 @@
 //! for wide bases of up to 128 moduli they work from the value's binary limbs (one pass of
 //! products) instead of a dozen CRT passes. No product and no partial sum is rounded, so the
 //! work per matrix entry is one modular product and a few additions per base modulus, against
-//! the paper's two roundings.
+//! the paper's two roundings. On sm_90 and later the sums' blocks start while the scan ends
+//! (programmatic dependent launch, [`overlap_mask`]): they stage their tables, then wait for it.
 //!
 //! Limit: the widest basis of a call must fit the kernels' local arrays (256 moduli): up to
 //! about 2600 bits of precision; beyond, [`Error::OutOfRange`] (the paper's form,
