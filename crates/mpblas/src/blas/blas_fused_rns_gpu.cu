@@ -302,8 +302,8 @@ static __device__ void fused_limbs_warp(const RnsBasis &b, u128 r, u32 nl, Fused
 }
 
 // shift_long_residue (rns.cuh) for the moduli j and, when `two`, j + 32, from their residues xj of
-// X, in one loop where `pair` (fused_dot_rows: the limbs' loads shared). Batching the loads: 848 bits N
-// 0.205-0.209 -> 0.200-0.201 ms, 1696 bits 0.387-0.391 -> 0.373-0.375 (H200, session 27).
+// X, in one loop where `pair` (fused_dot_rows: the limbs' loads shared). Batching the loads: 848
+// bits N 0.205-0.209 -> 0.200-0.201 ms, 1696 bits 0.387-0.391 -> 0.373-0.375 (H200, session 27).
 static __device__ __forceinline__ void fused_long_residue_pair(const RnsBasis &b, const u32 (&xj)[2], const u32 *low,
                                                                u64 k, u32 j, bool two, bool pair, u32 (&out)[2]) {
     const u32 wk = (u32)(k / 32), bk = (u32)(k % 32), n = b.n;

@@ -321,7 +321,7 @@ static __device__ Eval eval_unsigned_from(const Way &way, const RnsBasis &b, con
         out.lo = (u128)lo;
         out.hi = (u128)hi;
         out.k = k;
-        // the common exit first: the step below is for a value still too small to read
+        // the common exit first: a larger k is needed only while lo is below 2^82
         if (lo >= ((i128)1 << 82)) return out;
         u128 hm = hi > 1 ? (u128)hi : 1;
         u64 bl = 128 - rns_clz128(hm);
