@@ -391,7 +391,7 @@ impl Device {
         args: &[Arg],
     ) -> Result<()> {
         // SAFETY: the caller's contract.
-        unsafe { self.launch_on(source, kernel, cfg, args, false) }
+        unsafe { self.launch_dependent(source, kernel, cfg, args, false) }
     }
 
     /// [`launch`](Device::launch), or with `overlap_previous` (on compute capability 9.0 and
@@ -414,22 +414,10 @@ impl Device {
         overlap_previous: bool,
     ) -> Result<()> {
         let overlap = overlap_previous && self.inner.info.compute_capability.0 >= 9;
-        // SAFETY: the caller's contract.
-        unsafe { self.launch_on(source, kernel, cfg, args, overlap) }
-    }
-
-    unsafe fn launch_on(
-        &self,
-        source: &'static ModuleSource,
-        kernel: &'static str,
-        cfg: LaunchConfig,
-        args: &[Arg],
-        overlap_previous: bool,
-    ) -> Result<()> {
         let f = self.function(source, kernel)?;
         let failed = |cause| Error::CudaLaunch { kernel, cause };
         // SAFETY: the caller's contract.
-        unsafe { self.inner.sys.launch(&f, &cfg, args, overlap_previous) }.map_err(failed)?;
+        unsafe { self.inner.sys.launch(&f, &cfg, args, overlap) }.map_err(failed)?;
         if self.inner.sync_launches {
             self.synchronize().map_err(|e| failed(e.to_string()))?;
         }
