@@ -138,6 +138,82 @@ template <class F> struct SharedSlots {
     };
     MP_DEV Ref operator[](unsigned level) { return Ref{rows + level * F::W * LANES, t}; }
 };
+// Node R(g, gb) of the halving tree of the chunk at `start` (len terms, `used` lanes) for row
+// i: the group's lanes g, g + gb, … two at a time (see gemv_rows), the tree's waiting nodes in
+// column `col` of `slot_rows` (f64 and double-double) or in local memory (quad-double).
+template <class F, class R>
+MP_DEV typename F::T rows_node(MatArg a, VecArg x, u64 i, u64 start, u64 len, unsigned used, unsigned g,
+                               unsigned gb, double *slot_rows, unsigned col) {
+    typedef typename F::T T;
+    constexpr bool SHARED_SLOTS = F::W <= 2;
+    const int U = Unroll<F>::N;
+    auto join = [](T &p, const T &q) { p = F::add_normwise(p, q); };
+    const R red = dot_of<R>(row_of<F>(a, i), x);
+    // Lanes k0 and k1 of the group (lanes g + gb·k) as one node, their steps interleaved.
+    typedef LaneOf<R> L;
+    auto pair = [&](unsigned k0, unsigned k1, bool two) -> T {
+        const u64 l0 = start + g + (u64)gb * k0, l1 = start + g + (u64)gb * k1;
+        if constexpr (F::W == 4) {
+            // Quad-double: one lane after the other (126 registers, two blocks per SM,
+            // against 160 and one with the two lanes interleaved).
+            auto one = [&](u64 l) -> T {
+                typename L::Lane a = L::begin(red);
+                if (len == CHUNK) {
+#pragma unroll
+                    for (int q = 0; q < PER_LANE; q++) {
+                        const u64 o = (u64)q * LANES;
+                        L::step_loaded(a, F::load(red.x, l + o), F::load(red.y, l + o));
+                    }
+                } else {
+                    for (u64 j = l; j < start + len; j += LANES) L::step(red, a, j);
+                }
+                return L::result(red, a, l, start + len);
+            };
+            T s0 = one(l0);
+            if (two) red.join(s0, one(l1));
+            return s0;
+        }
+        typename L::Lane a0 = L::begin(red), a1 = L::begin(red);
+        if (len == CHUNK) {
+            // The terms of U steps of both lanes loaded first, then the steps: the
+            // loads issue together (see Unroll).
+            for (int q0 = 0; q0 < PER_LANE; q0 += U) {
+                T va0[U], va1[U], vx0[U], vx1[U];
+#pragma unroll
+                for (int q = 0; q < U; q++) {
+                    const u64 o = (u64)(q0 + q) * LANES;
+                    va0[q] = F::load(red.x, l0 + o);
+                    va1[q] = F::load(red.x, l1 + o);
+                    vx0[q] = F::load(red.y, l0 + o);
+                    vx1[q] = F::load(red.y, l1 + o);
+                }
+#pragma unroll
+                for (int q = 0; q < U; q++) {
+                    L::step_loaded(a0, va0[q], vx0[q]);
+                    L::step_loaded(a1, va1[q], vx1[q]);
+                }
+            }
+        } else {
+            for (u64 j = l0; j < start + len; j += LANES) L::step(red, a0, j);
+            if (two)
+                for (u64 j = l1; j < start + len; j += LANES) L::step(red, a1, j);
+        }
+        T s0 = L::result(red, a0, l0, start + len);
+        if (two) red.join(s0, L::result(red, a1, l1, start + len));
+        return s0;
+    };
+    const unsigned present = (used - g + gb - 1) / gb;
+    T node;
+    if constexpr (SHARED_SLOTS) {
+        SharedSlots<F> slots{slot_rows, col};
+        node = halving_tree<T>(LANES / gb, present, join, pair, slots);
+    } else {
+        T slots[8];
+        node = halving_tree<T>(LANES / gb, present, join, pair, slots);
+    }
+    return node;
+}
+
 // The rows pass: tiles of `rows` rows (a power of two ≤ 256) per block; chunk results to part
 // (word stride ws) at c·m + i.
 template <class F, class R>
@@ -148,15 +224,13 @@ MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *_
     // indexed at run time) they cost f64 88-89% → 92-94% and double-double 88-89% → 97-99% of
     // cublasDgemv N (H100, 16384 × 8192, alternated in one process, 16 pairs each). Quad-double's
     // would need 64 KB a block; it keeps the array.
-    constexpr bool SHARED_SLOTS = F::W <= 2;
-    __shared__ double slot_rows[SHARED_SLOTS ? 8 * F::W * LANES : 1];
+    __shared__ double slot_rows[F::W <= 2 ? 8 * F::W * LANES : 1];
     const unsigned threads = blockDim.x < LANES ? blockDim.x : LANES;
     unsigned gb = 1;
     while (2 * gb * rows <= threads && 2 * gb <= LANES) gb *= 2;
     const unsigned r = threadIdx.x % rows, g = threadIdx.x / rows;
     const u64 tiles = (m + rows - 1) / rows;
     const u64 chunks = (n + CHUNK - 1) / CHUNK;
-    const int U = Unroll<F>::N;
     auto join = [](T &p, const T &q) { p = F::add_normwise(p, q); };
     for (u64 b = blockIdx.x; b < tiles * chunks; b += gridDim.x) {
         const u64 i = (b % tiles) * rows + r;
@@ -165,70 +239,8 @@ MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *_
         const unsigned used = len < LANES ? (unsigned)len : LANES;
         const unsigned top = used < gb ? used : gb; // groups holding a lane
         if (g < top && i < m) {
-            const R red = dot_of<R>(row_of<F>(a, i), x);
-            // Lanes k0 and k1 of the group (lanes g + gb·k) as one node, their steps interleaved.
-            typedef LaneOf<R> L;
-            auto pair = [&](unsigned k0, unsigned k1, bool two) -> T {
-                const u64 l0 = start + g + (u64)gb * k0, l1 = start + g + (u64)gb * k1;
-                if constexpr (F::W == 4) {
-                    // Quad-double: one lane after the other (126 registers, two blocks per SM,
-                    // against 160 and one with the two lanes interleaved).
-                    auto one = [&](u64 l) -> T {
-                        typename L::Lane a = L::begin(red);
-                        if (len == CHUNK) {
-#pragma unroll
-                            for (int q = 0; q < PER_LANE; q++) {
-                                const u64 o = (u64)q * LANES;
-                                L::step_loaded(a, F::load(red.x, l + o), F::load(red.y, l + o));
-                            }
-                        } else {
-                            for (u64 j = l; j < start + len; j += LANES) L::step(red, a, j);
-                        }
-                        return L::result(red, a, l, start + len);
-                    };
-                    T s0 = one(l0);
-                    if (two) red.join(s0, one(l1));
-                    return s0;
-                }
-                typename L::Lane a0 = L::begin(red), a1 = L::begin(red);
-                if (len == CHUNK) {
-                    // The terms of U steps of both lanes loaded first, then the steps: the
-                    // loads issue together (see Unroll).
-                    for (int q0 = 0; q0 < PER_LANE; q0 += U) {
-                        T va0[U], va1[U], vx0[U], vx1[U];
-#pragma unroll
-                        for (int q = 0; q < U; q++) {
-                            const u64 o = (u64)(q0 + q) * LANES;
-                            va0[q] = F::load(red.x, l0 + o);
-                            va1[q] = F::load(red.x, l1 + o);
-                            vx0[q] = F::load(red.y, l0 + o);
-                            vx1[q] = F::load(red.y, l1 + o);
-                        }
-#pragma unroll
-                        for (int q = 0; q < U; q++) {
-                            L::step_loaded(a0, va0[q], vx0[q]);
-                            L::step_loaded(a1, va1[q], vx1[q]);
-                        }
-                    }
-                } else {
-                    for (u64 j = l0; j < start + len; j += LANES) L::step(red, a0, j);
-                    if (two)
-                        for (u64 j = l1; j < start + len; j += LANES) L::step(red, a1, j);
-                }
-                T s0 = L::result(red, a0, l0, start + len);
-                if (two) red.join(s0, L::result(red, a1, l1, start + len));
-                return s0;
-            };
-            const unsigned present = (used - g + gb - 1) / gb;
-            T node;
-            if constexpr (SHARED_SLOTS) {
-                // threadIdx.x = g·rows + r < gb·rows ≤ LANES: a column of its own.
-                SharedSlots<F> slots{slot_rows, threadIdx.x};
-                node = halving_tree<T>(LANES / gb, present, join, pair, slots);
-            } else {
-                T slots[8];
-                node = halving_tree<T>(LANES / gb, present, join, pair, slots);
-            }
+            // threadIdx.x = g·rows + r < gb·rows ≤ LANES: a column of its own.
+            const T node = rows_node<F, R>(a, x, i, start, len, used, g, gb, slot_rows, threadIdx.x);
             F::put(sh, LANES, g * rows + r, node);
         }
         __syncthreads();
@@ -243,6 +255,29 @@ MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *_
         }
         if (g == 0 && i < m) F::put(part, ws, (b / tiles) * m + i, F::get(sh, LANES, r));
         __syncthreads();
+    }
+}
+
+// The rows pass with the groups in separate blocks (f64 and double-double): a block of `rows`
+// threads (at most LANES) takes one group g of gb of a tile of consecutive rows, so that its
+// warps read the same columns at once, rows·8 bytes a word down each column (gemv_rows' warps
+// of one block read different columns: 32-64 rows each). Each thread writes its row's node
+// R(g, gb) to part at (c·gb + g)·m + i; the finish joins the groups' top (gemv_finish, groups)
+// in gemv_rows' order, so the bits are the same.
+template <class F, class R>
+MP_DEV void gemv_rows_split(MatArg a, VecArg x, u64 m, u64 n, unsigned gb, double *__restrict__ part, u64 ws) {
+    __shared__ double slot_rows[8 * F::W * LANES];
+    const unsigned rows = blockDim.x, r = threadIdx.x;
+    const u64 tiles = (m + rows - 1) / rows;
+    const u64 chunks = (n + CHUNK - 1) / CHUNK;
+    for (u64 b = blockIdx.x; b < tiles * chunks * gb; b += gridDim.x) {
+        const u64 i = (b % tiles) * rows + r, rest = b / tiles;
+        const unsigned g = (unsigned)(rest % gb);
+        const u64 c = rest / gb, start = c * CHUNK;
+        const u64 len = n - start < (u64)CHUNK ? n - start : (u64)CHUNK;
+        const unsigned used = len < LANES ? (unsigned)len : LANES;
+        if (g < used && i < m)
+            F::put(part, ws, (c * gb + g) * m + i, rows_node<F, R>(a, x, i, start, len, used, g, gb, slot_rows, r));
     }
 }
 
@@ -313,6 +348,9 @@ MP_DEV void gemv_lanes(MatArg a, VecArg x, u64 m, u64 n, double *__restrict__ pa
 struct PartArg {
     const double *p;
     u64 ws, cs, is;
+    // gemv_rows_split's groups a chunk (1: a value a chunk at c·cs + i·is), each group's node
+    // at (c·groups + g)·m + i
+    u64 groups;
 };
 
 // The finish: for each row, the later pass of the blocked order over the chunk results (at
@@ -325,7 +363,19 @@ MP_DEV void gemv_finish(PartArg pa, u64 m, u64 n, ScalArg alpha, ScalArg beta, M
     const u64 chunks = (n + CHUNK - 1) / CHUNK;
     auto join = [](T &p, const T &q) { p = F::add_normwise(p, q); };
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (u64)gridDim.x * blockDim.x) {
-        auto chunk_value = [&](u64 c) -> T { return F::get(pa.p, pa.ws, c * pa.cs + i * pa.is); };
+        auto chunk_value = [&](u64 c) -> T {
+            if (pa.groups <= 1) return F::get(pa.p, pa.ws, c * pa.cs + i * pa.is);
+            // the tree's top over the chunk's groups, as gemv_rows' block joins them
+            const u64 len = n - c * CHUNK < (u64)CHUNK ? n - c * CHUNK : (u64)CHUNK;
+            const unsigned gb = (unsigned)pa.groups, used = len < LANES ? (unsigned)len : LANES;
+            const unsigned top = used < gb ? used : gb;
+            T v[8];
+            for (unsigned g = 0; g < top; g++) v[g] = F::get(pa.p, pa.ws, (c * gb + g) * m + i);
+            for (unsigned h = gb / 2; h >= 1; h >>= 1)
+                for (unsigned g = 0; g < h; g++)
+                    if (g + h < top) join(v[g], v[g + h]);
+            return v[0];
+        };
         T s;
         if (chunks == 1) {
             s = chunk_value(0);
@@ -435,6 +485,18 @@ extern "C" __global__ void blas_f64_ger_update(MutMatArg a, VecArg x, VecArg y, 
     ger<F64>(a, x, y, t, m, n, rows_fast);
 }
 
+extern "C" __global__ void blas_f64_gemv_rows_split(MatArg a, VecArg x, u64 m, u64 n, unsigned gb, double *part, u64 ws) {
+    gemv_rows_split<F64, DotOf<F64> >(a, x, m, n, gb, part, ws);
+}
+extern "C" __global__ void blas_f64_gemv_rows_split_abs(MatArg a, VecArg x, u64 m, u64 n, unsigned gb, double *part, u64 ws) {
+    gemv_rows_split<F64, AbsDotOf<F64> >(a, x, m, n, gb, part, ws);
+}
+extern "C" __global__ void blas_dd_gemv_rows_split(MatArg a, VecArg x, u64 m, u64 n, unsigned gb, double *part, u64 ws) {
+    gemv_rows_split<DD, DotOf<DD> >(a, x, m, n, gb, part, ws);
+}
+extern "C" __global__ void blas_dd_gemv_rows_split_abs(MatArg a, VecArg x, u64 m, u64 n, unsigned gb, double *part, u64 ws) {
+    gemv_rows_split<DD, AbsDotOf<DD> >(a, x, m, n, gb, part, ws);
+}
 extern "C" __global__ void blas_dd_gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *part, u64 ws) {
     gemv_rows<DD, DotOf<DD> >(a, x, m, n, rows, part, ws);
 }

@@ -33,8 +33,12 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_f64_gemv_beta_only",
     "blas_f64_ger_scale",
     "blas_f64_ger_update",
+    "blas_f64_gemv_rows_split",
+    "blas_f64_gemv_rows_split_abs",
     "blas_dd_gemv_rows",
     "blas_dd_gemv_rows_abs",
+    "blas_dd_gemv_rows_split",
+    "blas_dd_gemv_rows_split_abs",
     "blas_dd_gemv_lanes",
     "blas_dd_gemv_lanes_abs",
     "blas_dd_gemv_finish",
@@ -314,6 +318,25 @@ fn finish_tail<T: GpuFormat>(
     ]
 }
 
+/// Rows a block of the split rows pass (`gemv_rows_split`).
+const SPLIT_ROWS: usize = 256;
+
+/// The split rows pass's groups a chunk for f64 and double-double (`MPBLAS_GEMV_SPLIT`: 0 for
+/// the rows pass, else 2, 4 or 8; 8 when unset), where the shape leaves rows and blocks to the
+/// launcher; `None`: the rows pass.
+fn split_groups(words: usize, shape: GemvShape, rows: Option<u32>) -> Option<usize> {
+    let gb = std::env::var("MPBLAS_GEMV_SPLIT")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(8);
+    (words <= 2
+        && matches!(gb, 2 | 4 | 8)
+        && rows.is_none()
+        && shape.rows_per_block.is_none()
+        && shape.launch.blocks.is_none())
+    .then_some(gb)
+}
+
 /// The first pass (rows or lanes, by `A`'s storage) of `Σ_j a_ij·x_j` (or of `|a_ij|·|x_j|`),
 /// then the finish kernel on the chunk results and `tail` ([`finish_tail`]).
 #[allow(clippy::too_many_arguments)]
@@ -335,10 +358,30 @@ fn first_and_finish<T: GpuFormat>(
     let suffix = if abs { "_abs" } else { "" };
     // Threads on lanes when each row is contiguous and the rows are not; else on rows.
     let lanes = rows_contiguous(&layout) && m > 1;
-    let results = m * chunks;
+    let split = (!lanes).then(|| split_groups(w, shape, rows)).flatten();
+    let results = m * chunks * split.unwrap_or(1);
     let part = ws.part.get(dev, 8 * w * results)?;
     let threads = shape.launch.threads;
-    let strides = if lanes {
+    let strides = if let Some(gb) = split {
+        let k = kernel::<T>(&format!("gemv_rows_split{suffix}"))?;
+        let threads = SPLIT_ROWS as u32;
+        check_block_fits(dev, &MODULE, k, threads)?;
+        let resident = dev.resident_blocks(&MODULE, k, threads)?;
+        let blocks = (m.div_ceil(SPLIT_ROWS) * chunks * gb).clamp(1, resident.max(1)) as u32;
+        let args = [
+            ma,
+            x.arg(),
+            Arg::U64(m as u64),
+            Arg::U64(n as u64),
+            Arg::U32(gb as u32),
+            Arg::U64(part),
+            Arg::U64(results as u64),
+        ];
+        // SAFETY: as below; group g of chunk c of row i at `part + (c·gb + g)·m + i` (word
+        // stride m·chunks·gb).
+        unsafe { launch(dev, k, LaunchConfig::new((blocks, 1), threads), &args)? };
+        (m as u64, 1u64)
+    } else if lanes {
         let k = kernel::<T>(&format!("gemv_lanes{suffix}"))?;
         check_block_fits(dev, &MODULE, k, threads)?;
         let (gx, gy) = match shape.launch.blocks {
@@ -396,7 +439,13 @@ fn first_and_finish<T: GpuFormat>(
         unsafe { launch(dev, k, LaunchConfig::new((blocks, 1), threads), &args)? };
         (m as u64, 1u64)
     };
-    let pa = Arg::Struct(Box::new([part, results as u64, strides.0, strides.1]));
+    let pa = Arg::Struct(Box::new([
+        part,
+        results as u64,
+        strides.0,
+        strides.1,
+        split.unwrap_or(1) as u64,
+    ]));
     let k = kernel::<T>("gemv_finish")?;
     let args: Vec<Arg> = std::iter::once(pa).chain(tail).collect();
     // SAFETY: the chunk results just written (layout `pa`), y (or the sums) holds m elements,
