@@ -742,6 +742,7 @@ fn level2_format<T: Random>(dev: &Device, m: usize, n: usize, cublas: &[f64; 3])
                         blocks: None,
                     },
                     rows_per_block: Some(rows),
+                    split_groups: None,
                 };
                 let ms = median_ms(dev, || {
                     bg::gemv_shaped(
@@ -1300,11 +1301,25 @@ fn main() -> Result<()> {
         None => vec![1 << 20, 1 << 24, 1 << 27],
     };
     let dev = Device::open(0)?;
-    // MPBLAS_BENCH_ONLY=gemv: only the level-2 rows at 16384 × 8192 (profiling runs);
+    // MPBLAS_BENCH_ONLY=gemv: only the level-2 rows at 16384 × 8192, or at each of
+    // MPBLAS_BENCH_GEMV_DIMS (`4096x4096,8192x8192`), for profiling runs;
     // MPBLAS_BENCH_ONLY=rns: only the RNS GEMV rows; =shapes: the launch shapes of the
     // double-double and quad-double reductions.
     match std::env::var("MPBLAS_BENCH_ONLY").as_deref() {
-        Ok("gemv") => return level2_rows(&dev, 16384, 8192),
+        Ok("gemv") => {
+            let dims = std::env::var("MPBLAS_BENCH_GEMV_DIMS").unwrap_or("16384x8192".into());
+            for d in dims.split(',') {
+                let parsed = d
+                    .split_once('x')
+                    .and_then(|(m, n)| Some((m.parse().ok()?, n.parse().ok()?)));
+                let Some((m, n)) = parsed else {
+                    eprintln!("MPBLAS_BENCH_GEMV_DIMS: {d:?} is not MxN");
+                    std::process::exit(2);
+                };
+                level2_rows(&dev, m, n)?;
+            }
+            return Ok(());
+        }
         // the reductions' launch shapes at n = 2^27 (dd and qd)
         Ok("shapes") => {
             println!("| format | routine | 32 | 64 | 128 | 256 |");

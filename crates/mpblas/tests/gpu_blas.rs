@@ -708,6 +708,15 @@ fn gemv_shapes() -> Vec<GemvShape> {
     let s = |threads, blocks, rows_per_block| GemvShape {
         launch: LaunchShape { threads, blocks },
         rows_per_block,
+        split_groups: None,
+    };
+    let split = |groups, blocks| GemvShape {
+        launch: LaunchShape {
+            threads: 256,
+            blocks,
+        },
+        rows_per_block: None,
+        split_groups: Some(groups),
     };
     vec![
         GemvShape::default(),
@@ -718,6 +727,9 @@ fn gemv_shapes() -> Vec<GemvShape> {
         s(128, Some(5), Some(128)),
         s(512, Some(40), Some(8)),
         s(16, Some(3), Some(32)),
+        split(2, None),
+        split(4, Some(1)),
+        split(8, Some(3)),
     ]
 }
 
@@ -900,11 +912,22 @@ fn level2_bad_arguments_are_errors() {
     let mut y = dev.upload(&[1.0f64; 3]).unwrap();
     let ga = DeviceMatRef::col_major(&a, 3, 4, 3).unwrap();
     let gx = DeviceVecRef::contiguous(&x);
-    for r in [0u32, 3, 512] {
-        let shape = GemvShape {
+    let bad_shapes = [0u32, 3, 512]
+        .map(|r| GemvShape {
             rows_per_block: Some(r),
             ..GemvShape::default()
-        };
+        })
+        .into_iter()
+        .chain([0u32, 3, 16].map(|g| GemvShape {
+            split_groups: Some(g),
+            ..GemvShape::default()
+        }))
+        .chain([GemvShape {
+            rows_per_block: Some(64),
+            split_groups: Some(4),
+            ..GemvShape::default()
+        }]);
+    for shape in bad_shapes {
         assert!(matches!(
             gpu::gemv_shaped(
                 &dev,

@@ -15,6 +15,7 @@
 //   the chunk; restricted to them the chunk's halving tree is a halving tree over those lanes
 //   (lane[t] ⊕ lane[t + h] joins two lanes of one group while h ≥ Gb), so each thread computes
 //   node R(g, Gb) of the tree and the block the tree's top over its groups in shared memory.
+//   f64 on large matrices: `gemv_rows_split`, the same tree with each group in blocks of its own.
 // - `gemv_lanes` (each row of op(A) contiguous: A transposed): the level-1 blocked pass on each
 //   row, threads on lanes, rows on blockIdx.y (double-double: the same order, each lane's
 //   terms loaded before its steps).
@@ -258,12 +259,16 @@ MP_DEV void gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *_
     }
 }
 
-// The rows pass with the groups in separate blocks (f64 and double-double): a block of `rows`
-// threads (at most LANES) takes one group g of gb of a tile of consecutive rows, so that its
-// warps read the same columns at once, rows·8 bytes a word down each column (gemv_rows' warps
-// of one block read different columns: 32-64 rows each). Each thread writes its row's node
-// R(g, gb) to part at (c·gb + g)·m + i; the finish joins the groups' top (gemv_finish, groups)
-// in gemv_rows' order, so the bits are the same.
+// The split rows pass (f64): the rows pass with the groups in separate blocks. A block of
+// `rows` threads (at most LANES) takes one group g of gb of a tile of consecutive rows, so that
+// its warps read the same columns at once, 2 KB runs down each column (gemv_rows' warps of one
+// block read different columns, 32-64 rows each). Each thread writes its row's node R(g, gb)
+// to part at (c·gb + g)·m + i; the finish joins the groups' top (gemv_finish, groups) in
+// gemv_rows' order, so the bits are the same. H200, f64 N, % of cublasDgemv in the same run
+// (session 31): 16384 × 8192 and 32768 × 8192, 4 groups 97-98% against the rows pass's 87-88%;
+// with few blocks it loses (8192 × 8192: 77-79% against 81-85%), so the launcher takes it only
+// where its blocks fill the GPU. Double-double gained nothing (84-87% against 85-86%), nor with
+// its terms staged through shared memory by cp.async (75-76%): the kernel is f64's alone.
 template <class F, class R>
 MP_DEV void gemv_rows_split(MatArg a, VecArg x, u64 m, u64 n, unsigned gb, double *__restrict__ part, u64 ws) {
     __shared__ double slot_rows[8 * F::W * LANES];
@@ -490,12 +495,6 @@ extern "C" __global__ void blas_f64_gemv_rows_split(MatArg a, VecArg x, u64 m, u
 }
 extern "C" __global__ void blas_f64_gemv_rows_split_abs(MatArg a, VecArg x, u64 m, u64 n, unsigned gb, double *part, u64 ws) {
     gemv_rows_split<F64, AbsDotOf<F64> >(a, x, m, n, gb, part, ws);
-}
-extern "C" __global__ void blas_dd_gemv_rows_split(MatArg a, VecArg x, u64 m, u64 n, unsigned gb, double *part, u64 ws) {
-    gemv_rows_split<DD, DotOf<DD> >(a, x, m, n, gb, part, ws);
-}
-extern "C" __global__ void blas_dd_gemv_rows_split_abs(MatArg a, VecArg x, u64 m, u64 n, unsigned gb, double *part, u64 ws) {
-    gemv_rows_split<DD, AbsDotOf<DD> >(a, x, m, n, gb, part, ws);
 }
 extern "C" __global__ void blas_dd_gemv_rows(MatArg a, VecArg x, u64 m, u64 n, unsigned rows, double *part, u64 ws) {
     gemv_rows<DD, DotOf<DD> >(a, x, m, n, rows, part, ws);

@@ -37,8 +37,6 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_f64_gemv_rows_split_abs",
     "blas_dd_gemv_rows",
     "blas_dd_gemv_rows_abs",
-    "blas_dd_gemv_rows_split",
-    "blas_dd_gemv_rows_split_abs",
     "blas_dd_gemv_lanes",
     "blas_dd_gemv_lanes_abs",
     "blas_dd_gemv_finish",
@@ -147,6 +145,12 @@ pub struct GemvShape {
     /// (the block's threads, up to 256, split each row's 256 lanes among them; at most the
     /// threads), or `None` for 64, or fewer where 64 would leave SMs without work.
     pub rows_per_block: Option<u32>,
+    /// The split rows pass (f64 over a column-major `A`; no effect elsewhere): 2, 4 or 8 lane
+    /// groups a chunk, each in blocks of its own of 256 rows that read the same columns
+    /// together, the `launch`'s blocks (its threads unused); not with `rows_per_block`.
+    /// `None`: the launcher chooses (4 groups where they fill half the GPU's resident blocks;
+    /// `MPBLAS_GEMV_SPLIT` = 0, 2, 4 or 8 overrides).
+    pub split_groups: Option<u32>,
 }
 
 /// `y ← α·A·x + β·y` on the GPU for an `m × n` view `A` (pass `a.t()` for `Aᵀ`): the CPU's
@@ -231,6 +235,25 @@ fn gemv_run<T: GpuFormat>(
             });
         }
     };
+    match (shape.split_groups, rows) {
+        (None | Some(2 | 4 | 8), None) | (None, Some(_)) => {}
+        (Some(g), None) => {
+            return Err(Error::OutOfRange {
+                what: "split rows pass lane groups (2, 4 or 8)",
+                got: g as usize,
+                min: 2,
+                max: 8,
+            });
+        }
+        (Some(_), Some(r)) => {
+            return Err(Error::OutOfRange {
+                what: "rows per block beside split groups (leave one None)",
+                got: r as usize,
+                min: 0,
+                max: 0,
+            });
+        }
+    }
     let (m, n) = (a.rows(), a.cols());
     if n > GEMV_MAX_COLUMNS {
         return Err(Error::OutOfRange {
@@ -321,20 +344,32 @@ fn finish_tail<T: GpuFormat>(
 /// Rows a block of the split rows pass (`gemv_rows_split`).
 const SPLIT_ROWS: usize = 256;
 
-/// The split rows pass's groups a chunk for f64 and double-double (`MPBLAS_GEMV_SPLIT`: 0 for
-/// the rows pass, else 2, 4 or 8; 8 when unset), where the shape leaves rows and blocks to the
-/// launcher; `None`: the rows pass.
-fn split_groups(words: usize, shape: GemvShape, rows: Option<u32>) -> Option<usize> {
-    let gb = std::env::var("MPBLAS_GEMV_SPLIT")
+/// The split rows pass (f64 only; `None`: the rows pass). H200, 16384 × 8192, N, % of
+/// cublasDgemv in the same run (two rounds, alternated): rows pass 87-88%, split 2 groups
+/// 76-77%, 4 groups 98%, 8 groups 96-98%. With few blocks it loses (8192 × 8192, 256 blocks:
+/// 77-79% against 81-85%; 4096 × 4096: 30% against 73-75%); 16384 × 8192 (512 blocks of 660
+/// resident) and 32768 × 8192 gain (97-98% against 87-88%). Double-double's split was 84-87%
+/// against its rows pass's 85-86%, and 75-76% with its terms staged through shared memory.
+/// The shape's groups if it has them; else, where the shape leaves rows and blocks to the
+/// launcher, `MPBLAS_GEMV_SPLIT`'s (whatever the size), or by default 4 where its blocks
+/// (`work(4)` of them) fill half of the GPU's `resident` ones.
+fn split_groups(
+    shape: GemvShape,
+    rows: Option<u32>,
+    work: impl Fn(usize) -> usize,
+    resident: usize,
+) -> Option<usize> {
+    if let Some(g) = shape.split_groups {
+        return Some(g as usize);
+    }
+    if rows.is_some() || shape.launch.blocks.is_some() {
+        return None;
+    }
+    let asked = std::env::var("MPBLAS_GEMV_SPLIT")
         .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or(8);
-    (words <= 2
-        && matches!(gb, 2 | 4 | 8)
-        && rows.is_none()
-        && shape.rows_per_block.is_none()
-        && shape.launch.blocks.is_none())
-    .then_some(gb)
+        .and_then(|v| v.parse::<usize>().ok());
+    let gb = asked.unwrap_or(if 2 * work(4) >= resident { 4 } else { 0 });
+    matches!(gb, 2 | 4 | 8).then_some(gb)
 }
 
 /// The first pass (rows or lanes, by `A`'s storage) of `Σ_j a_ij·x_j` (or of `|a_ij|·|x_j|`),
@@ -358,16 +393,25 @@ fn first_and_finish<T: GpuFormat>(
     let suffix = if abs { "_abs" } else { "" };
     // Threads on lanes when each row is contiguous and the rows are not; else on rows.
     let lanes = rows_contiguous(&layout) && m > 1;
-    let split = (!lanes).then(|| split_groups(w, shape, rows)).flatten();
-    let results = m * chunks * split.unwrap_or(1);
+    // The split pass only where its blocks fill the GPU: below that, the rows pass picks rows
+    // per block to fill it.
+    let mut split = None;
+    if !lanes && w == 1 {
+        let k = kernel::<T>(&format!("gemv_rows_split{suffix}"))?;
+        let resident = dev.resident_blocks(&MODULE, k, SPLIT_ROWS as u32)?;
+        let work = |gb: usize| m.div_ceil(SPLIT_ROWS) * chunks * gb;
+        split = split_groups(shape, rows, work, resident).map(|gb| (k, gb, work(gb), resident));
+    }
+    let results = m * chunks * split.map_or(1, |(_, gb, ..)| gb);
     let part = ws.part.get(dev, 8 * w * results)?;
     let threads = shape.launch.threads;
-    let strides = if let Some(gb) = split {
-        let k = kernel::<T>(&format!("gemv_rows_split{suffix}"))?;
+    let strides = if let Some((k, gb, work, resident)) = split {
         let threads = SPLIT_ROWS as u32;
         check_block_fits(dev, &MODULE, k, threads)?;
-        let resident = dev.resident_blocks(&MODULE, k, threads)?;
-        let blocks = (m.div_ceil(SPLIT_ROWS) * chunks * gb).clamp(1, resident.max(1)) as u32;
+        let blocks = shape
+            .launch
+            .blocks
+            .map_or(work.min(resident), |b| b as usize) as u32;
         let args = [
             ma,
             x.arg(),
@@ -444,7 +488,7 @@ fn first_and_finish<T: GpuFormat>(
         results as u64,
         strides.0,
         strides.1,
-        split.unwrap_or(1) as u64,
+        split.map_or(1, |(_, gb, ..)| gb) as u64,
     ]));
     let k = kernel::<T>("gemv_finish")?;
     let args: Vec<Arg> = std::iter::once(pa).chain(tail).collect();
