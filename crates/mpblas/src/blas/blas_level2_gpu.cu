@@ -58,12 +58,18 @@ template <class R> MP_DEV R dot_of(VecArg row, VecArg x) {
 // issues the loads together. Measured on an H200, 16384 × 8192, 32 rows per block (ms; the
 // plain unrolled loop of steps beside): f64 16 steps 0.288 (0.44), 8 0.34; double-double 4
 // steps 0.642 (0.80), 8 0.87, 16 0.94 (registers); quad-double 4 steps 3.95 (5.5), before its
-// lane sums (now it runs a pair's lanes one after the other: see gemv_rows).
+// lane sums.
 template <class F> struct Unroll {
     static const int N = 4;
 };
 template <> struct Unroll<F64> {
     static const int N = 16;
+};
+// Quad-double: one step of both lanes at a time (126 registers, two blocks an SM; 4 steps took
+// 160 registers and one block). H200, 16384 × 8192 N, alternated (session 31): 2.375-2.378 ms
+// against 2.612-2.618 with the lanes one after the other (39% → 42% of cublasDgemv).
+template <> struct Unroll<QD> {
+    static const int N = 1;
 };
 
 // The lanes pass of each format: chunks a block takes at once (level 1's K: one, as level 1's
@@ -154,26 +160,6 @@ MP_DEV typename F::T rows_node(MatArg a, VecArg x, u64 i, u64 start, u64 len, un
     typedef LaneOf<R> L;
     auto pair = [&](unsigned k0, unsigned k1, bool two) -> T {
         const u64 l0 = start + g + (u64)gb * k0, l1 = start + g + (u64)gb * k1;
-        if constexpr (F::W == 4) {
-            // Quad-double: one lane after the other (126 registers, two blocks per SM,
-            // against 160 and one with the two lanes interleaved).
-            auto one = [&](u64 l) -> T {
-                typename L::Lane a = L::begin(red);
-                if (len == CHUNK) {
-#pragma unroll
-                    for (int q = 0; q < PER_LANE; q++) {
-                        const u64 o = (u64)q * LANES;
-                        L::step_loaded(a, F::load(red.x, l + o), F::load(red.y, l + o));
-                    }
-                } else {
-                    for (u64 j = l; j < start + len; j += LANES) L::step(red, a, j);
-                }
-                return L::result(red, a, l, start + len);
-            };
-            T s0 = one(l0);
-            if (two) red.join(s0, one(l1));
-            return s0;
-        }
         typename L::Lane a0 = L::begin(red), a1 = L::begin(red);
         if (len == CHUNK) {
             // The terms of U steps of both lanes loaded first, then the steps: the
