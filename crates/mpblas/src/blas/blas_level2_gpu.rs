@@ -350,6 +350,7 @@ const SPLIT_ROWS: usize = 256;
 /// 77-79% against 81-85%; 4096 × 4096: 30% against 73-75%); 16384 × 8192 (512 blocks of 660
 /// resident) and 32768 × 8192 gain (97-98% against 87-88%). Double-double's split was 84-87%
 /// against its rows pass's 85-86%, and 75-76% with its terms staged through shared memory.
+///
 /// The shape's groups if it has them; else, where the shape leaves rows and blocks to the
 /// launcher, `MPBLAS_GEMV_SPLIT`'s (whatever the size), or by default 4 where its blocks
 /// (`work(4)` of them) fill half of the GPU's `resident` ones.
