@@ -406,27 +406,7 @@ fn first_and_finish<T: GpuFormat>(
     let results = m * chunks * split.map_or(1, |(_, gb, ..)| gb);
     let part = ws.part.get(dev, 8 * w * results)?;
     let threads = shape.launch.threads;
-    let strides = if let Some((k, gb, work, resident)) = split {
-        let threads = SPLIT_ROWS as u32;
-        check_block_fits(dev, &MODULE, k, threads)?;
-        let blocks = shape
-            .launch
-            .blocks
-            .map_or(work.min(resident), |b| b as usize) as u32;
-        let args = [
-            ma,
-            x.arg(),
-            Arg::U64(m as u64),
-            Arg::U64(n as u64),
-            Arg::U32(gb as u32),
-            Arg::U64(part),
-            Arg::U64(results as u64),
-        ];
-        // SAFETY: as below; group g of chunk c of row i at `part + (c·gb + g)·m + i` (word
-        // stride m·chunks·gb).
-        unsafe { launch(dev, k, LaunchConfig::new((blocks, 1), threads), &args)? };
-        (m as u64, 1u64)
-    } else if lanes {
+    let strides = if lanes {
         let k = kernel::<T>(&format!("gemv_lanes{suffix}"))?;
         check_block_fits(dev, &MODULE, k, threads)?;
         let (gx, gy) = match shape.launch.blocks {
@@ -448,39 +428,53 @@ fn first_and_finish<T: GpuFormat>(
         unsafe { launch(dev, k, LaunchConfig::new((gx, gy), threads), &args)? };
         (1u64, chunks as u64)
     } else {
-        let k = kernel::<T>(&format!("gemv_rows{suffix}"))?;
-        check_block_fits(dev, &MODULE, k, threads)?;
-        // 64 rows per block (a warp reads 32 consecutive elements of a column), fewer where
-        // that leaves SMs idle; at least four, so that a warp reads whole 32-byte sectors.
-        // H100, 16384 × 8192: f64 and double-double run as fast at 64 rows as at 32,
-        // quad-double 2-3% faster (fewer groups, fewer tree levels in shared memory).
-        let resident = dev.resident_blocks(&MODULE, k, threads)?;
-        let tiles = |r: usize| m.div_ceil(r) * chunks;
-        let r = rows.map_or_else(
-            || {
-                [64usize, 32, 16, 8]
-                    .into_iter()
-                    .find(|&r| tiles(r) >= resident)
-                    .unwrap_or(4)
-            },
-            |r| r as usize,
-        );
-        // No more rows than threads (each row needs one; the bits do not change).
-        let r = r.min(1 << (threads.min(256).ilog2()));
-        let blocks = shape
-            .launch
-            .blocks
-            .unwrap_or_else(|| tiles(r).clamp(1, resident.max(1)).min(u32::MAX as usize) as u32);
+        // The rows pass or its split form: the same arguments but the fifth (rows per block,
+        // or the split's groups a chunk).
+        let (k, threads, blocks, fifth) = if let Some((k, gb, work, resident)) = split {
+            let threads = SPLIT_ROWS as u32;
+            check_block_fits(dev, &MODULE, k, threads)?;
+            let blocks = shape
+                .launch
+                .blocks
+                .map_or(work.min(resident), |b| b as usize);
+            (k, threads, blocks as u32, gb as u32)
+        } else {
+            let k = kernel::<T>(&format!("gemv_rows{suffix}"))?;
+            check_block_fits(dev, &MODULE, k, threads)?;
+            // 64 rows per block (a warp reads 32 consecutive elements of a column), fewer where
+            // that leaves SMs idle; at least four, so that a warp reads whole 32-byte sectors.
+            // H100, 16384 × 8192: f64 and double-double run as fast at 64 rows as at 32,
+            // quad-double 2-3% faster (fewer groups, fewer tree levels in shared memory).
+            let resident = dev.resident_blocks(&MODULE, k, threads)?;
+            let tiles = |r: usize| m.div_ceil(r) * chunks;
+            let r = rows.map_or_else(
+                || {
+                    [64usize, 32, 16, 8]
+                        .into_iter()
+                        .find(|&r| tiles(r) >= resident)
+                        .unwrap_or(4)
+                },
+                |r| r as usize,
+            );
+            // No more rows than threads (each row needs one; the bits do not change).
+            let r = r.min(1 << (threads.min(256).ilog2()));
+            let blocks = shape.launch.blocks.unwrap_or_else(|| {
+                tiles(r).clamp(1, resident.max(1)).min(u32::MAX as usize) as u32
+            });
+            (k, threads, blocks, r as u32)
+        };
         let args = [
             ma,
             x.arg(),
             Arg::U64(m as u64),
             Arg::U64(n as u64),
-            Arg::U32(r as u32),
+            Arg::U32(fifth),
             Arg::U64(part),
             Arg::U64(results as u64),
         ];
-        // SAFETY: as above; chunk c of row i at `part + c·m + i` (word stride m·chunks).
+        // SAFETY: as above; chunk c of row i at `part + c·m + i` (word stride m·chunks), or
+        // with the split's gb groups, group g's node at `part + (c·gb + g)·m + i` (word stride
+        // m·chunks·gb).
         unsafe { launch(dev, k, LaunchConfig::new((blocks, 1), threads), &args)? };
         (m as u64, 1u64)
     };
