@@ -746,6 +746,8 @@ fn level2_for<T: Gen>(seed: u64) {
         (129, 4097),
         (1000, 1000),
         (5, 3 * 4096 + 7),
+        // full tiles of 256 rows (the split pass's blocks) and two full chunks beside a partial one
+        (256, 2 * 4096 + 33),
     ];
     let pool = T::random_vec(&mut rng, 40_000);
     let specials = T::specials();
