@@ -403,7 +403,9 @@ fn first_and_finish<T: GpuFormat>(
         let work = |gb: usize| m.div_ceil(SPLIT_ROWS) * chunks * gb;
         split = split_groups(shape, rows, work, resident).map(|gb| (k, gb, work(gb), resident));
     }
-    let results = m * chunks * split.map_or(1, |(_, gb, ..)| gb);
+    // the finish's groups a chunk (1: the rows pass's one value a chunk)
+    let groups = split.map_or(1, |(_, gb, ..)| gb);
+    let results = m * chunks * groups;
     let part = ws.part.get(dev, 8 * w * results)?;
     let threads = shape.launch.threads;
     let strides = if lanes {
@@ -483,7 +485,7 @@ fn first_and_finish<T: GpuFormat>(
         results as u64,
         strides.0,
         strides.1,
-        split.map_or(1, |(_, gb, ..)| gb) as u64,
+        groups as u64,
     ]));
     let k = kernel::<T>("gemv_finish")?;
     let args: Vec<Arg> = std::iter::once(pa).chain(tail).collect();
