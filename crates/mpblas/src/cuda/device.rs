@@ -426,14 +426,19 @@ impl Device {
 
     /// How many blocks of `block` threads of `kernel` the whole GPU holds at once. A
     /// grid-stride kernel launched with exactly this many blocks has no second, partial wave.
+    /// Cached per kernel and block size (an occupancy query is a driver call, and launchers such
+    /// as the `f64` gemv's ask on every call); the key's top bit keeps it apart from
+    /// [`function`](Device::function)'s entry for the same kernel.
     pub(crate) fn resident_blocks(
         &self,
         source: &'static ModuleSource,
         kernel: &'static str,
         block: u32,
     ) -> Result<usize> {
-        let per_sm = self.function(source, kernel)?.blocks_per_sm(block)?;
-        Ok(per_sm.max(1) * self.inner.info.multiprocessors.max(1) as usize)
+        let per_sm = self.cached(source.name, kernel, 1 << 63 | u64::from(block), || {
+            self.function(source, kernel)?.blocks_per_sm(block)
+        })?;
+        Ok((*per_sm).max(1) * self.inner.info.multiprocessors.max(1) as usize)
     }
 
     /// The largest block (a multiple of 32 threads, at most 1024) that `kernel` can run with:
