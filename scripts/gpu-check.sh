@@ -86,24 +86,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/bin
 
-# The driver is found by the system loader; NVRTC and cuBLAS may live in the toolkit or in
-# Python wheels: put the first directory that has each on LD_LIBRARY_PATH.
-find_lib() {
-    local name=$1 d
-    if ldconfig -p 2>/dev/null | grep -q "$name"; then return 0; fi
-    for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
-             /usr/local/cuda-13*/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu; do
-        if [ -e "$d/$name" ]; then echo "$d"; return 0; fi
-    done
-    find / -xdev -name "$name" -not -path '/proc/*' 2>/dev/null | head -n 1 | xargs -r dirname
-}
-for lib in libnvrtc.so.13 libcublas.so.13; do
-    d=$(find_lib "$lib")
-    if [ -n "$d" ]; then
-        export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-        echo "$lib: $d"
-    fi
-done
+# NVRTC and cuBLAS on LD_LIBRARY_PATH (libs.sh: scripts/gpu-libs.sh), each directory printed
+MPBLAS_LIBS_VERBOSE=1 . "$here/libs.sh"
 export MPBLAS_CACHE_DIR=${MPBLAS_CACHE_DIR:-$here/kernel-cache}
 # The sm_90 images compiled on the build machine (gpu-check.sh): loaded instead of compiled.
 if [ -e "$here/kernel-cache.tar.gz" ]; then
@@ -157,6 +141,7 @@ if [ "$failed" -ne 0 ]; then echo "SOME CHECKS FAILED"; exit 1; fi
 echo "ALL CHECKS PASSED"
 RUN
 cp scripts/gpu-sanitize.sh "$bundle/sanitize.sh"
+cp scripts/gpu-libs.sh "$bundle/libs.sh"
 chmod +x "$bundle/run.sh" "$bundle/sanitize.sh"
 
 say "bundle"

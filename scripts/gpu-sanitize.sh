@@ -9,12 +9,8 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/bin
-for lib in libnvrtc.so.13 libcublas.so.13; do
-    if ! ldconfig -p 2>/dev/null | grep -q "$lib"; then
-        d=$(find / -xdev -name "$lib" -not -path '/proc/*' 2>/dev/null | head -n 1 | xargs -r dirname)
-        [ -n "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    fi
-done
+# NVRTC and cuBLAS on LD_LIBRARY_PATH (libs.sh: scripts/gpu-libs.sh)
+. "$here/libs.sh"
 export MPBLAS_CACHE_DIR=${MPBLAS_CACHE_DIR:-$here/.kernel-cache}
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
 if [ -z "$cs" ]; then echo "compute-sanitizer not found"; exit 2; fi

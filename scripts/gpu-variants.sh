@@ -98,10 +98,8 @@ here=\$(cd "\$(dirname "\$0")" && pwd)
 names="${names[*]}"
 RUN
 cat >>"$bundle/variants.sh" <<'RUN'
-for lib in libnvrtc.so.13 libcublas.so.13; do
-    d=$(find / -xdev -name "$lib" -not -path '/proc/*' 2>/dev/null | head -n 1 | xargs -r dirname)
-    [ -n "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-done
+# NVRTC and cuBLAS on LD_LIBRARY_PATH (libs.sh: scripts/gpu-libs.sh)
+. "$here/libs.sh"
 bench_env=${BENCH_ENV:-"MPBLAS_BENCH_ONLY=rns MPBLAS_BENCH_FUSED_ONLY=1 MPBLAS_BENCH_BITS=106,212,424,848,1696"}
 caches=${TMPDIR:-/tmp}/mpblas-variants
 for v in base $names; do
