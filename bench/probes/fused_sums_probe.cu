@@ -66,6 +66,83 @@ __global__ void __launch_bounds__(256) sums(const uint32_t *__restrict__ ar, con
         for (int i = 0; i <= NB; i++) atomicAdd(&out[(size_t)i * m + r], acc[i]);
 }
 
+// The same sums with the library's per-term bookkeeping (its g = 1 loop's, fused_terms_each and
+// fused_term_step): the classes and signs of a_ij and d_j loaded (two u8 arrays and d's info word), the term's
+// word (finite and nonzero, its sign, kept or dropped against L, in the bucket or below it, its weight into Q),
+// the signed scale +-2^s into the sums by a signed multiply-add, a_ij = 0 told from the coefficients' OR, a
+// vote for a term below the bucket (none in these data), and at the end each sum as two words (low 32 bits and
+// the signed rest) plus Q and the flags, as the library's bucket sums are added.
+template <int UNR>
+__global__ void __launch_bounds__(256) sums_full(const uint32_t *__restrict__ ar, const int64_t *__restrict__ ae,
+                                                 const uint8_t *__restrict__ acls, const uint8_t *__restrict__ asgn,
+                                                 const uint32_t *__restrict__ dc, const int64_t *__restrict__ de,
+                                                 const uint8_t *__restrict__ dinfo, const int64_t *__restrict__ rowL,
+                                                 const int64_t *__restrict__ rowTop, int m, int n, int per,
+                                                 unsigned long long *out) {
+    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    const int groups = (m + 31) / 32, chunks = (n + per - 1) / per;
+    if (warp >= groups * chunks) return;
+    const int g = warp % groups, ch = warp / groups, r = g * 32 + lane;
+    const bool act = r < m;
+    int64_t acc[NB + 1];
+#pragma unroll
+    for (int i = 0; i <= NB; i++) acc[i] = 0;
+    const int64_t L = act ? rowL[r] : 0, top = act ? rowTop[r] : 0, base = max(L, top - 2 * 106 - 19);
+    uint64_t q = 0;
+    bool dropped = false;
+    const int j1 = min(n, (ch + 1) * per);
+    for (int j = ch * per; j < j1; j += UNR) {
+        uint32_t a[UNR][NB], c[UNR][NB], kind[UNR];
+        int64_t low[UNR];
+#pragma unroll
+        for (int u = 0; u < UNR; u++) {
+            const int jj = min(j + u, j1 - 1);
+            const size_t e = (size_t)jj * m + (act ? r : 0);
+            low[u] = ae[e] + de[jj];
+            kind[u] = acls[e] | (uint32_t)asgn[e] << 2 | (uint32_t)dinfo[jj] << 8;
+#pragma unroll
+            for (int i = 0; i < NB; i++) {
+                a[u][i] = ar[e * NB + i];
+                c[u][i] = dc[(size_t)jj * NB + i];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < UNR; u++) {
+            const bool in = act && j + u < j1;
+            const uint32_t k = kind[u], dk = k >> 8;
+            const bool fin = in && (k & 3) == 0 && (dk & 3) == 0 && !((dk >> 3) & 1);
+            const bool neg = ((k >> 2) & 1) != ((dk >> 2) & 1);
+            const bool kept = fin && low[u] >= L, alone = kept && low[u] < base;
+            const int sh = kept && !alone ? (int)(low[u] - base) : 0;
+            const int sp = kept && !alone ? (neg ? -(1 << sh) : (1 << sh)) : 0;
+            uint32_t frac = 0, nz = 0;
+#pragma unroll
+            for (int i = 0; i < NB; i++) {
+                const uint32_t t = redc((uint64_t)a[u][i] * c[u][i], c_m[i], c_mp[i]);
+                const uint32_t v = min(t, t - c_m[i]);
+                acc[i] += (int64_t)(int)v * sp;
+                frac += __umulhi(v, c_mu[i]);
+                nz |= v;
+            }
+            acc[NB] += (int64_t)(int)((frac + (1u << 29)) >> 30) * sp;
+            const bool live = kept && nz != 0;
+            const int64_t delta = top - low[u] - 2 * 106;
+            q += live ? 1ull << (delta > 32 ? 0 : 32 - delta) : 0;
+            dropped = dropped || (fin && low[u] < L);
+            if (__any_sync(0xffffffffu, alone && nz != 0)) acc[0] += 1;  // (the library extends such a term alone)
+        }
+    }
+    if (act) {
+#pragma unroll
+        for (int i = 0; i <= NB; i++) {
+            atomicAdd(&out[(size_t)(2 * i) * m + r], (unsigned long long)(uint32_t)acc[i]);
+            atomicAdd(&out[(size_t)(2 * i + 1) * m + r], (unsigned long long)(acc[i] >> 32));
+        }
+        atomicAdd(&out[(size_t)(2 * NB + 2) * m + r], (unsigned long long)q);
+        if (dropped) atomicOr(&out[(size_t)(2 * NB + 3) * m + r], 1ull);
+    }
+}
+
 // Reads the same words (a term's residues and exponent) and folds them: the memory floor of one pass.
 template <bool SOA>
 __global__ void touch(const uint32_t *__restrict__ ar, const int64_t *__restrict__ ae, size_t N,
@@ -115,16 +192,26 @@ int main() {
     CK(cudaMemcpyToSymbol(c_mp, hmp, sizeof hmp));
     CK(cudaMemcpyToSymbol(c_mu, hmu, sizeof hmu));
     std::vector<uint32_t> a(N * NB), c((size_t)n * NB);
-    std::vector<int64_t> ae(N), de(n), L(m, -10);
+    std::vector<int64_t> ae(N), de(n), L(m, -30);
     uint64_t st = 88172645463325252ull;
     auto rnd = [&]() { st ^= st << 13; st ^= st >> 7; st ^= st << 17; return st; };
     for (auto &v : a) v = (uint32_t)(rnd() % 2000000000u);
     for (auto &v : c) v = (uint32_t)(rnd() % 2000000000u);
     for (auto &v : ae) { uint64_t z = rnd(); v = -(int64_t)(__builtin_clzll(z | 1) % 20); }
     for (auto &v : de) v = -(int64_t)(rnd() % 4);
+    std::vector<uint8_t> acl(N, 0), asg(N), dinf(n);
+    std::vector<int64_t> top(m, 212);  // the rows' largest low 0: base -19, the rare low below it alone
+    for (auto &v : asg) v = (uint8_t)(rnd() & 1);
+    for (auto &v : dinf) v = (uint8_t)((rnd() & 1) << 2);
+    uint8_t *dacl, *dasg, *ddinf; int64_t *dtop;
     uint32_t *da; int64_t *dae, *dde, *dL; uint32_t *dc; unsigned long long *dout;
     CK(cudaMalloc(&da, N * NB * 4)); CK(cudaMalloc(&dae, N * 8)); CK(cudaMalloc(&dc, (size_t)n * NB * 4));
-    CK(cudaMalloc(&dde, n * 8)); CK(cudaMalloc(&dL, m * 8)); CK(cudaMalloc(&dout, (size_t)m * (NB + 1) * 8));
+    CK(cudaMalloc(&dde, n * 8)); CK(cudaMalloc(&dL, m * 8)); CK(cudaMalloc(&dout, (size_t)m * (2 * NB + 4) * 8));
+    CK(cudaMalloc(&dacl, N)); CK(cudaMalloc(&dasg, N)); CK(cudaMalloc(&ddinf, n)); CK(cudaMalloc(&dtop, m * 8));
+    CK(cudaMemcpy(dacl, acl.data(), N, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dasg, asg.data(), N, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(ddinf, dinf.data(), n, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dtop, top.data(), m * 8, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(da, a.data(), N * NB * 4, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dae, ae.data(), N * 8, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dc, c.data(), (size_t)n * NB * 4, cudaMemcpyHostToDevice));
@@ -155,6 +242,16 @@ int main() {
         run(sums<false, 1>, "AoS u1");
         run(sums<false, 2>, "AoS u2");
         run(sums<false, 4>, "AoS u4");
+        auto full = [&](auto k, const char *name) {
+            CK(cudaMemset(dout, 0, (size_t)m * (2 * NB + 4) * 8));
+            float us = timed([&] { k<<<blocks, 256>>>(da, dae, dacl, dasg, dc, dde, ddinf, dL, dtop, m, n, per, dout); });
+            CK(cudaGetLastError());
+            printf("per %2d (%4d warps) %-10s %.1f us\n", per, warps, name, us);
+            return 0;
+        };
+        full(sums_full<1>, "full u1");
+        full(sums_full<2>, "full u2");
+        full(sums_full<4>, "full u4");
         run(sums<true, 1>, "SoA u1");
         run(sums<true, 2>, "SoA u2");
         run(sums<true, 4>, "SoA u4");
