@@ -41,6 +41,43 @@ __device__ __forceinline__ u32 limbs_mod(const u32 (&x)[4], int i) {
     return (u32)(s >= m ? s - m : s);
 }
 
+// RN_P of S from its limbs (S >= 2^P): X = S / 2^k rounded to nearest, ties to even, in four 32-bit limbs, and
+// *kk = k (one more when the rounding carries into 2^P, X then 2^(P-1)).
+__device__ __forceinline__ void round_limbs(const u32 (&lim)[NL], u32 (&x)[4], int *kk) {
+    int bits = 0;
+#pragma unroll
+    for (int l = 0; l < NL; l++) if (lim[l]) bits = 32 * l + 32 - __clz(lim[l]);
+    const int k = bits - P;  // > 0 for these rows
+    const int wk = k >> 5, bk = k & 31;
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        u32 lo = 0, hi = 0;
+#pragma unroll
+        for (int l = 0; l < NL; l++) {
+            if (l == wk + q) lo = lim[l];
+            if (l == wk + q + 1) hi = lim[l];
+        }
+        x[q] = bk ? (lo >> bk) | (hi << (32 - bk)) : lo;
+    }
+    // the round bit and the sticky bits below it
+    const int rb = k - 1;
+    u32 rlimb = 0, sticky = 0;
+#pragma unroll
+    for (int l = 0; l < NL; l++) {
+        if (l == (rb >> 5)) rlimb = lim[l];
+        if (l < (rb >> 5)) sticky |= lim[l];
+    }
+    const u32 round = (rlimb >> (rb & 31)) & 1;
+    sticky |= rlimb & ((1u << (rb & 31)) - 1);
+    *kk = k;
+    if (round && (sticky || (x[0] & 1))) {
+        u64 cy = 1;
+#pragma unroll
+        for (int q = 0; q < 4; q++) { u64 t = (u64)x[q] + cy; x[q] = (u32)t; cy = t >> 32; }
+        if (x[3] >> (P - 96)) { x[0] = x[1] = x[2] = 0; x[3] = 1u << (P - 97); *kk += 1; }
+    }
+}
+
 // The rounding of one row, by one thread. out: NB residues, exponent shift k (the result is X 2^k), approx X/M.
 __device__ void round_thread(const u32 *s, u32 *res, int *kout, double *ev) {
     u32 c[KW];
@@ -68,40 +105,9 @@ __device__ void round_thread(const u32 *s, u32 *res, int *kout, double *ev) {
         lim[l] = (u32)t;
         carry = (t >> 32) + (long long)hi - (long long)(q >> 32);
     }
-    int bits = 0;
-#pragma unroll
-    for (int l = 0; l < NL; l++) if (lim[l]) bits = 32 * l + 32 - __clz(lim[l]);
-    const int k = bits - P;  // > 0 for these rows
-    // X = S >> k rounded to nearest, ties to even
     u32 x[4];
-    const int wk = k >> 5, bk = k & 31;
-#pragma unroll
-    for (int q = 0; q < 4; q++) {
-        u32 lo = 0, hi = 0;
-#pragma unroll
-        for (int l = 0; l < NL; l++) {
-            if (l == wk + q) lo = lim[l];
-            if (l == wk + q + 1) hi = lim[l];
-        }
-        x[q] = bk ? (lo >> bk) | (hi << (32 - bk)) : lo;
-    }
-    // the round bit and the sticky bits below it
-    const int rb = k - 1;
-    u32 rlimb = 0, sticky = 0;
-#pragma unroll
-    for (int l = 0; l < NL; l++) {
-        if (l == (rb >> 5)) rlimb = lim[l];
-        if (l < (rb >> 5)) sticky |= lim[l];
-    }
-    const u32 round = (rlimb >> (rb & 31)) & 1;
-    sticky |= rlimb & ((1u << (rb & 31)) - 1);
-    int kk = k;
-    if (round && (sticky || (x[0] & 1))) {
-        u64 cy = 1;
-#pragma unroll
-        for (int q = 0; q < 4; q++) { u64 t = (u64)x[q] + cy; x[q] = (u32)t; cy = t >> 32; }
-        if (x[3] >> (P - 96)) { x[0] = x[1] = x[2] = 0; x[3] = 1u << (P - 97); kk += 1; }
-    }
+    int kk;
+    round_limbs(lim, x, &kk);
     // the significand's residues in the base, and X/M's approximation by one CRT pass over them
     double e = 0;
 #pragma unroll
@@ -167,38 +173,9 @@ __global__ void k_warp(const u32 *__restrict__ s, int rows, u32 *res, int *ks, d
         lim[l] = (u32)t;
         carry = (t >> 32) + rl;
     }
-    int bits = 0;
-#pragma unroll
-    for (int l = 0; l < NL; l++) if (lim[l]) bits = 32 * l + 32 - __clz(lim[l]);
-    const int k = bits - P;
     u32 x[4];
-    const int wk = k >> 5, bk = k & 31;
-#pragma unroll
-    for (int q = 0; q < 4; q++) {
-        u32 l0 = 0, h0 = 0;
-#pragma unroll
-        for (int l = 0; l < NL; l++) {
-            if (l == wk + q) l0 = lim[l];
-            if (l == wk + q + 1) h0 = lim[l];
-        }
-        x[q] = bk ? (l0 >> bk) | (h0 << (32 - bk)) : l0;
-    }
-    const int rb = k - 1;
-    u32 rlimb = 0, sticky = 0;
-#pragma unroll
-    for (int l = 0; l < NL; l++) {
-        if (l == (rb >> 5)) rlimb = lim[l];
-        if (l < (rb >> 5)) sticky |= lim[l];
-    }
-    const u32 round = (rlimb >> (rb & 31)) & 1;
-    sticky |= rlimb & ((1u << (rb & 31)) - 1);
-    int kk = k;
-    if (round && (sticky || (x[0] & 1))) {
-        u64 cy = 1;
-#pragma unroll
-        for (int q = 0; q < 4; q++) { u64 t = (u64)x[q] + cy; x[q] = (u32)t; cy = t >> 32; }
-        if (x[3] >> (P - 96)) { x[0] = x[1] = x[2] = 0; x[3] = 1u << (P - 97); kk += 1; }
-    }
+    int kk;
+    round_limbs(lim, x, &kk);
     double e = 0;
     if (lane < NB) {
         const u32 xi = limbs_mod(x, lane);
