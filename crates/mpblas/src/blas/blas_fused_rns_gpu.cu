@@ -36,19 +36,20 @@
 #define FUSED_POS 8u
 #define FUSED_NONZERO 16u
 #define FUSED_DROPPED 32u
+// the sums saw a kept term below the row's bucket (the finish adds such terms: fused_alone_terms_warp)
+#define FUSED_ALONE 64u
 
 // The fused constants (launcher: `fused_tables`): header words 0 n, 1 k (widest level), 2 rows of
 // the 2^(32q) table, 3 levels, 4 window W, 5 p, 6 ceil(log2 terms), 7 the base's k_norm; 8..
 // level lengths, 20.. level log2 M, 32.. level basis tables (device addresses, two words each),
 // 56-57 the bits of c0 = M 2^(-2 k_norm) rounded up (fused_term_word); then m[k], mu[k],
 // w[n] (CRT weights of the base), mi[(k - n) n], mm[k - n], 2^(32q) mod m (h rows of k); then
-// the Montgomery forms (R = 2^32) of the sums' kernel: mp[k] = -1/m mod R, w R mod m [n],
-// mi R mod m_l [(k - n) n], 2^(32q) R mod m (h rows of k), 2^r R mod m (32 rows of k); and
+// the Montgomery forms (R = 2^32) of the sums' kernel: mp[k] = -1/m mod R, w R mod m [n]; and
 // |M_j|_m_j for the base moduli [n].
 struct FusedTab {
     u32 n, k, h, levels, w, p, lg, kn;
     double c0;
-    const u32 *m, *mu, *wt, *mi, *mm, *hi, *mp, *wm, *mim, *hr, *lr, *mj, *t;
+    const u32 *m, *mu, *wt, *mi, *mm, *hi, *mp, *wm, *mj, *t;
 };
 
 static __device__ __forceinline__ FusedTab fused_tab(const u32 *t) {
@@ -71,10 +72,7 @@ static __device__ __forceinline__ FusedTab fused_tab(const u32 *t) {
     f.hi = f.mm + (f.k - f.n);
     f.mp = f.hi + f.h * f.k;
     f.wm = f.mp + f.k;
-    f.mim = f.wm + f.n;
-    f.hr = f.mim + (f.k - f.n) * f.n;
-    f.lr = f.hr + f.h * f.k;
-    f.mj = f.lr + 32 * f.k;
+    f.mj = f.wm + f.n;
     return f;
 }
 
@@ -623,7 +621,7 @@ static __device__ __forceinline__ void fused_allow_next() {
 //   rounding) into the scratch array `d` (element j), with info = class | sign << 2 | zero << 3
 //   and the exponent beside it for the scan and the sums, and |d_j w_i R|_m_i for the sums (dv,
 //   n words per element, the lanes taking the moduli);
-// - the others: every row's accumulators and bucket sums zeroed (a thread per word), then a
+// - the others: every row's bucket sums zeroed (a thread per word), then a
 //   thread per row i: its starting flags and range from the beta y_i term (its class and
 //   exponent).
 // BINARY: the rounding of d_j by fused_round_warp, else by fused_finish_warp (the same bits);
@@ -632,7 +630,7 @@ template <bool BINARY>
 static __device__ __forceinline__ void
 fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, int alpha_pow2,
            u64 alpha_odd, RnsArg x, u64 n, RnsArg d, u8 *dinfo, i64 *dexp, double *dq, u32 *dv, RnsArg beta, RnsArg y,
-           u64 m, int beta_zero, i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum) {
+           u64 m, int beta_zero, i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *bsum) {
     __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
     fused_allow_next();
     RnsBasis b = rns_basis(tab);
@@ -643,7 +641,6 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
         const u64 eb = blas_rns_at(beta, 0, 0);
         const u64 first = (u64)(blockIdx.x - prep_blocks) * blockDim.x + threadIdx.x;
         const u64 stride = (u64)(gridDim.x - prep_blocks) * blockDim.x;
-        for (u64 t = first; t < (u64)f.k * m; t += stride) sums[t] = 0;
         for (u64 t = first; t < (2 * (u64)b.n + 2) * m; t += stride) bsum[t] = 0;
         for (u64 r = first; r < m; r += stride)
             fused_row_start(beta, eb, y, blas_rns_at(y, r, 0), beta_zero, r, low_min, low_max, flags, q);
@@ -720,16 +717,16 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
 #define FUSED_PREP_ARGS                                                                                           \
     const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_blocks, RnsArg alpha, int alpha_pow2,     \
         u64 alpha_odd, RnsArg x, u64 n, RnsArg d, u8 *dinfo, i64 *dexp, double *dq, u32 *dv, RnsArg beta,         \
-        RnsArg y, u64 m, int beta_zero, i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
+        RnsArg y, u64 m, int beta_zero, i64 *low_min, i64 *low_max, u32 *flags, u64 *q, u64 *bsum
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep(FUSED_PREP_ARGS) {
     fused_prep<false>(tab, ftab, prep_blocks, alpha, alpha_pow2, alpha_odd, x, n, d, dinfo, dexp, dq, dv, beta, y, m,
-                      beta_zero, low_min, low_max, flags, q, sums, bsum);
+                      beta_zero, low_min, low_max, flags, q, bsum);
 }
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_prep_bin(FUSED_PREP_ARGS) {
     fused_prep<true>(tab, ftab, prep_blocks, alpha, alpha_pow2, alpha_odd, x, n, d, dinfo, dexp, dq, dv, beta, y, m,
-                     beta_zero, low_min, low_max, flags, q, sums, bsum);
+                     beta_zero, low_min, low_max, flags, q, bsum);
 }
 
 // The term (r, c): its flags, and low = e_a + e_d when it is finite and nonzero.
@@ -870,9 +867,9 @@ static __device__ __forceinline__ u32 fused_redc64(u64 t, u32 m, u32 mp) {
 // the usual rows nearly every term (one 20 binades below the row's largest is rare). A unit
 // adds its lanes' V_i and K to the row's (bsum: two words each, the low 32 bits and the signed
 // rest, so that any number of units adds exactly), and the finish extends the row's bucket
-// X = sum_i V_i M_i - K M to its level once (fused_bucket_warp). A kept term below base goes
-// into the sums on its own, at its own shift (fused_defer_alone; the warp takes that branch
-// together). At g >= 4 a unit's K is not summed term by term but worked out at its end from its
+// X = sum_i V_i M_i - K M to its level once (fused_bucket_warp). A kept term below base (rare:
+// 20 binades or more below the row's largest) sets the row's FUSED_ALONE flag, and the finish
+// extends such terms one by one (fused_alone_terms_warp). At g >= 4 a unit's K is not summed term by term but worked out at its end from its
 // V_i and an approximation of its X/M (fused_unit_rank). The residues are the same integers
 // modulo each modulus as the per-term extension's, so the same bits.
 
@@ -943,63 +940,13 @@ static __device__ void fused_bucket_warp(const FusedTab &f, const u64 *bsum, u64
     __syncwarp();
 }
 
-// A kept term below its row's bucket, +-P = +-(sum_i v_i M_i - kk M) times 2^s, into the sums
-// in the moduli of its row's level (er extra ones; emax: the warp's largest er): the per-term
-// extension, for the rare term. Lane gl of a group of g holds v_i for
-// i = gl + j g; every lane of the warp calls it, `on` for a term to add.
-template <int NA>
-static __device__ __forceinline__ void fused_defer_alone(const FusedTab &f, const u32 *tm, const u32 *tmu,
-                                                         const u32 *tmp, const u32 *thr, const u32 *tlr,
-                                                         const u32 (&v)[NA], u32 kk, bool neg, u64 s, bool on, u32 er,
-                                                         u32 emax, u32 g, u32 gl, u64 m, u64 r, u64 *sums) {
-    const u32 nb = f.n, kw = f.k;
-    const u32 *hq = thr + (s >> 5) * kw, *lr = tlr + (s & 31) * kw;
-#pragma unroll
-    for (int i = 0; i < NA; i++) {
-        u32 k = gl + i * g;
-        if (on && k < nb && v[i] != 0) {
-            u32 mk = tm[k], mpk = tmp[k];
-            u32 t = mul_mod(v[i], f.mj[k], mk, tmu[k]);
-            t = fused_redc((u64)t * hq[k], mk, mpk);
-            t = fused_redc((u64)t * lr[k], mk, mpk);
-            atomicAdd((unsigned long long *)&sums[(u64)k * m + r], neg ? (u64)(2 * mk - t) : (u64)t);
-        }
-    }
-    for (u32 l = 0; l < emax; l++) {
-        u32 kl = nb + l;
-        u64 part = 0;
-        if (on && l < er) {
-            const u32 *row = f.mim + l * nb;
-            u32 ml = tm[kl], mpl = tmp[kl];
-#pragma unroll
-            for (int i4 = 0; i4 < NA; i4 += 4) {
-                u64 z = 0;
-#pragma unroll
-                for (int i = i4; i < i4 + 4 && i < NA; i++) {
-                    u32 k = gl + i * g;
-                    if (k < nb) z += (u64)v[i] * row[k];
-                }
-                part += fused_redc64(z, ml, mpl);
-            }
-        }
-        part = fused_group_sum(part, g);
-        if (on && l < er && kl % g == gl) {
-            u32 mk = tm[kl], muk = tmu[kl], mpk = tmp[kl];
-            u32 val = sub_mod(reduce62(part, mk, muk), mul_mod(kk, f.mm[l], mk, muk), mk);
-            u32 t = fused_redc((u64)val * hq[kl], mk, mpk);
-            t = fused_redc((u64)t * lr[kl], mk, mpk);
-            atomicAdd((unsigned long long *)&sums[(u64)kl * m + r], neg ? (u64)(2 * mk - t) : (u64)t);
-        }
-    }
-}
-
 // A term's scalar part for the sums (act: the term is in the unit and its row active), as a word
 // of flags: FUSED_T_ACT for a live term (finite, with a_ij and d_j nonzero: ua = a_ij's
 // fused_scaled_eval is 0 exactly for a zero), FUSED_T_NEG its sign, FUSED_T_BELOW when low < L
-// (dropped), FUSED_T_ALONE when it is kept below the bucket, and bits 8-15 the exponent of its
-// weight q_t (fused_weight_log2). *sp gets the bucket scale +-2^(low - base) for a term in the
-// bucket (low - base < FUSED_BUCKET there; the mask keeps the shift defined elsewhere), low - L
-// for one alone (below W + 2p, an int), else 0; *c the term's share of the unit's rank
+// (dropped), FUSED_T_ALONE when it is kept below the bucket (the finish adds it:
+// fused_alone_terms_warp), and bits 8-15 the exponent of its weight q_t (fused_weight_log2). *sp
+// gets the bucket scale +-2^(low - base) for a term in the bucket (low - base < FUSED_BUCKET
+// there; the mask keeps the shift defined elsewhere), else 0; *c the term's share of the unit's rank
 // (fused_unit_rank): sp P/M ~ sp ua dd, dd = d_j's fused_scaled_eval times c0 (the prep's dq),
 // for a term in the bucket, else 0. Selects, no branches.
 #define FUSED_T_ACT 1u
@@ -1014,8 +961,8 @@ static __device__ __forceinline__ u32 fused_term_word(const FusedTab &f, const F
     const u32 ew = fused_weight_log2(f, w.top, low);
     const bool below = low < w.l, in_bucket = low >= base;
     const int s = 1 << ((u32)(low - base) & 31);
-    *sp = !ok || below ? 0 : in_bucket ? (neg ? -s : s) : (int)(low - w.l);
-    *c = ok && !below && in_bucket ? __dmul_rn(__dmul_rn(ua, dd), (double)*sp) : 0.0;
+    *sp = ok && !below && in_bucket ? (neg ? -s : s) : 0;
+    *c = *sp != 0 ? __dmul_rn(__dmul_rn(ua, dd), (double)*sp) : 0.0;
     const u32 word = FUSED_T_ACT | (neg ? FUSED_T_NEG : 0) | (below ? FUSED_T_BELOW : 0) |
                      (!below && !in_bucket ? FUSED_T_ALONE : 0) | (ew << 8);
     return ok ? word : 0;
@@ -1024,7 +971,8 @@ static __device__ __forceinline__ u32 fused_term_word(const FusedTab &f, const F
 // A unit's sums in registers: the slots' constants, the bucket's V_i (vs) and K (kb, set at the
 // unit's end: fused_unit_rank), the row's Q and dropped flag and the approximation xs of the
 // bucket's X/M, each of the last three over the terms the lane counts (at g >= 4 those whose
-// words it worked out, at g <= 2 its group's terms in the group's first lane). The
+// words it worked out, at g <= 2 its group's terms in the group's first lane), and whether the
+// lane saw a kept term below the bucket (alone: the row's FUSED_ALONE). The
 // constants are held in registers (read from shared memory each term, 16 slots' cost three
 // loads a slot and left no registers: spills, 40 instructions a slot); the shared tables are
 // padded with zeros, so a slot past the base has m = 0 and loads no residues: its product and
@@ -1034,7 +982,7 @@ template <int NA> struct FusedUnitSums {
     i64 vs[NA], kb;
     u64 qsum;
     double xs;
-    bool dropped;
+    bool dropped, alone;
 };
 
 // A term's word into the lane's Q and dropped flag (on: the lane counts this term).
@@ -1045,35 +993,10 @@ static __device__ __forceinline__ void fused_term_count(FusedUnitSums<NA> &s, u3
     s.dropped = s.dropped || (live && (tw & FUSED_T_BELOW));
 }
 
-// A kept term below its row's bucket (the rare one: fused_defer_alone), every lane of the warp
-// together, `alone` for a lane whose group's term it is: its coefficients again from memory (the
-// loop keeps no copy of them), its rank from their fixed-point fractions unless RANKED (kk),
-// then its residues at its own shift.
-template <int NA, int G, bool RANKED>
-static __device__ __forceinline__ void fused_term_alone(const FusedTab &f, const FusedUnitSums<NA> &s, const u32 *tm,
-                                                        const u32 *tmu, const u32 *tmp, const u32 *thr,
-                                                        const u32 *tlr, u32 tw, int tsp, u32 kk, bool alone,
-                                                        const u32 *ap, const u32 *dp, u32 er, u32 emax, u32 gl, u64 m,
-                                                        u64 r, u64 *sums) {
-    const u32 nb = f.n;
-    u32 v[NA];
-    u64 frac = 0;
-#pragma unroll
-    for (int i = 0; i < NA; i++) {
-        const bool in = alone && gl + i * G < nb;
-        const u32 t = fused_redc((u64)(in ? ap[i * G] : 0) * (in ? dp[i * G] : 0), s.cm[i], s.cmp[i]);
-        v[i] = rns_min32(t, t - s.cm[i]);
-        if (!RANKED) frac += __umulhi(v[i], s.cmu[i]);
-    }
-    if (!RANKED) kk = fused_rank(fused_group_sum(frac, G));
-    fused_defer_alone<NA>(f, tm, tmu, tmp, thr, tlr, v, kk, (tw & FUSED_T_NEG) != 0, alone ? (u64)(u32)tsp : 0,
-                          alone, er, emax, G, gl, m, r, sums);
-}
-
 // One term into a unit's sums, every lane of the warp together (idle groups carry zeros): the
 // group's residues ar (of a_ij) and dr (|d_j w_i R|) in its lanes' slots, the term's word tw and
-// scale tsp (fused_term_word); ap and dp point at the residues again for the rare term alone.
-// The product's CRT coefficients go into the bucket's V_i (sp = 0 off the bucket).
+// scale tsp (fused_term_word). The product's CRT coefficients go into the bucket's V_i (sp = 0
+// off the bucket); a kept term below the bucket is only noted (s.alone), for the finish.
 // RANKED (g <= 2): the word does not know whether a_ij is zero, and the term's rank goes into K
 // here: the coefficients' fixed-point fractions and OR, summed over the group (no butterfly at
 // g = 1, one at g = 2), give the rank and a_ij = 0 (the coefficients v_i = |a_i d_i w_i| are all
@@ -1085,13 +1008,13 @@ static __device__ __forceinline__ void fused_term_alone(const FusedTab &f, const
 // 0.415-0.416 (ncu: the loop 30% fewer instructions, 133-145 a lane and term, and
 // now waiting on memory: long-scoreboard 3.2 stalls per issue at g = 8). At g <= 2 the 16-byte
 // evaluation a term was 5-8% slower (106 bits: 0.070-0.071 -> 0.076-0.077).
+// The rare term below the bucket was once extended here, in the loop, by the whole warp: that
+// path's presence alone cost the sums 4-15% (H200 ncu, 1000 x 1000 N: g = 1 26.9-28.6 ->
+// 23.3-24.6 us, g = 2 45.2-48.4 -> 39.3-40.9, g = 4 79.2-82.9 -> 67.3-68.5, fewer registers and
+// no spills at g = 4), though no term in those data took it.
 template <int NA, int G, bool RANKED>
-static __device__ __forceinline__ void
-fused_term_step(const FusedTab &f, FusedUnitSums<NA> &s, const u32 *tm, const u32 *tmu, const u32 *tmp,
-                const u32 *thr, const u32 *tlr, const u32 (&ar)[NA], const u32 (&dr)[NA], u32 tw, int tsp,
-                const u32 *ap, const u32 *dp, u32 er, u32 emax, u32 gl, u64 m, u64 r, u64 *sums) {
-    bool alone = (tw & FUSED_T_ALONE) != 0;
-    const int sp = alone ? 0 : tsp;
+static __device__ __forceinline__ void fused_term_step(FusedUnitSums<NA> &s, const u32 (&ar)[NA], const u32 (&dr)[NA],
+                                                       u32 tw, int sp, u32 gl) {
     u64 frac = 0;
     u32 nz = 0;
 #pragma unroll
@@ -1101,19 +1024,14 @@ fused_term_step(const FusedTab &f, FusedUnitSums<NA> &s, const u32 *tm, const u3
         s.vs[i] += (i64)(int)v * (i64)sp;
         if (RANKED) nz |= v;
     }
-    u32 kk = 0;
     if (RANKED) {
         for (u32 off = 1; off < G; off <<= 1) nz |= __shfl_xor_sync(FUSED_FULL, nz, off);
         const bool live = (tw & FUSED_T_ACT) && nz != 0;
         if (live && gl == 0) s.qsum += 1ull << ((tw >> 8) & 0xff);
         s.dropped = s.dropped || (live && (tw & FUSED_T_BELOW));
-        alone = alone && live;
-        kk = fused_rank(fused_group_sum(frac, G));
-        s.kb += (i64)(int)kk * (i64)sp;
+        s.kb += (i64)(int)fused_rank(fused_group_sum(frac, G)) * (i64)sp;
     }
-    if (__any_sync(FUSED_FULL, alone))
-        fused_term_alone<NA, G, RANKED>(f, s, tm, tmu, tmp, thr, tlr, tw, tsp, kk, alone, ap, dp, er, emax, gl, m, r,
-                                        sums);
+    s.alone = s.alone || (tw & FUSED_T_ALONE);
 }
 
 // A term's residues in the lane's slots: a_ij's at ap and |d_j w_i R| at dp, slot i at i G;
@@ -1136,9 +1054,8 @@ static __device__ __forceinline__ void fused_load_slots(const u32 *ap, const u32
 template <int NA, int G>
 static __device__ __forceinline__ void
 fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
-                 const u32 *__restrict__ dv, FusedUnitSums<NA> &s, const u32 *tm, const u32 *tmu, const u32 *tmp,
-                 const u32 *thr, const u32 *tlr, const FusedWindow &w, i64 base, bool active, u32 er, u32 emax,
-                 u32 gl, u64 m, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1, u64 *sums) {
+                 const u32 *__restrict__ dv, FusedUnitSums<NA> &s, const FusedWindow &w, i64 base, bool active,
+                 u32 gl, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1) {
     const u32 nb = f.n;
     // the term's element of A, stepped with c (element (0, 0) and column 0 stand in for an idle
     // lane's term)
@@ -1151,14 +1068,13 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
         const u64 ci = in ? c : 0, ei = in ? e : 0;
         const u8 di = dinfo[ci], acls = a.cls[ei], asg = a.sign[ei];
         const i64 low = a.exp[ei] + dexp[ci];
-        const u32 *ap = a.d + ei * nb + gl, *dp = dv + ci * nb + gl;
         u32 ar[NA], dr[NA];
-        fused_load_slots<NA, G>(ap, dp, true, nb, gl, ar, dr);
+        fused_load_slots<NA, G>(a.d + ei * nb + gl, dv + ci * nb + gl, true, nb, gl, ar, dr);
         // (ua = 1: the step tells a_ij = 0 from the coefficients; no share of the unit's rank)
         int sp;
         double no_share;
         const u32 tw = fused_term_word(f, w, base, in, di, acls, asg, low, 1.0, 0.0, &sp, &no_share);
-        fused_term_step<NA, G, true>(f, s, tm, tmu, tmp, thr, tlr, ar, dr, tw, sp, ap, dp, er, emax, gl, m, r, sums);
+        fused_term_step<NA, G, true>(s, ar, dr, tw, sp, gl);
     }
 }
 
@@ -1265,9 +1181,8 @@ template <int NA, int G, int R, bool SHARED_D>
 static __device__ __forceinline__ void
 fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
                     const double *__restrict__ dq, const u32 *__restrict__ dv, FusedUnitSums<NA> &s,
-                    const u32 *tm, const u32 *tmu, const u32 *tmp, const u32 *thr, const u32 *tlr,
-                    const FusedWindow &w, i64 base, bool active, u32 er, u32 emax, u32 gl, u64 m, u64 r, u64 cstart,
-                    u64 cstep, u64 iters, u64 c1, u64 *sums, u32 ring) {
+                    const FusedWindow &w, i64 base, bool active, u32 gl, u64 r, u64 cstart, u64 cstep, u64 iters,
+                    u64 c1, u32 ring) {
     const u32 nb = f.n, lane = threadIdx.x & 31;
     const bool shared_d = SHARED_D;
     const i64 estep = a.cs * (i64)cstep;
@@ -1325,8 +1240,7 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
             cf += cstep;
             const u32 tw = __shfl_sync(FUSED_FULL, bw, st, G);
             const int tsp = __shfl_sync(FUSED_FULL, bsp, st, G);
-            fused_term_step<NA, G, false>(f, s, tm, tmu, tmp, thr, tlr, ar, dr, tw, tsp, ap, dp, er, emax, gl, m, r,
-                                          sums);
+            fused_term_step<NA, G, false>(s, ar, dr, tw, tsp, gl);
         }
     }
     if (via_ring) asm volatile("cp.async.wait_group 0;" ::: "memory");
@@ -1380,9 +1294,8 @@ template <int NA, int G, int R, bool SHARED_D>
 static __device__ __forceinline__ void
 fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
                  const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, int rows_in_lanes, u32 gl,
-                 u32 grp, const u32 *tm, const u32 *tmu, const u32 *tmp, const u32 *thr, const u32 *tlr,
-                 const FusedWindow &w, bool active, u32 er, u32 emax, u64 r, u64 cstart, u64 cstep, u64 iters, u64 c1,
-                 u32 *flags, u64 *q, u64 *sums, u64 *bsum, u32 ring) {
+                 u32 grp, const u32 *tm, const u32 *tmu, const u32 *tmp, const FusedWindow &w, bool active, u64 r,
+                 u64 cstart, u64 cstep, u64 iters, u64 c1, u32 *flags, u64 *q, u64 *bsum, u32 ring) {
     const u32 nb = f.n, g = G;
     const i64 base = fused_bucket_base(f, w);
     FusedUnitSums<NA> s;
@@ -1397,12 +1310,15 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     s.qsum = 0;
     s.xs = 0.0;
     s.dropped = false;
+    s.alone = false;
     if (G >= 4)
-        fused_terms_batched<NA, G, R, SHARED_D>(f, a, dinfo, dexp, dq, dv, s, tm, tmu, tmp, thr, tlr, w, base, active,
-                                                er, emax, gl, m, r, cstart, cstep, iters, c1, sums, ring);
+        fused_terms_batched<NA, G, R, SHARED_D>(f, a, dinfo, dexp, dq, dv, s, w, base, active, gl, r, cstart, cstep,
+                                                iters, c1, ring);
     else
-        fused_terms_each<NA, G>(f, a, dinfo, dexp, dv, s, tm, tmu, tmp, thr, tlr, w, base, active, er, emax, gl, m,
-                                r, cstart, cstep, iters, c1, sums);
+        fused_terms_each<NA, G>(f, a, dinfo, dexp, dv, s, w, base, active, gl, r, cstart, cstep, iters, c1);
+    // a kept term below the bucket: the row's flag, for the finish (any lane that saw one; its
+    // row is its own at rows_in_lanes, the warp's otherwise)
+    if (active && s.alone) atomicOr(&flags[r], FUSED_ALONE);
     bool writer = true;
     if (G < 4) {
         writer = !rows_in_lanes ? grp == 0 : true;
@@ -1448,15 +1364,13 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 
 // The sums, FUSED_SLOTS base moduli a lane (the launcher's group size G makes them hold the
 // base), a unit at a time per warp (grid-stride). The moduli and their Montgomery and Barrett
-// constants are always in shared memory, each table padded with zeros to
-// kp = max(k, FUSED_SLOTS g) entries (the slots'), the 2^s rows when they fit (shared_tables).
+// constants are in shared memory, each table padded with zeros to kp = max(k, FUSED_SLOTS g)
+// entries (the slots').
 template <int G, int R, bool SHARED_D>
 static __device__ __forceinline__ void
 fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
             const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per,
-            int shared_tables,
-            const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums,
-            u64 *bsum) {
+            const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *bsum) {
     fused_allow_next();
     FusedTab f = fused_tab(ftab);
     const u32 nb = f.n, kw = f.k, g = G;
@@ -1467,19 +1381,12 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         fused_sh[kp + i] = i < kw ? f.mu[i] : 0;
         fused_sh[2 * kp + i] = i < kw ? f.mp[i] : 0;
     }
-    const u32 *tm = fused_sh, *tmu = fused_sh + kp, *tmp = fused_sh + 2 * kp, *thr = f.hr, *tlr = f.lr;
-    if (shared_tables) {
-        for (u32 i = threadIdx.x; i < f.h * kw; i += blockDim.x) fused_sh[3 * kp + i] = f.hr[i];
-        for (u32 i = threadIdx.x; i < 32 * kw; i += blockDim.x) fused_sh[3 * kp + f.h * kw + i] = f.lr[i];
-        thr = fused_sh + 3 * kp;
-        tlr = fused_sh + 3 * kp + f.h * kw;
-    }
+    const u32 *tm = fused_sh, *tmu = fused_sh + kp, *tmp = fused_sh + 2 * kp;
     __syncthreads();
     fused_wait_previous();
-    // the warp's ring (R > 0: g >= 8), past the constants and the tables
-    const u32 ring = (u32)__cvta_generic_to_shared(fused_sh) +
-                     4 * (3 * kp + (shared_tables ? (f.h + 32) * kw : 0) +
-                          (threadIdx.x >> 5) * FUSED_RING_WORDS(FUSED_SLOTS, R));
+    // the warp's ring (R > 0: g >= 8), past the constants
+    const u32 ring =
+        (u32)__cvta_generic_to_shared(fused_sh) + 4 * (3 * kp + (threadIdx.x >> 5) * FUSED_RING_WORDS(FUSED_SLOTS, R));
     u32 lane = threadIdx.x & 31, gl = lane % g, grp = lane / g, gpw = 32 / g;
     u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = ((u64)blockDim.x * gridDim.x) >> 5;
     u64 chunks = (n + per - 1) / per;
@@ -1497,19 +1404,16 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         w.l = 0;
         w.k = nb;
         if (active) w = fused_window(f, low_min[r], low_max[r]);
-        u32 er = active ? w.k - nb : 0;
-        u32 emax = __reduce_max_sync(FUSED_FULL, er);
         fused_defer_unit<FUSED_SLOTS, G, R, SHARED_D>(f, a, dinfo, dexp, dq, dv, m, rows_in_lanes, gl, grp, tm, tmu,
-                                                      tmp, thr, tlr, w, active, er, emax, r, cstart, cstep, iters, c1,
-                                                      flags, q, sums, bsum, ring);
+                                                      tmp, w, active, r, cstart, cstep, iters, c1, flags, q, bsum,
+                                                      ring);
     }
 }
 
 #define FUSED_DEFER_ARGS                                                                                          \
     const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,            \
         const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per,     \
-        int shared_tables,                                                                                        \
-        const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *sums, u64 *bsum
+        const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, u32 *flags, u64 *q, u64 *bsum
 
 // fused_defer with the launcher's group size g as a compile-time constant, one entry point per g,
 // so that ptxas allocates each alone: one kernel switching on g took 128 registers and spilled
@@ -1519,8 +1423,8 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
 // sums_warps_per_sm: H200, N ms, 848 bits 0.200-0.203 -> 0.190-0.191, 1696 bits 0.370-0.374 ->
 // 0.352-0.354).
 #define FUSED_DEFER_AT(G, R, SHARED_D)                                                                          \
-    fused_defer<G, R, SHARED_D>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, shared_tables, low_min,     \
-                                low_max, flags, q, sums, bsum)
+    fused_defer<G, R, SHARED_D>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, low_min, low_max, flags, q, \
+                                bsum)
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g1(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(1, 0, false);
 }
@@ -1600,16 +1504,77 @@ static __device__ FusedRowEnd fused_row_end(const FusedTab &f, const RnsArg &bet
     return e;
 }
 
-// Residue k of a row's sum with its beta y_i term (py: the residues of the product beta y_i).
-static __device__ __forceinline__ u32 fused_row_residue(const FusedTab &f, const FusedRowEnd &e, const u64 *sums, u64 m,
-                                                        u64 r, u32 k, const u32 *py) {
-    u32 mk = f.m[k], muk = f.mu[k];
-    u32 sk = (u32)(sums[(u64)k * m + r] % mk);
-    if (e.y_in) {
-        u32 t = mul_mod(py[k], fused_pow2(f.hi, f.m, f.mu, f.k, e.y_shift, k), mk, muk);
-        sk = e.y_neg ? sub_mod(sk, t, mk) : add_mod(sk, t, mk);
+// Residue k of a row's beta y_i term at its shift (py: the residues of the product beta y_i), 0
+// when it is not in the window.
+static __device__ __forceinline__ u32 fused_y_residue(const FusedTab &f, const FusedRowEnd &e, u32 k, const u32 *py) {
+    if (!e.y_in) return 0;
+    const u32 mk = f.m[k];
+    const u32 t = mul_mod(py[k], fused_pow2(f.hi, f.m, f.mu, f.k, e.y_shift, k), mk, f.mu[k]);
+    return e.y_neg ? sub_mod(0, t, mk) : t;
+}
+
+// Row r's kept terms below its bucket (the sums flag such a row, FUSED_ALONE, and leave them
+// out), added to its residues sh->x (the row's level, w.k moduli) by the warp, one term at a
+// time: P = a_ij d_j = sum_i v_i M_i - k M from its CRT coefficients v_i = |a_i d_i w_i|_m_i
+// (the sums' Montgomery product with the prep's |d_i w_i R|) and its rank k (the sums' fixed-point
+// fractions), times +-2^(low - L): in a base modulus |v_k M_k|, in an extra one the extension
+// (fused_bucket_warp's, for one term). The same integers the per-term extension adds, modulo each
+// modulus, so the same bits as the CPU. The terms are the sums' (fused_term_word: finite, d_j
+// nonzero, L <= low < base); a zero a_ij adds zero. sh->c holds a term's v_i.
+static __device__ void fused_alone_terms_warp(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo,
+                                              const i64 *__restrict__ dexp, const u32 *__restrict__ dv, u64 n, u64 r,
+                                              const FusedWindow &w, FusedWarpScratch *sh, u32 lane) {
+    const u32 nb = f.n;
+    const i64 base = fused_bucket_base(f, w);
+    __syncwarp();
+    for (u64 c0 = 0; c0 < n; c0 += 32) {
+        const u64 c = c0 + lane;
+        bool alone = false, neg = false;
+        i64 low = 0;
+        if (c < n) {
+            const u64 e = blas_rns_at(a, r, c);
+            const u8 di = dinfo[c];
+            low = a.exp[e] + dexp[c];
+            alone = (di & 3) == 0 && !((di >> 3) & 1) && a.cls[e] == 0 && low >= w.l && low < base;
+            neg = (a.sign[e] != 0) != ((di >> 2) & 1);
+        }
+        for (u32 ball = __ballot_sync(FUSED_FULL, alone); ball != 0; ball &= ball - 1) {
+            const u32 src = __ffs(ball) - 1;
+            const u64 tc = c0 + src, te = blas_rns_at(a, r, tc);
+            const u64 shift = (u64)(__shfl_sync(FUSED_FULL, low, src) - w.l);
+            const bool tneg = __shfl_sync(FUSED_FULL, (int)neg, src) != 0;
+            u64 frac = 0;
+            for (u32 i = lane; i < nb; i += 32) {
+                const u32 mi = f.m[i];
+                const u32 t = fused_redc((u64)a.d[te * nb + i] * dv[tc * nb + i], mi, f.mp[i]);
+                const u32 v = rns_min32(t, t - mi);
+                sh->c[i] = v;
+                frac += __umulhi(v, f.mu[i]);
+            }
+            for (int o = 16; o > 0; o >>= 1) frac += __shfl_xor_sync(FUSED_FULL, frac, o);
+            const u32 kk = fused_rank(frac);
+            __syncwarp();
+            for (u32 k = lane; k < w.k; k += 32) {
+                const u32 mk = f.m[k], muk = f.mu[k];
+                u32 val;
+                if (k < nb) {
+                    val = mul_mod(sh->c[k], f.mj[k], mk, muk);
+                } else {
+                    const u32 *row = f.mi + (k - nb) * nb;
+                    u64 lo = 0, hi = 0;
+                    for (u32 i = 0; i < nb; i++) {
+                        const u64 p = (u64)sh->c[i] * row[i];
+                        lo += p & 0xffffffffull;
+                        hi += p >> 32;
+                    }
+                    val = sub_mod(fused_join(lo, hi, mk, muk), mul_mod(kk, f.mm[k - nb], mk, muk), mk);
+                }
+                val = mul_mod(val, fused_pow2(f.hi, f.m, f.mu, f.k, shift, k), mk, muk);
+                sh->x[k] = tneg ? sub_mod(sh->x[k], val, mk) : add_mod(sh->x[k], val, mk);
+            }
+            __syncwarp();
+        }
     }
-    return sk;
 }
 
 // The row's result into y and its bound into `bounds` (two words, the f64 bits and the exponent
@@ -1635,8 +1600,8 @@ template <bool BINARY>
 static __device__ __forceinline__ void
 fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg beta, RnsArg y, u64 m, int beta_zero,
              const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, const u32 *__restrict__ flags,
-             const u64 *__restrict__ q, const u64 *__restrict__ sums, const u64 *__restrict__ bsum,
-             u64 *bounds) {
+             const u64 *__restrict__ q, const u64 *__restrict__ bsum, u64 *bounds, RnsArg a,
+             const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp, const u32 *__restrict__ dv, u64 n) {
     __shared__ FusedWarpScratch fused_ws[FUSED_WARPS_PER_BLOCK];
     RnsBasis b = rns_basis(tab);
     FusedTab f = fused_tab(ftab);
@@ -1647,7 +1612,8 @@ fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg b
     fused_wait_previous();
     for (u64 r = warp; r < m; r += warps) {
         u64 ey = blas_rns_at(y, r, 0);
-        FusedRowEnd e = fused_row_end(f, beta, eb, y, ey, beta_zero, flags[r], low_min[r], low_max[r], q[r]);
+        const u32 fl = flags[r];
+        FusedRowEnd e = fused_row_end(f, beta, eb, y, ey, beta_zero, fl, low_min[r], low_max[r], q[r]);
         // BINARY: the row's residues stay in the scratch's x, each lane's own moduli
         // (fused_round_warp reads and writes only those); else every lane holds them all in s
         u32 s[RNS_MAX_N];
@@ -1655,13 +1621,14 @@ fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg b
         bool zeros = true;
         if (!e.special) {
             // The row's residues (its bucket's, the beta y_i term's in the row's level, then a
-            // modulus a lane).
+            // modulus a lane; then its terms below the bucket, if any).
             fused_bucket_warp(f, bsum, m, r, e.w.k, e.b_shift, sh->c, lane);
             if (e.y_in)
                 fused_product_wide_warp(f, blas_rns_res(beta, b.n, eb), blas_rns_res(y, b.n, ey), e.w.k, sh->low, sh->x,
                                         lane);
             for (u32 k = lane; k < e.w.k; k += 32)
-                sh->x[k] = add_mod(fused_row_residue(f, e, sums, m, r, k, sh->low), sh->c[k], f.m[k]);
+                sh->x[k] = add_mod(fused_y_residue(f, e, k, sh->low), sh->c[k], f.m[k]);
+            if (fl & FUSED_ALONE) fused_alone_terms_warp(f, a, dinfo, dexp, dv, n, r, e.w, sh, lane);
             RnsBasis wide = rns_basis((const u32 *)rns_u64_at(f.t, 32 + 2 * e.w.level));
             if (BINARY) {
                 // |S| < 2^ub and its sign: ub + 2 bits
@@ -1692,12 +1659,13 @@ fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg b
 #define FUSED_FINISH_ARGS                                                                                         \
     const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg beta, RnsArg y, u64 m, int beta_zero,        \
         const i64 *__restrict__ low_min, const i64 *__restrict__ low_max, const u32 *__restrict__ flags,          \
-        const u64 *__restrict__ q, const u64 *__restrict__ sums, const u64 *__restrict__ bsum, u64 *bounds
+        const u64 *__restrict__ q, const u64 *__restrict__ bsum, u64 *bounds, RnsArg a, const u8 *__restrict__ dinfo,  \
+        const i64 *__restrict__ dexp, const u32 *__restrict__ dv, u64 n
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_finish(FUSED_FINISH_ARGS) {
-    fused_finish<false>(tab, ftab, beta, y, m, beta_zero, low_min, low_max, flags, q, sums, bsum, bounds);
+    fused_finish<false>(tab, ftab, beta, y, m, beta_zero, low_min, low_max, flags, q, bsum, bounds, a, dinfo, dexp, dv, n);
 }
 
 extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fused_finish_bin(FUSED_FINISH_ARGS) {
-    fused_finish<true>(tab, ftab, beta, y, m, beta_zero, low_min, low_max, flags, q, sums, bsum, bounds);
+    fused_finish<true>(tab, ftab, beta, y, m, beta_zero, low_min, low_max, flags, q, bsum, bounds, a, dinfo, dexp, dv, n);
 }

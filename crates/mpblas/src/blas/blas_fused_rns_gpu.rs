@@ -124,19 +124,6 @@ fn pack_fused(acc: &Accumulator, level_tabs: &[u64]) -> Vec<u32> {
         inv.wrapping_neg()
     }));
     t.extend(base.w.iter().zip(m).map(|(&w, &mi)| times_r(w, mi)));
-    for (l, &ml) in m[n..].iter().enumerate() {
-        t.extend(
-            acc.ext.mi[l * n..(l + 1) * n]
-                .iter()
-                .map(|&x| times_r(x, ml)),
-        );
-    }
-    for q in 0..h as u64 {
-        t.extend(m.iter().map(|&mi| times_r(pow(32 * q, mi), mi)));
-    }
-    for r in 0..32 {
-        t.extend(m.iter().map(|&mi| times_r(pow(r, mi), mi)));
-    }
     // the deferred sums: |M_j|_m_j = |w_j^-1|_m_j for the base moduli
     t.extend(base.w.iter().zip(m).map(|(&w, &mi)| inv_mod(w, mi)));
     t
@@ -168,7 +155,6 @@ struct Scratch {
     low_max: Option<DeviceBuffer<i64>>,
     flags: Option<DeviceBuffer<u32>>,
     q: Option<DeviceBuffer<u64>>,
-    sums: Option<DeviceBuffer<u64>>,
     bsum: Option<DeviceBuffer<u64>>,
     bounds: Option<DeviceBuffer<u64>>,
     scalars: Option<DeviceMpArray>,
@@ -484,7 +470,6 @@ fn fused_run(
     let low_max = grown(dev, &mut s.low_max, ly)?;
     let flags = grown(dev, &mut s.flags, ly)?;
     let q = grown(dev, &mut s.q, ly)?;
-    let sums = grown(dev, &mut s.sums, ly * k)?;
     let bucket_words = 2 * basis.len() + 2;
     let bsum = grown(dev, &mut s.bsum, ly * bucket_words)?;
     let bounds = grown(dev, &mut s.bounds, 2 * ly)?;
@@ -527,38 +512,34 @@ fn fused_run(
         rows: sums_rows,
     } = defer_shape(basis.len(), ly, lx, rows_in_lanes, sms);
     // the sums' shared memory (fused_defer): the moduli's three constants, padded to the
-    // slots' kp = max(k, SLOTS g) entries, and the 2^s rows (h + 32 rows of k) when they fit
-    // and, at g >= 8, each warp's ring of RING steps' residues (fused_terms_batched), in blocks
-    // of RING_BLOCK threads
-    let h = (acc.w as usize + 1).div_ceil(32) + 1;
+    // slots' kp = max(k, SLOTS g) entries, and, at g >= 8, each warp's ring of RING steps'
+    // residues (fused_terms_batched), in blocks of RING_BLOCK threads
     let constants_bytes = 4 * 3 * k.max(SLOTS * lanes as usize);
     let (block, ring_bytes) = if lanes >= 8 {
         (RING_BLOCK, RING_BLOCK / 32 * RING * 2 * SLOTS * 32 * 4)
     } else {
         (256, 0)
     };
-    let shared_bytes = constants_bytes + 4 * (h + 32) * k + ring_bytes;
-    let shared_tables = shared_bytes <= 48 * 1024;
     let ftab = ftab.addr();
     // SAFETY (every launch below): the tables are the packed base basis and the fused tables
     // of this call's accumulator; α and β are elements 0 and 1 of `scalars`; x holds lx
     // elements from x0 at stride incx, y ly from y0 at stride incy (blas_vector); A's layout
     // was checked against its array; the scratch buffers hold lx (dinfo, dexp, dq), lx·n (dv), ly
-    // (low_min, low_max, flags, q), ly·k (sums), ly·(2n + 2) (bsum) and 2·ly (bounds) elements.
+    // (low_min, low_max, flags, q), ly·(2n + 2) (bsum) and 2·ly (bounds) elements.
     // The scan, the sums and the finish may overlap the kernel before them (launch_dependent,
     // overlap_mask): each reads that kernel's outputs, and writes what it reads, only after its
     // fused_wait_previous; the prep, a plain launch, waits for the previous call's finish.
     let overlap = overlap_mask();
     unsafe {
         // d = fl(α·x) and |d_i w_i R| (a warp per element, two per block), then the rows'
-        // starting state and the zeroed sums (init blocks, below)
+        // starting state and the zeroed bucket sums (init blocks, below)
         let prep_blocks = lx.div_ceil(2).clamp(1, 65_535);
         // a block per two rows (more than the thread per row the init part needs; the
-        // grid-stride loops take any count) and enough threads to zero the k sums and the
-        // bucket's words of every row in a few steps
+        // grid-stride loops take any count) and enough threads to zero the bucket's words of
+        // every row in a few steps
         let init_blocks = (ly + 1)
             .div_ceil(2)
-            .max((ly * k.max(bucket_words)).div_ceil(64 * 8))
+            .max((ly * bucket_words).div_ceil(64 * 8))
             .clamp(1, 65_535);
         let binary = round_in_binary(k);
         // α = ±2^k (α = 1 above all): each d_j is x_j scaled, no rounding (fused_prep); α =
@@ -594,7 +575,6 @@ fn fused_run(
                 Arg::U64(low_max),
                 Arg::U64(flags),
                 Arg::U64(q),
-                Arg::U64(sums),
                 Arg::U64(bsum),
             ],
         )?;
@@ -626,11 +606,7 @@ fn fused_run(
         let gpw = 32 / lanes as usize;
         let units = if sums_rows { ly.div_ceil(gpw) } else { ly } * lx.div_ceil(per);
         let mut cfg = dev.grid_for_blocks_of(units * 32, block);
-        cfg.shared_bytes = if shared_tables {
-            shared_bytes
-        } else {
-            constants_bytes + ring_bytes
-        } as u32;
+        cfg.shared_bytes = (constants_bytes + ring_bytes) as u32;
         dev.launch_dependent(
             &MODULE,
             // (…n: the warp's groups on one column, sums_rows: they share d_j's words in the
@@ -648,7 +624,7 @@ fn fused_run(
             cfg,
             &[
                 Arg::U64(ftab),
-                a_arg,
+                a_arg.clone(),
                 Arg::U64(dinfo),
                 Arg::U64(dexp),
                 Arg::U64(dq),
@@ -657,12 +633,10 @@ fn fused_run(
                 Arg::U64(lx as u64),
                 Arg::I32(sums_rows as i32),
                 Arg::U64(per as u64),
-                Arg::I32(shared_tables as i32),
                 Arg::U64(low_min),
                 Arg::U64(low_max),
                 Arg::U64(flags),
                 Arg::U64(q),
-                Arg::U64(sums),
                 Arg::U64(bsum),
             ],
             overlap & 2 != 0,
@@ -686,9 +660,14 @@ fn fused_run(
                 Arg::U64(low_max),
                 Arg::U64(flags),
                 Arg::U64(q),
-                Arg::U64(sums),
                 Arg::U64(bsum),
                 Arg::U64(bounds),
+                // the rows' terms below their bucket (flagged by the sums): the finish adds them
+                a_arg,
+                Arg::U64(dinfo),
+                Arg::U64(dexp),
+                Arg::U64(dv),
+                Arg::U64(lx as u64),
             ],
             overlap & 4 != 0,
         )?;
