@@ -381,6 +381,83 @@ fn rns_gemv_fused_equals_the_cpu_212_424_and_1696() {
     fused_at(&device(), 1696, false);
 }
 
+/// Terms kept below their row's bucket (20 binades or more below its largest, inside its window),
+/// which the sums leave to the finish: row i of op(A) holds i mod 9 of them, 25 to 64 binades
+/// down. A row whose sums' units each met at most one, and that has at most 4, takes the finish's
+/// list (rows with one; at T, where a row's columns spread over the warp's lanes, up to 4); the
+/// others take its scan of the row (two in one unit, as the 300 columns of a row at N and g = 1,
+/// or more than 4). At 106, 212, 424
+/// and 848 bits (the sums' g = 1, 2, 4 and 8), both transposes, α = 1.5 and 1, β = 0 and random:
+/// the CPU's bits and bounds.
+#[test]
+#[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
+fn rns_gemv_fused_terms_below_the_bucket_equal_the_cpu() {
+    let dev = device();
+    for bits in [106, 212, 424, 848] {
+        let b = Basis::new(bits).expect("basis");
+        let mut rng = Rng::new(1300 + bits as u64);
+        let p = b.precision() as i64;
+        for trans in [Trans::No, Trans::Yes] {
+            // op(A) is ly x lx; A itself m x n, column-major, lda = m
+            let (ly, lx) = (40usize, 300usize);
+            let (m, n) = match trans {
+                Trans::No => (ly, lx),
+                Trans::Yes => (lx, ly),
+            };
+            let mut a: Vec<MpFloat> = (0..m * n).map(|_| random(&b, &mut rng, 2)).collect();
+            for i in 0..ly {
+                let count = i % 9;
+                for k in 0..count {
+                    // spaced columns, and in row 7 two adjacent ones
+                    let j = if i == 7 && k == 1 {
+                        8
+                    } else {
+                        (i * 13 + k * 37 + 7) % lx
+                    };
+                    let down = 25 + ((i * 7 + k * 11) % 40) as i64;
+                    let (r, c) = match trans {
+                        Trans::No => (i, j),
+                        Trans::Yes => (j, i),
+                    };
+                    a[r + c * m] = random_exp(&b, &mut rng, -p - down);
+                }
+            }
+            let x: Vec<MpFloat> = (0..lx).map(|_| random(&b, &mut rng, 1)).collect();
+            let y: Vec<MpFloat> = (0..ly).map(|_| random(&b, &mut rng, 1)).collect();
+            let (da, dx) = (upload(&dev, &b, &a), upload(&dev, &b, &x));
+            let f = |v: f64| MpFloat::from_f64(&b, v);
+            for (alpha, beta) in [(f(1.5), f(0.0)), (f(1.0), random(&b, &mut rng, 1))] {
+                let ma = MatRef::col_major(&a, m, n, m).expect("a");
+                let ma = if trans == Trans::Yes { ma.t() } else { ma };
+                let mut want = y.clone();
+                let cpu_bounds = mpblas::blas::rns::gemv_fused_bounded(
+                    &alpha,
+                    ma,
+                    VecRef::contiguous(&x),
+                    &beta,
+                    VecMut::contiguous(&mut want),
+                )
+                .expect("cpu fused");
+                let mut dy = upload(&dev, &b, &y);
+                let gpu_bounds = rns::gemv_fused_bounded(
+                    &dev, trans, m, n, &alpha, &da, m, &dx, 1, &beta, &mut dy, 1,
+                )
+                .expect("gpu fused");
+                let what = format!(
+                    "{bits}-bit gemv_fused {trans:?}, terms below the bucket, alpha={:?} beta={:?}",
+                    alpha.to_f64(),
+                    beta.to_f64()
+                );
+                let want_arr = MpArray::from_mpfloats(&b, &want).expect("basis");
+                assert_same(&what, &dy.download().expect("download"), &want_arr, |i| {
+                    format!("y[{i}]")
+                });
+                assert_same_bounds(&what, &cpu_bounds, &gpu_bounds);
+            }
+        }
+    }
+}
+
 /// Rows whose exact sums sit on the rounding's edges (`rns_common::fused_rounding_edges`: ties
 /// to even both ways, carries into the next binade, negated, an exact zero, sums shorter than
 /// `p` bits), at 106 and 424 bits (the prep and finish kernels that round from binary limbs) and

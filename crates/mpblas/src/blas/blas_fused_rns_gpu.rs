@@ -155,6 +155,8 @@ struct Scratch {
     low_max: Option<DeviceBuffer<i64>>,
     flags: Option<DeviceBuffer<u32>>,
     q: Option<DeviceBuffer<u64>>,
+    alone_n: Option<DeviceBuffer<u64>>,
+    alone_cols: Option<DeviceBuffer<u64>>,
     bsum: Option<DeviceBuffer<u64>>,
     bounds: Option<DeviceBuffer<u64>>,
     scalars: Option<DeviceMpArray>,
@@ -208,6 +210,10 @@ const SLOTS: usize = 8;
 /// (the kernels' launch bounds: 128 threads, 3 blocks an SM): 4 warps' rings are 32 KiB.
 const RING: usize = 4;
 const RING_BLOCK: usize = 128;
+
+/// Columns of a row's kept terms below its bucket that the sums list for the finish (the
+/// kernel's `FUSED_ALONE_LIST`; a row with more is scanned by the finish).
+const ALONE_LIST: usize = 4;
 
 /// Resident warps an SM in the sums kernels for groups of `g` lanes (their launch bounds): 2
 /// blocks of 8 warps below g = 8, 3 blocks of 4 from g = 8 (`__launch_bounds__(128, 3)`: 166
@@ -470,6 +476,10 @@ fn fused_run(
     let low_max = grown(dev, &mut s.low_max, ly)?;
     let flags = grown(dev, &mut s.flags, ly)?;
     let q = grown(dev, &mut s.q, ly)?;
+    // each row's count and columns of the kept terms below its bucket (the kernel's
+    // FUSED_ALONE_LIST columns a row), for the finish
+    let alone_n = grown(dev, &mut s.alone_n, ly)?;
+    let alone_cols = grown(dev, &mut s.alone_cols, ly * ALONE_LIST)?;
     let bucket_words = 2 * basis.len() + 2;
     let bsum = grown(dev, &mut s.bsum, ly * bucket_words)?;
     let bounds = grown(dev, &mut s.bounds, 2 * ly)?;
@@ -525,7 +535,8 @@ fn fused_run(
     // of this call's accumulator; α and β are elements 0 and 1 of `scalars`; x holds lx
     // elements from x0 at stride incx, y ly from y0 at stride incy (blas_vector); A's layout
     // was checked against its array; the scratch buffers hold lx (dinfo, dexp, dq), lx·n (dv), ly
-    // (low_min, low_max, flags, q), ly·(2n + 2) (bsum) and 2·ly (bounds) elements.
+    // (low_min, low_max, flags, q, alone_n), ly·ALONE_LIST (alone_cols), ly·(2n + 2) (bsum) and
+    // 2·ly (bounds) elements.
     // The scan, the sums and the finish may overlap the kernel before them (launch_dependent,
     // overlap_mask): each reads that kernel's outputs, and writes what it reads, only after its
     // fused_wait_previous; the prep, a plain launch, waits for the previous call's finish.
@@ -576,6 +587,7 @@ fn fused_run(
                 Arg::U64(flags),
                 Arg::U64(q),
                 Arg::U64(bsum),
+                Arg::U64(alone_n),
             ],
         )?;
         let scan_per = if rows_in_lanes {
@@ -638,6 +650,8 @@ fn fused_run(
                 Arg::U64(flags),
                 Arg::U64(q),
                 Arg::U64(bsum),
+                Arg::U64(alone_n),
+                Arg::U64(alone_cols),
             ],
             overlap & 2 != 0,
         )?;
@@ -668,6 +682,8 @@ fn fused_run(
                 Arg::U64(dexp),
                 Arg::U64(dv),
                 Arg::U64(lx as u64),
+                Arg::U64(alone_n),
+                Arg::U64(alone_cols),
             ],
             overlap & 4 != 0,
         )?;
