@@ -383,10 +383,9 @@ fn rns_gemv_fused_equals_the_cpu_212_424_and_1696() {
 
 /// Terms kept below their row's bucket (20 binades or more below its largest, inside its window),
 /// which the sums leave to the finish: row i of op(A) holds i mod 9 of them, 25 to 64 binades
-/// down. A row whose sums' units each met at most one, and that has at most 4, takes the finish's
-/// list (rows with one; at T, where a row's columns spread over the warp's lanes, up to 4); the
-/// others take its scan of the row (two in one unit, as the 300 columns of a row at N and g = 1,
-/// or more than 4). At 106, 212, 424
+/// down. A row where no lane's unit of the sums met more than two, with at most 8 in all, takes
+/// the finish's list (at N and g = 1 a lane's unit is a row's 300 columns: rows with 1 or 2); the
+/// others take its scan of the row. At 106, 212, 424
 /// and 848 bits (the sums' g = 1, 2, 4 and 8), both transposes, α = 1.5 and 1, β = 0 and random:
 /// the CPU's bits and bounds.
 #[test]

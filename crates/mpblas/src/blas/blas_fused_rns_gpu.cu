@@ -972,7 +972,7 @@ static __device__ __forceinline__ u32 fused_term_word(const FusedTab &f, const F
 // unit's end: fused_unit_rank), the row's Q and dropped flag and the approximation xs of the
 // bucket's X/M, each of the last three over the terms the lane counts (at g >= 4 those whose
 // words it worked out, at g <= 2 its group's terms in the group's first lane), and the kept terms
-// below the bucket among them (alone_n, the first one's column alone_col: fused_note_alone). The
+// below the bucket among them (alone_n, the first two's columns alone_c: fused_note_alone). The
 // constants are held in registers (read from shared memory each term, 16 slots' cost three
 // loads a slot and left no registers: spills, 40 instructions a slot); the shared tables are
 // padded with zeros, so a slot past the base has m = 0 and loads no residues: its product and
@@ -984,7 +984,7 @@ template <int NA> struct FusedUnitSums {
     double xs;
     bool dropped;
     u32 alone_n;
-    u64 alone_col;
+    u64 alone_c[2];
 };
 
 // A term's word into the lane's Q and dropped flag (on: the lane counts this term).
@@ -1037,23 +1037,26 @@ static __device__ __forceinline__ void fused_term_step(FusedUnitSums<NA> &s, con
 
 // A kept term below the bucket (FUSED_T_ALONE in its word tw; on: the lane counts the term, at
 // column c) noted for the finish, which adds such terms (fused_alone_terms_warp): the lane counts
-// them and keeps the first one's column (selects, no branch in the loop).
+// them and keeps the first two's columns (selects, no branch in the loop).
 template <int NA>
 static __device__ __forceinline__ void fused_note_alone(FusedUnitSums<NA> &s, u32 tw, bool on, u64 c) {
     const bool alone = on && (tw & FUSED_T_ALONE);
-    s.alone_col = alone && s.alone_n == 0 ? c : s.alone_col;
+    s.alone_c[0] = alone && s.alone_n == 0 ? c : s.alone_c[0];
+    s.alone_c[1] = alone && s.alone_n == 1 ? c : s.alone_c[1];
     s.alone_n += alone ? 1 : 0;
 }
 
 // Each row's list of its kept terms below the bucket for the finish: alone_n[r] counts them (more
-// than FUSED_ALONE_LIST, or a unit with two: the finish scans the row), alone_cols[r L + i] their
-// columns while they fit. A lane's terms of a unit (alone_n of them, the first at column c) into
-// the list of its row r.
-#define FUSED_ALONE_LIST 4
-static __device__ __forceinline__ void fused_list_alone(u64 *alone_n, u64 *alone_cols, u64 r, u32 n, u64 c) {
-    const u64 add = n == 1 ? 1 : FUSED_ALONE_LIST + 1;
+// than FUSED_ALONE_LIST, or a lane's unit with more than two: the finish scans the row),
+// alone_cols[r L + i] their columns while they fit. A lane's terms of a unit (n of them, the first
+// two at columns c) into the list of its row r.
+#define FUSED_ALONE_LIST 8
+static __device__ __forceinline__ void fused_list_alone(u64 *alone_n, u64 *alone_cols, u64 r, u32 n,
+                                                        const u64 (&c)[2]) {
+    const u64 add = n <= 2 ? n : FUSED_ALONE_LIST + 1;
     const u64 slot = atomicAdd((unsigned long long *)&alone_n[r], (unsigned long long)add);
-    if (add == 1 && slot < FUSED_ALONE_LIST) alone_cols[r * FUSED_ALONE_LIST + slot] = c;
+    for (u32 i = 0; i < 2; i++)
+        if (i < add && slot + i < FUSED_ALONE_LIST) alone_cols[r * FUSED_ALONE_LIST + slot + i] = c[i];
 }
 
 // A term's residues in the lane's slots: a_ij's at ap and |d_j w_i R| at dp, slot i at i G;
@@ -1336,7 +1339,7 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     s.xs = 0.0;
     s.dropped = false;
     s.alone_n = 0;
-    s.alone_col = 0;
+    s.alone_c[0] = s.alone_c[1] = 0;
     if (G >= 4)
         fused_terms_batched<NA, G, R, SHARED_D>(f, a, dinfo, dexp, dq, dv, s, w, base, active, gl, r, cstart, cstep,
                                                 iters, c1, ring);
@@ -1344,7 +1347,7 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
         fused_terms_each<NA, G>(f, a, dinfo, dexp, dv, s, w, base, active, gl, r, cstart, cstep, iters, c1);
     // the lane's kept terms below the bucket into its row's list (its row is its own at
     // rows_in_lanes, the warp's otherwise)
-    if (active && s.alone_n != 0) fused_list_alone(alone_n, alone_cols, r, s.alone_n, s.alone_col);
+    if (active && s.alone_n != 0) fused_list_alone(alone_n, alone_cols, r, s.alone_n, s.alone_c);
     bool writer = true;
     if (G < 4) {
         writer = !rows_in_lanes ? grp == 0 : true;
@@ -1547,13 +1550,12 @@ static __device__ __forceinline__ u32 fused_y_residue(const FusedTab &f, const F
 // |d_i w_i R|) and its rank k (the sums' fixed-point fractions), times +-2^(low - L): in a base
 // modulus |v_k M_k|, in an extra one the extension (fused_bucket_warp's, for one term). These are
 // the integers the per-term extension added, modulo each modulus, so the bits are the CPU's.
-// sh->c holds the v_i.
-static __device__ void fused_alone_term_warp(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo,
-                                             const i64 *__restrict__ dexp, const u32 *__restrict__ dv, u64 c, u64 e,
-                                             const FusedWindow &w, FusedWarpScratch *sh, u32 lane) {
+// low: the term's exponent e_a + e_d; neg: its sign. sh->c holds the v_i.
+static __device__ void fused_alone_term_warp(const FusedTab &f, const RnsArg &a, const u32 *__restrict__ dv, u64 c,
+                                             u64 e, i64 low, bool neg, const FusedWindow &w, FusedWarpScratch *sh,
+                                             u32 lane) {
     const u32 nb = f.n;
-    const u64 shift = (u64)(a.exp[e] + dexp[c] - w.l);
-    const bool neg = (a.sign[e] != 0) != ((dinfo[c] >> 2) & 1);
+    const u64 shift = (u64)(low - w.l);
     u64 frac = 0;
     __syncwarp();
     for (u32 i = lane; i < nb; i += 32) {
@@ -1586,21 +1588,43 @@ static __device__ void fused_alone_term_warp(const FusedTab &f, const RnsArg &a,
     }
 }
 
+// A row's listed term below its bucket as lane i (< the count) of the finish holds it, loaded at
+// the row's start so that the loads wait behind the row's other work.
+struct FusedAloneTerm {
+    u64 c, e;
+    i64 low;
+    bool neg;
+};
+static __device__ __forceinline__ FusedAloneTerm fused_alone_listed(const RnsArg &a, const u8 *__restrict__ dinfo,
+                                                                    const i64 *__restrict__ dexp, u64 r, u64 listed,
+                                                                    const u64 *__restrict__ cols, u32 lane) {
+    FusedAloneTerm t{0, 0, 0, false};
+    if (listed <= FUSED_ALONE_LIST && lane < listed) {
+        t.c = cols[lane];
+        t.e = blas_rns_at(a, r, t.c);
+        t.low = a.exp[t.e] + dexp[t.c];
+        t.neg = (a.sign[t.e] != 0) != ((dinfo[t.c] >> 2) & 1);
+    }
+    return t;
+}
+
 // Row r's kept terms below its bucket, which the sums leave out (fused_note_alone), into its
-// residues sh->x: the count (listed) and columns (cols) the sums listed, or, where the list
-// overflowed (count above FUSED_ALONE_LIST), every such term of the row, found by a scan of its
-// exponents (the sums' test: finite, d_j nonzero, L <= low < base; a zero a_ij adds zero).
-// Integer congruences: the order does not matter. Listing them costs the sums nothing
-// measurable; a scan for each such row cost the finish 21 -> 41 us (H200 ncu, 1000 x 1000 at
-// 106 bits, where about 30 rows hold such a term).
+// residues sh->x: the count (listed) the sums listed, each term held by a lane (fused_alone_listed),
+// or, where the list overflowed (count above FUSED_ALONE_LIST), every such term of the row,
+// found by a scan of its exponents (the sums' test: finite, d_j nonzero, L <= low < base; a zero
+// a_ij adds zero). Integer congruences: the order does not matter. A scan for each such row
+// cost the finish 21 -> 41 us (H200 ncu, 1000 x 1000 at 106 bits, where about 30 rows hold such a
+// term); the list, each term's column fetched again, 21 -> 25.5.
 static __device__ void fused_alone_terms_warp(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo,
                                               const i64 *__restrict__ dexp, const u32 *__restrict__ dv, u64 n, u64 r,
-                                              u64 listed, const u64 *__restrict__ cols, const FusedWindow &w,
+                                              u64 listed, const FusedAloneTerm &t, const FusedWindow &w,
                                               FusedWarpScratch *sh, u32 lane) {
     if (listed <= FUSED_ALONE_LIST) {
-        for (u64 i = 0; i < listed; i++) {
-            const u64 c = cols[i];
-            fused_alone_term_warp(f, a, dinfo, dexp, dv, c, blas_rns_at(a, r, c), w, sh, lane);
+        for (u32 i = 0; i < (u32)listed; i++) {
+            const u64 c = __shfl_sync(FUSED_FULL, t.c, i), e = __shfl_sync(FUSED_FULL, t.e, i);
+            const i64 low = __shfl_sync(FUSED_FULL, t.low, i);
+            const bool neg = __shfl_sync(FUSED_FULL, (int)t.neg, i) != 0;
+            fused_alone_term_warp(f, a, dv, c, e, low, neg, w, sh, lane);
         }
         __syncwarp();
         return;
@@ -1608,16 +1632,21 @@ static __device__ void fused_alone_terms_warp(const FusedTab &f, const RnsArg &a
     const i64 base = fused_bucket_base(f, w);
     for (u64 c0 = 0; c0 < n; c0 += 32) {
         const u64 c = c0 + lane;
-        bool alone = false;
+        bool alone = false, neg = false;
+        u64 e = 0;
+        i64 low = 0;
         if (c < n) {
-            const u64 e = blas_rns_at(a, r, c);
+            e = blas_rns_at(a, r, c);
             const u8 di = dinfo[c];
-            const i64 low = a.exp[e] + dexp[c];
+            low = a.exp[e] + dexp[c];
             alone = (di & 3) == 0 && !((di >> 3) & 1) && a.cls[e] == 0 && low >= w.l && low < base;
+            neg = (a.sign[e] != 0) != ((di >> 2) & 1);
         }
         for (u32 ball = __ballot_sync(FUSED_FULL, alone); ball != 0; ball &= ball - 1) {
-            const u64 tc = c0 + (__ffs(ball) - 1);
-            fused_alone_term_warp(f, a, dinfo, dexp, dv, tc, blas_rns_at(a, r, tc), w, sh, lane);
+            const u32 src = __ffs(ball) - 1;
+            fused_alone_term_warp(f, a, dv, c0 + src, __shfl_sync(FUSED_FULL, e, src),
+                                  __shfl_sync(FUSED_FULL, low, src), __shfl_sync(FUSED_FULL, (int)neg, src) != 0, w,
+                                  sh, lane);
         }
     }
     __syncwarp();
@@ -1660,6 +1689,7 @@ fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg b
     for (u64 r = warp; r < m; r += warps) {
         u64 ey = blas_rns_at(y, r, 0);
         const u64 listed = alone_n[r];
+        const FusedAloneTerm alone = fused_alone_listed(a, dinfo, dexp, r, listed, alone_cols + r * FUSED_ALONE_LIST, lane);
         FusedRowEnd e = fused_row_end(f, beta, eb, y, ey, beta_zero, flags[r], low_min[r], low_max[r], q[r]);
         // BINARY: the row's residues stay in the scratch's x, each lane's own moduli
         // (fused_round_warp reads and writes only those); else every lane holds them all in s
@@ -1676,8 +1706,7 @@ fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg b
             for (u32 k = lane; k < e.w.k; k += 32)
                 sh->x[k] = add_mod(fused_y_residue(f, e, k, sh->low), sh->c[k], f.m[k]);
             if (listed != 0)
-                fused_alone_terms_warp(f, a, dinfo, dexp, dv, n, r, listed, alone_cols + r * FUSED_ALONE_LIST, e.w, sh,
-                                       lane);
+                fused_alone_terms_warp(f, a, dinfo, dexp, dv, n, r, listed, alone, e.w, sh, lane);
             RnsBasis wide = rns_basis((const u32 *)rns_u64_at(f.t, 32 + 2 * e.w.level));
             if (BINARY) {
                 // |S| < 2^ub and its sign: ub + 2 bits

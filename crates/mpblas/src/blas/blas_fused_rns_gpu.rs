@@ -213,7 +213,7 @@ const RING_BLOCK: usize = 128;
 
 /// Columns of a row's kept terms below its bucket that the sums list for the finish (the
 /// kernel's `FUSED_ALONE_LIST`; a row with more is scanned by the finish).
-const ALONE_LIST: usize = 4;
+const ALONE_LIST: usize = 8;
 
 /// Resident warps an SM in the sums kernels for groups of `g` lanes (their launch bounds): 2
 /// blocks of 8 warps below g = 8, 3 blocks of 4 from g = 8 (`__launch_bounds__(128, 3)`: 166
