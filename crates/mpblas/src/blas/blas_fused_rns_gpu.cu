@@ -17,7 +17,8 @@
 //           lanes work out the scalar part of g terms at once, a term each (fused_terms_batched),
 //           and a unit's sum of ranks comes once from its sums (fused_unit_rank).
 //   finish  one warp per row: the bucket extended to the row's level, the beta y_i term, the
-//           rounding in the row's level basis (finish_from by the warp), the bound.
+//           row's terms below its bucket (listed by the sums), the rounding in the row's level
+//           basis (finish_from by the warp), the bound.
 // prep and finish have _bin twins for wide bases of up to 128 moduli, which round from the
 // value's binary limbs (fused_round_warp: one pass of products instead of a dozen CRT passes).
 
@@ -869,8 +870,9 @@ static __device__ __forceinline__ u32 fused_redc64(u64 t, u32 m, u32 mp) {
 // rest, so that any number of units adds exactly), and the finish extends the row's bucket
 // X = sum_i V_i M_i - K M to its level once (fused_bucket_warp). A kept term below base (rare:
 // 20 binades or more below the row's largest) is listed for the finish, which extends such
-// terms one by one (fused_note_alone, fused_alone_terms_warp). At g >= 4 a unit's K is not summed term by term but worked out at its end from its
-// V_i and an approximation of its X/M (fused_unit_rank). The residues are the same integers
+// terms one by one (fused_note_alone, fused_alone_terms_warp). At g >= 4 a unit's K is not
+// summed term by term but worked out at its end from its V_i and an approximation of its X/M
+// (fused_unit_rank). The residues are the same integers
 // modulo each modulus as the per-term extension's, so the same bits.
 
 // Bucket width (binades) and the most terms a lane's bucket takes: |v 2^s| < 2^31 2^19 and
@@ -1013,7 +1015,7 @@ static __device__ __forceinline__ void fused_term_count(FusedUnitSums<NA> &s, u3
 // The rare term below the bucket was once extended here, in the loop, by the whole warp: that
 // path's presence alone cost the sums 4-15% (H200 ncu, 1000 x 1000 N: g = 1 26.9-28.6 ->
 // 23.3-24.6 us, g = 2 45.2-48.4 -> 39.3-40.9, g = 4 79.2-82.9 -> 67.3-68.5, fewer registers and
-// no spills at g = 4), though no term in those data took it.
+// no spills at g = 4), though only about 30 of those million terms took it.
 template <int NA, int G, bool RANKED>
 static __device__ __forceinline__ void fused_term_step(FusedUnitSums<NA> &s, const u32 (&ar)[NA], const u32 (&dr)[NA],
                                                        u32 tw, int sp, u32 gl) {
@@ -1614,7 +1616,9 @@ static __device__ __forceinline__ FusedAloneTerm fused_alone_listed(const RnsArg
 // found by a scan of its exponents (the sums' test: finite, d_j nonzero, L <= low < base; a zero
 // a_ij adds zero). Integer congruences: the order does not matter. A scan for each such row
 // cost the finish 21 -> 41 us (H200 ncu, 1000 x 1000 at 106 bits, where about 30 rows hold such a
-// term); the list, each term's column fetched again, 21 -> 25.5.
+// term); the list 21 -> 25 (at 106 bits about what the sums gain; at 424 bits and up the sums gain
+// more: session 35). That is the listed terms' own chain, on the rows that hold one, after the
+// row's other work: their loads at the row's start did not shorten it.
 static __device__ void fused_alone_terms_warp(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo,
                                               const i64 *__restrict__ dexp, const u32 *__restrict__ dv, u64 n, u64 r,
                                               u64 listed, const FusedAloneTerm &t, const FusedWindow &w,
