@@ -171,6 +171,48 @@ fn gemv_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: bo
     }
 }
 
+/// `gemv_fused_bounded` for case `c` on the CPU (host `a`, `x`, `y`) and the GPU (`da`, `dx`
+/// their device copies, `y` uploaded): asserts the GPU's values field by field and its bounds bit
+/// for bit against the CPU's, and returns the CPU's `y`.
+#[allow(clippy::too_many_arguments)]
+fn assert_fused_bounded_same(
+    what: &str,
+    dev: &Device,
+    b: &Arc<Basis>,
+    c: &Case,
+    alpha: &MpFloat,
+    (a, da): (&[MpFloat], &DeviceMpArray),
+    (x, dx): (&[MpFloat], &DeviceMpArray),
+    beta: &MpFloat,
+    y: &[MpFloat],
+) -> Vec<MpFloat> {
+    let (lx, ly) = match c.trans {
+        Trans::No => (c.n, c.m),
+        Trans::Yes => (c.m, c.n),
+    };
+    let ma = MatRef::from_blas(("a", "lda"), Trans::No, c.m, c.n, a, c.lda).expect("a");
+    let ma = if c.trans == Trans::Yes { ma.t() } else { ma };
+    let vx = VecRef::from_blas("x", lx, x, c.incx).expect("x");
+    let mut want = y.to_vec();
+    let vy = VecMut::from_blas("y", ly, &mut want, c.incy).expect("y");
+    let cpu_bounds =
+        mpblas::blas::rns::gemv_fused_bounded(alpha, ma, vx, beta, vy).expect("cpu fused");
+    let mut dy = upload(dev, b, y);
+    let gpu_bounds = rns::gemv_fused_bounded(
+        dev, c.trans, c.m, c.n, alpha, da, c.lda, dx, c.incx, beta, &mut dy, c.incy,
+    )
+    .expect("gpu fused bounded");
+    assert_same_bounds(what, &cpu_bounds, &gpu_bounds);
+    let want_arr = MpArray::from_mpfloats(b, &want).expect("basis");
+    assert_same(
+        &format!("{what} (bounded)"),
+        &dy.download().expect("download"),
+        &want_arr,
+        |i| format!("y[{i}]"),
+    );
+    want
+}
+
 /// One fused-gemv case against the CPU's `blas::rns::gemv_fused_bounded`: values field by
 /// field and bounds bit for bit, for the same scalar pairs as `gemv_case`.
 fn fused_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: bool, spread: i64) {
@@ -231,13 +273,9 @@ fn fused_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: b
             alpha.to_f64(),
             beta.to_f64()
         );
-        let ma = MatRef::from_blas(("a", "lda"), Trans::No, c.m, c.n, &a, c.lda).expect("a");
-        let ma = if c.trans == Trans::Yes { ma.t() } else { ma };
-        let vx = VecRef::from_blas("x", lx, &x, c.incx).expect("x");
-        let mut want = y.clone();
-        let vy = VecMut::from_blas("y", ly, &mut want, c.incy).expect("y");
-        let cpu_bounds =
-            mpblas::blas::rns::gemv_fused_bounded(alpha, ma, vx, beta, vy).expect("cpu fused");
+        // the bounded call first (it asserts the values and bounds), then the plain one
+        let want =
+            assert_fused_bounded_same(&what, dev, b, c, alpha, (&a, &da), (&x, &dx), beta, &y);
         let want_arr = MpArray::from_mpfloats(b, &want).expect("basis");
         let mut dy = upload(dev, b, &y);
         rns::gemv_fused(
@@ -247,18 +285,6 @@ fn fused_case(dev: &Device, b: &Arc<Basis>, rng: &mut Rng, c: &Case, specials: b
         assert_same(&what, &dy.download().expect("download"), &want_arr, |i| {
             format!("y[{i}]")
         });
-        let mut dy = upload(dev, b, &y);
-        let gpu_bounds = rns::gemv_fused_bounded(
-            dev, c.trans, c.m, c.n, alpha, &da, c.lda, &dx, c.incx, beta, &mut dy, c.incy,
-        )
-        .expect("gpu fused bounded");
-        assert_same_bounds(&what, &cpu_bounds, &gpu_bounds);
-        assert_same(
-            &format!("{what} (bounded)"),
-            &dy.download().expect("download"),
-            &want_arr,
-            |i| format!("y[{i}]"),
-        );
     }
 }
 
@@ -425,33 +451,31 @@ fn rns_gemv_fused_terms_below_the_bucket_equal_the_cpu() {
             let y: Vec<MpFloat> = (0..ly).map(|_| random(&b, &mut rng, 1)).collect();
             let (da, dx) = (upload(&dev, &b, &a), upload(&dev, &b, &x));
             let f = |v: f64| MpFloat::from_f64(&b, v);
+            let c = Case {
+                trans,
+                m,
+                n,
+                lda: m,
+                incx: 1,
+                incy: 1,
+            };
             for (alpha, beta) in [(f(1.5), f(0.0)), (f(1.0), random(&b, &mut rng, 1))] {
-                let ma = MatRef::col_major(&a, m, n, m).expect("a");
-                let ma = if trans == Trans::Yes { ma.t() } else { ma };
-                let mut want = y.clone();
-                let cpu_bounds = mpblas::blas::rns::gemv_fused_bounded(
-                    &alpha,
-                    ma,
-                    VecRef::contiguous(&x),
-                    &beta,
-                    VecMut::contiguous(&mut want),
-                )
-                .expect("cpu fused");
-                let mut dy = upload(&dev, &b, &y);
-                let gpu_bounds = rns::gemv_fused_bounded(
-                    &dev, trans, m, n, &alpha, &da, m, &dx, 1, &beta, &mut dy, 1,
-                )
-                .expect("gpu fused");
                 let what = format!(
                     "{bits}-bit gemv_fused {trans:?}, terms below the bucket, alpha={:?} beta={:?}",
                     alpha.to_f64(),
                     beta.to_f64()
                 );
-                let want_arr = MpArray::from_mpfloats(&b, &want).expect("basis");
-                assert_same(&what, &dy.download().expect("download"), &want_arr, |i| {
-                    format!("y[{i}]")
-                });
-                assert_same_bounds(&what, &cpu_bounds, &gpu_bounds);
+                assert_fused_bounded_same(
+                    &what,
+                    &dev,
+                    &b,
+                    &c,
+                    &alpha,
+                    (&a, &da),
+                    (&x, &dx),
+                    &beta,
+                    &y,
+                );
             }
         }
     }
@@ -474,40 +498,19 @@ fn rns_gemv_fused_rounding_edges_equal_the_cpu() {
         let x = vec![f(1.0); n];
         let y = vec![f(0.0); m];
         let (one, zero) = (f(1.0), f(0.0));
-        let ma = MatRef::col_major(a, m, n, m).expect("a");
-        let mut want = y.clone();
-        let cpu_bounds = mpblas::blas::rns::gemv_fused_bounded(
-            &one,
-            ma,
-            VecRef::contiguous(&x),
-            &zero,
-            VecMut::contiguous(&mut want),
-        )
-        .expect("cpu fused");
-        e.assert_exact(&want, &format!("{bits} bits, the CPU"));
-        let (da, dx) = (upload(&dev, &b, a), upload(&dev, &b, &x));
-        let mut dy = upload(&dev, &b, &y);
-        let gpu_bounds = rns::gemv_fused_bounded(
-            &dev,
-            Trans::No,
+        let c = Case {
+            trans: Trans::No,
             m,
             n,
-            &one,
-            &da,
-            m,
-            &dx,
-            1,
-            &zero,
-            &mut dy,
-            1,
-        )
-        .expect("gpu fused");
+            lda: m,
+            incx: 1,
+            incy: 1,
+        };
+        let (da, dx) = (upload(&dev, &b, a), upload(&dev, &b, &x));
         let what = format!("{bits}-bit gemv_fused on the rounding's edges");
-        let want_arr = MpArray::from_mpfloats(&b, &want).expect("basis");
-        assert_same(&what, &dy.download().expect("download"), &want_arr, |i| {
-            format!("y[{i}]")
-        });
-        assert_same_bounds(&what, &cpu_bounds, &gpu_bounds);
+        let want =
+            assert_fused_bounded_same(&what, &dev, &b, &c, &one, (a, &da), (&x, &dx), &zero, &y);
+        e.assert_exact(&want, &format!("{bits} bits, the CPU"));
     }
 }
 

@@ -730,12 +730,20 @@ extern "C" __global__ void __launch_bounds__(32 * FUSED_WARPS_PER_BLOCK) blas_fu
                      beta_zero, low_min, low_max, flags, q, bsum, alone_n);
 }
 
+// A term a_ij d_j from a_ij's class and sign (acls, asg) and d_j's info word di (the prep's:
+// class | sign << 2 | zero << 3): its sign, and whether both factors are finite and d_j nonzero
+// (the sums' terms; a_ij may still be zero).
+static __device__ __forceinline__ bool fused_term_neg(u8 asg, u8 di) { return (asg != 0) != ((di >> 2) & 1); }
+static __device__ __forceinline__ bool fused_term_finite(u8 acls, u8 di) {
+    return (di & 3) == 0 && !((di >> 3) & 1) && acls == 0;
+}
+
 // The term (r, c): its flags, and low = e_a + e_d when it is finite and nonzero.
 static __device__ __forceinline__ u32 fused_scan_term(const RnsArg &a, const u8 *dinfo, const i64 *dexp, u64 r, u64 c,
                                                       i64 *low) {
     u64 e = blas_rns_at(a, r, c);
     u8 di = dinfo[c];
-    bool neg = (a.sign[e] != 0) != ((di >> 2) & 1);
+    bool neg = fused_term_neg(a.sign[e], di);
     u32 fl = fused_term_flags(a.cls[e], fused_is_zero(a, e), di & 3, (di >> 3) & 1, neg);
     *low = a.exp[e] + dexp[c];
     return fl;
@@ -844,17 +852,6 @@ static __device__ __forceinline__ u32 fused_redc(u64 t, u32 m, u32 mp) {
     return (u32)((t + (u64)u * m) >> 32);
 }
 
-// fused_redc of any t < 2^64 (congruent: t R^-1 mod m, in [0, 2m)): the high word is reduced
-// below m first (it is below 2^32 < 4m), so that the input is below m R. The extensions sum
-// four raw products a slot group (each below 2^62, so four fit 64 bits, one multiply-add each)
-// and reduce once, where one Montgomery reduction per product cost six instructions.
-static __device__ __forceinline__ u32 fused_redc64(u64 t, u32 m, u32 mp) {
-    u32 h = (u32)(t >> 32);
-    h = rns_min32(h, h - 2 * m);
-    h = rns_min32(h, h - m);
-    return fused_redc(((u64)h << 32) | (u32)t, m, mp);
-}
-
 // ---- the sums with the extension deferred ------------------------------------------------------
 //
 // Extending each a_ij to the extra moduli of the row's level (n multiply-adds per extra modulus
@@ -958,8 +955,10 @@ static __device__ void fused_bucket_warp(const FusedTab &f, const u64 *bsum, u64
 static __device__ __forceinline__ u32 fused_term_word(const FusedTab &f, const FusedWindow &w, i64 base, bool act,
                                                       u8 di, u8 acls, u8 asg, i64 low, double ua, double dd, int *sp,
                                                       double *c) {
+    // (fused_term_finite written out: through the call, ptxas schedules every sums kernel's loop
+    // differently, which was not measured)
     const bool ok = act && (di & 3) == 0 && !((di >> 3) & 1) && acls == 0 && ua != 0.0;
-    const bool neg = (asg != 0) != ((di >> 2) & 1);
+    const bool neg = fused_term_neg(asg, di);
     const u32 ew = fused_weight_log2(f, w.top, low);
     const bool below = low < w.l, in_bucket = low >= base;
     const int s = 1 << ((u32)(low - base) & 31);
@@ -1605,7 +1604,7 @@ static __device__ __forceinline__ FusedAloneTerm fused_alone_listed(const RnsArg
         t.c = cols[lane];
         t.e = blas_rns_at(a, r, t.c);
         t.low = a.exp[t.e] + dexp[t.c];
-        t.neg = (a.sign[t.e] != 0) != ((dinfo[t.c] >> 2) & 1);
+        t.neg = fused_term_neg(a.sign[t.e], dinfo[t.c]);
     }
     return t;
 }
@@ -1643,8 +1642,8 @@ static __device__ void fused_alone_terms_warp(const FusedTab &f, const RnsArg &a
             e = blas_rns_at(a, r, c);
             const u8 di = dinfo[c];
             low = a.exp[e] + dexp[c];
-            alone = (di & 3) == 0 && !((di >> 3) & 1) && a.cls[e] == 0 && low >= w.l && low < base;
-            neg = (a.sign[e] != 0) != ((di >> 2) & 1);
+            alone = fused_term_finite(a.cls[e], di) && low >= w.l && low < base;
+            neg = fused_term_neg(a.sign[e], di);
         }
         for (u32 ball = __ballot_sync(FUSED_FULL, alone); ball != 0; ball &= ball - 1) {
             const u32 src = __ffs(ball) - 1;
