@@ -209,36 +209,40 @@ static __device__ Pass fused_pass_warp(const RnsBasis &b, const u32 *x, u64 k, u
 
 // sum_q v[q] t_r[q ts] for q < count, for R rows t_r at once (they share v's loads), each as two
 // sums of 32-bit halves (lo: the products' low words, hi: their high words), with the words
-// loaded 16 at a time before they are used (ptxas kept about 4 table loads in flight), from a
-// base pointer a batch (constant offsets when ts = 1). The one form of the prep's and finish's
+// loaded B (16, or 8 in the finish's rounding) at a time before they are used (ptxas kept about
+// 4 table loads in flight), from a base pointer a batch (constant offsets when ts = 1). The one
+// form of the prep's and finish's
 // dot products: the rounded residues (fused_long_residue_pair), the limbs (fused_limbs_warp) and
 // the extension (fused_extra_residue). Batching the residues' loads gained 2-4% (below);
 // batching the limbs' and the extension's too changed nothing measurable (H200, 1000 x 1000,
 // three rounds alternated: 848 bits N / T 0.189-0.191 / 0.189-0.190 against 0.189-0.192 /
 // 0.190-0.195, 1696 bits the same), though session 26's clock put the limbs at 39,000 of the
-// prep's 77,000 cycles at 848 bits. The same integer sums: no sum can wrap (count < 2^32
-// products' halves).
-template <int R>
+// prep's 77,000 cycles at 848 bits. Batches of 8 in the finish's rounding (fused_round_warp<8>):
+// its code shorter, no spills, the finish 21.1-22.1 -> 18.4-19.5 us at 106 bits, 23.8-24.6 ->
+// 22.4-23.0 at 424 (H200 ncu, session 36: the finish waited on instruction fetches, 45% of its
+// stall samples); in the prep (which then spilled) and for the finish by CRT passes, batches of
+// 16. The same integer sums: no sum can wrap (count < 2^32 products' halves).
+template <int R, int B = 16>
 static __device__ __forceinline__ void fused_dot_rows(const u32 *v, const u32 *const (&t)[R], u64 ts, u32 count,
                                                       u64 (&lo)[R], u64 (&hi)[R]) {
 #pragma unroll
     for (int r = 0; r < R; r++) lo[r] = hi[r] = 0;
-    for (u32 q0 = 0; q0 < count; q0 += 16) {
+    for (u32 q0 = 0; q0 < count; q0 += B) {
         // (a word past count loads nothing and adds 0)
         const u32 *vb = v + q0;
-        u32 vw[16], tw[R][16];
+        u32 vw[B], tw[R][B];
 #pragma unroll
-        for (int q = 0; q < 16; q++) vw[q] = q0 + q < count ? vb[q] : 0;
+        for (int q = 0; q < B; q++) vw[q] = q0 + q < count ? vb[q] : 0;
 #pragma unroll
         for (int r = 0; r < R; r++) {
             const u32 *tb = t[r] + (u64)q0 * ts;
 #pragma unroll
-            for (int q = 0; q < 16; q++) tw[r][q] = q0 + q < count ? tb[(u64)q * ts] : 0;
+            for (int q = 0; q < B; q++) tw[r][q] = q0 + q < count ? tb[(u64)q * ts] : 0;
         }
 #pragma unroll
         for (int r = 0; r < R; r++) {
 #pragma unroll
-            for (int q = 0; q < 16; q++) {
+            for (int q = 0; q < B; q++) {
                 const u64 p = (u64)vw[q] * (u64)tw[r][q];
                 lo[r] += p & 0xffffffffull;
                 hi[r] += p >> 32;
@@ -248,11 +252,12 @@ static __device__ __forceinline__ void fused_dot_rows(const u32 *v, const u32 *c
 }
 
 // fused_dot_rows for one row.
+template <int B = 16>
 static __device__ __forceinline__ void fused_dot_words(const u32 *v, const u32 *t, u64 ts, u32 count, u64 *lo,
                                                        u64 *hi) {
     const u32 *rows[1] = {t};
     u64 l[1], h[1];
-    fused_dot_rows<1>(v, rows, ts, count, l, h);
+    fused_dot_rows<1, B>(v, rows, ts, count, l, h);
     *lo = l[0];
     *hi = h[0];
 }
@@ -264,6 +269,7 @@ static __device__ __forceinline__ void fused_dot_words(const u32 *v, const u32 *
 // its carry), split at bit 32: the low word into sh->low, the signed rest (below 2^41 in
 // magnitude: a dot product of at most 256 words) into sh->dot_hi. Lane 0 then carries the rests
 // up, an i64 chain instead of shift_limb's i128 one: the same limbs.
+template <int B = 16>
 static __device__ void fused_limbs_warp(const RnsBasis &b, u128 r, u32 nl, FusedWarpScratch *sh, u32 lane) {
     // (pairs only where some lane has two limbs: below 33 limbs each lane forms its one alone)
     const u32 step = nl > 32 ? 64 : 32;
@@ -273,9 +279,9 @@ static __device__ void fused_limbs_warp(const RnsBasis &b, u128 r, u32 nl, Fused
         u64 lo[2], hi[2];
         if (step == 64) {
             const u32 *rows[2] = {b.mi_bin + (u64)l * b.n, b.mi_bin + (u64)(two ? l + 32 : l) * b.n};
-            fused_dot_rows<2>(sh->c, rows, 1, b.n, lo, hi);
+            fused_dot_rows<2, B>(sh->c, rows, 1, b.n, lo, hi);
         } else {
-            fused_dot_words(sh->c, b.mi_bin + (u64)l * b.n, 1, b.n, &lo[0], &hi[0]);
+            fused_dot_words<B>(sh->c, b.mi_bin + (u64)l * b.n, 1, b.n, &lo[0], &hi[0]);
         }
 #pragma unroll
         for (int q = 0; q < 2; q++) {
@@ -301,6 +307,7 @@ static __device__ void fused_limbs_warp(const RnsBasis &b, u128 r, u32 nl, Fused
 // shift_long_residue (rns.cuh) for the moduli j and, when `two`, j + 32, from their residues xj of
 // X, in one loop where `pair` (fused_dot_rows: the limbs' loads shared). Batching the loads: 848
 // bits N 0.205-0.209 -> 0.200-0.201 ms, 1696 bits 0.387-0.391 -> 0.373-0.375 (H200, session 27).
+template <int B = 16>
 static __device__ __forceinline__ void fused_long_residue_pair(const RnsBasis &b, const u32 (&xj)[2], const u32 *low,
                                                                u64 k, u32 j, bool two, bool pair, u32 (&out)[2]) {
     const u32 wk = (u32)(k / 32), bk = (u32)(k % 32), n = b.n;
@@ -309,9 +316,9 @@ static __device__ __forceinline__ void fused_long_residue_pair(const RnsBasis &b
     u64 al[2], ah[2];
     // (pair: the same for the whole warp, some lane has two moduli; else each forms its one alone)
     if (pair) {
-        fused_dot_rows<2>(low, rows, n, wk, al, ah);
+        fused_dot_rows<2, B>(low, rows, n, wk, al, ah);
     } else {
-        fused_dot_words(low, rows[0], n, wk, &al[0], &ah[0]);
+        fused_dot_words<B>(low, rows[0], n, wk, &al[0], &ah[0]);
         al[1] = al[0];
         ah[1] = ah[0];
     }
@@ -463,10 +470,11 @@ static __device__ void fused_product_wide_warp(const FusedTab &f, const u32 *xr,
 // memory and the tables in L1; without it the finish ran 848 bits N 0.176-0.180 -> 0.172-0.174
 // ms, H200, session 29). The result's residues end in sh->x[0..b.n) (each written by its own
 // lane; every lane may read them after it returns), the number in every lane; *is_zero for
-// S = 0 (the result is then not formed).
+// S = 0 (the result is then not formed). DOT: the dot products' batch (fused_dot_rows).
+template <int DOT>
 static __device__ RnsNum fused_round_warp(const RnsBasis &B, const RnsBasis &b, const u32 *s, bool is_signed, bool neg,
                                           i64 exp, u32 nl, bool *is_zero, FusedWarpScratch *sh, u32 lane) {
-    fused_limbs_warp(B, fused_crt_rank_warp(B, s, sh, lane), nl, sh, lane);
+    fused_limbs_warp<DOT>(B, fused_crt_rank_warp(B, s, sh, lane), nl, sh, lane);
     u32 flip = 0, bits = 0;
     if (lane == 0) {
         // (S = 0 has a clear top bit)
@@ -512,7 +520,7 @@ static __device__ RnsNum fused_round_warp(const RnsBasis &B, const RnsBasis &b, 
             u32 si[2], yi[2];
 #pragma unroll
             for (int q = 0; q < 2; q++) si[q] = flip ? sub_mod(0, s[ii[q]], B.m[ii[q]]) : s[ii[q]];
-            fused_long_residue_pair(B, si, sh->low, k, i, two, b.n > 32, yi);
+            fused_long_residue_pair<DOT>(B, si, sh->low, k, i, two, b.n > 32, yi);
 #pragma unroll
             for (int q = 0; q < 2; q++) {
                 if (q == 1 && !two) break;
@@ -685,8 +693,8 @@ fused_prep(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, u64 prep_b
                 if (BINARY) {
                     // the product of two p-bit significands is below 2^(2p) (fused_round_warp
                     // reads and rewrites each lane's own moduli of the scratch's x)
-                    v = fused_round_warp(b, b, res, false, neg, al.exp + xv.exp, (2 * b.p + 31) / 32, &zeros, sh,
-                                         lane);
+                    v = fused_round_warp<16>(b, b, res, false, neg, al.exp + xv.exp, (2 * b.p + 31) / 32, &zeros,
+                                             sh, lane);
                     // (finish_from's zero; unreachable for nonzero significands)
                     if (zeros) v = rns_special(0, neg);
                 } else {
@@ -749,30 +757,96 @@ static __device__ __forceinline__ u32 fused_scan_term(const RnsArg &a, const u8 
     return fl;
 }
 
-// FUSED_SCAN_UNROLL terms of a row at once: the columns c, c + step, ... below c1 join the row's
-// flags and range (the loads of all of them first: ncu showed the scan waiting on each term's
-// loads in turn, 21 of its 29.5 cycles per instruction; a column past c1 stands in as c).
+// A thread's share of a row in the scan: its flags, range, and whether each of its terms had
+// two finite factors (fused_scan_finite's test).
+struct FusedScanPart {
+    u32 fl;
+    bool finite;
+    i64 lmin, lmax;
+};
+
+// Terms per step of the scan: the loads of all of them first (ncu showed the scan waiting on
+// each term's loads in turn, 21 of its 29.5 cycles per instruction).
 #define FUSED_SCAN_UNROLL 4
 
-static __device__ __forceinline__ void fused_scan_terms(const RnsArg &a, const u8 *dinfo, const i64 *dexp, u64 r, u64 c,
-                                                        u64 step, u64 c1, u32 *fl, i64 *lmin, i64 *lmax) {
-    u32 tf[FUSED_SCAN_UNROLL];
-    i64 low[FUSED_SCAN_UNROLL];
+// `count` (at most FUSED_SCAN_UNROLL) terms of a row into s: element e0 + u es of A in column
+// c0 + u cs. The test for two finite factors only (fused_term_flags' last two cases, the usual
+// ones): a term with an infinite or NaN factor clears s.finite, and the caller then scans its
+// terms again with fused_scan_exact. Addresses step from the first term's (blas_rns_at once a
+// step). The general test and per-term addresses took 118 instructions a term (ncu, 106 bits);
+// this form half as many, the scan 14.4-15.1 -> 13.7-14.6 us (H200, session 36). The scan waits
+// on its loads (DRAM at 36% of peak, 40% of the warp slots: 64 registers).
+static __device__ __forceinline__ void fused_scan_finite(const RnsArg &a, const u8 *__restrict__ dinfo,
+                                                         const i64 *__restrict__ dexp, u64 e0, i64 es, u64 c0, u64 cs,
+                                                         u32 count, FusedScanPart &s) {
+    u8 acls[FUSED_SCAN_UNROLL], asg[FUSED_SCAN_UNROLL], di[FUSED_SCAN_UNROLL];
+    i64 ex[FUSED_SCAN_UNROLL], dx[FUSED_SCAN_UNROLL];
+    u64 ev[FUSED_SCAN_UNROLL];
 #pragma unroll
     for (int u = 0; u < FUSED_SCAN_UNROLL; u++) {
-        u64 cu = c + u * step;
-        tf[u] = fused_scan_term(a, dinfo, dexp, r, cu < c1 ? cu : c, &low[u]);
+        // (a term past count loads the first one's words and adds nothing)
+        const u64 e = (u32)u < count ? e0 + (u64)((i64)u * es) : e0, c = (u32)u < count ? c0 + u * cs : c0;
+        acls[u] = a.cls[e];
+        asg[u] = a.sign[e];
+        ex[u] = a.exp[e];
+        ev[u] = a.eval[2 * (a.len + e)];
+        di[u] = dinfo[c];
+        dx[u] = dexp[c];
     }
 #pragma unroll
     for (int u = 0; u < FUSED_SCAN_UNROLL; u++) {
-        if (c + u * step < c1) {
-            *fl |= tf[u];
-            if (tf[u] & FUSED_NONZERO) {
-                *lmin = low[u] < *lmin ? low[u] : *lmin;
-                *lmax = low[u] > *lmax ? low[u] : *lmax;
-            }
+        // (selects, no branch: with a break here ptxas issued each term's loads after the
+        // previous term's use)
+        const bool use = (u32)u < count;
+        // both factors finite; then the term is nonzero when both are (fused_is_zero: an
+        // evaluation of +0.0 for a finite zero)
+        const bool fin = acls[u] == 0 && (di[u] & 3) == 0;
+        const bool nz = __longlong_as_double((long long)ev[u]) != 0.0 && !((di[u] >> 3) & 1);
+        const bool neg = fused_term_neg(asg[u], di[u]);
+        s.finite = s.finite && (fin || !use);
+        s.fl |= use && fin ? (nz ? FUSED_POS | FUSED_NONZERO : neg ? 0u : FUSED_POS) : 0u;
+        const i64 low = ex[u] + dx[u];
+        const bool in = use && fin && nz;
+        s.lmin = in && low < s.lmin ? low : s.lmin;
+        s.lmax = in && low > s.lmax ? low : s.lmax;
+    }
+}
+
+// Every term of row r in the columns c0, c0 + cs, ... below c1 with the general test
+// (fused_term_flags): where some term has an infinite or NaN factor.
+static __device__ void fused_scan_exact(const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
+                                        u64 r, u64 c0, u64 cs, u64 c1, FusedScanPart &s) {
+    s.fl = 0;
+    s.lmin = FUSED_I64_MAX;
+    s.lmax = FUSED_I64_MIN;
+    for (u64 c = c0; c < c1; c += cs) {
+        i64 low;
+        const u32 tf = fused_scan_term(a, dinfo, dexp, r, c, &low);
+        s.fl |= tf;
+        if (tf & FUSED_NONZERO) {
+            s.lmin = low < s.lmin ? low : s.lmin;
+            s.lmax = low > s.lmax ? low : s.lmax;
         }
     }
+}
+
+// Row r's terms in the columns c0, c0 + cs, ... below c1: its flags and range.
+static __device__ __forceinline__ FusedScanPart fused_scan_part(const RnsArg &a, const u8 *__restrict__ dinfo,
+                                                               const i64 *__restrict__ dexp, u64 r, u64 c0, u64 cs,
+                                                               u64 c1) {
+    FusedScanPart s{0u, true, FUSED_I64_MAX, FUSED_I64_MIN};
+    if (c0 >= c1) return s;
+    const u64 count = (c1 - c0 + cs - 1) / cs;
+    const i64 es = (i64)cs * a.cs;
+    u64 e = blas_rns_at(a, r, c0);
+    for (u64 t = 0; t < count; t += FUSED_SCAN_UNROLL) {
+        const u64 left = count - t;
+        fused_scan_finite(a, dinfo, dexp, e, es, c0 + t * cs, cs,
+                          left < FUSED_SCAN_UNROLL ? (u32)left : (u32)FUSED_SCAN_UNROLL, s);
+        e += (u64)(FUSED_SCAN_UNROLL * es);
+    }
+    if (!s.finite) fused_scan_exact(a, dinfo, dexp, r, c0, cs, c1, s);
+    return s;
 }
 
 // Each row's exponent range and flags. rows_in_lanes (A = op(A) stored by columns, y = A x):
@@ -788,23 +862,20 @@ blas_fused_scan(RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ 
     if (rows_in_lanes) {
         for (u64 t = tid; t < m * chunks; t += nt) {
             u64 r = t % m, c0 = (t / m) * per, c1 = c0 + per < n ? c0 + per : n;
-            i64 lmin = FUSED_I64_MAX, lmax = FUSED_I64_MIN;
-            u32 fl = 0;
-            for (u64 c = c0; c < c1; c += FUSED_SCAN_UNROLL) fused_scan_terms(a, dinfo, dexp, r, c, 1, c1, &fl, &lmin, &lmax);
-            if (fl & FUSED_NONZERO) {
-                atomicMin((long long *)&low_min[r], (long long)lmin);
-                atomicMax((long long *)&low_max[r], (long long)lmax);
+            const FusedScanPart s = fused_scan_part(a, dinfo, dexp, r, c0, 1, c1);
+            if (s.fl & FUSED_NONZERO) {
+                atomicMin((long long *)&low_min[r], (long long)s.lmin);
+                atomicMax((long long *)&low_max[r], (long long)s.lmax);
             }
-            if (fl) atomicOr(&flags[r], fl);
+            if (s.fl) atomicOr(&flags[r], s.fl);
         }
     } else {
         u64 lane = threadIdx.x & 31, warp = tid >> 5, warps = nt >> 5;
         for (u64 t = warp; t < m * chunks; t += warps) {
             u64 r = t % m, c0 = (t / m) * per, c1 = c0 + per < n ? c0 + per : n;
-            i64 lmin = FUSED_I64_MAX, lmax = FUSED_I64_MIN;
-            u32 fl = 0;
-            for (u64 c = c0 + lane; c < c1; c += 32 * FUSED_SCAN_UNROLL)
-                fused_scan_terms(a, dinfo, dexp, r, c, 32, c1, &fl, &lmin, &lmax);
+            const FusedScanPart s = fused_scan_part(a, dinfo, dexp, r, c0 + lane, 32, c1);
+            i64 lmin = s.lmin, lmax = s.lmax;
+            u32 fl = s.fl;
             for (int off = 16; off > 0; off >>= 1) {
                 i64 o1 = __shfl_xor_sync(FUSED_FULL, lmin, off), o2 = __shfl_xor_sync(FUSED_FULL, lmax, off);
                 lmin = o1 < lmin ? o1 : lmin;
@@ -880,6 +951,13 @@ static __device__ __forceinline__ u32 fused_redc(u64 t, u32 m, u32 mp) {
 // Base moduli a lane holds in the sums (the launcher's `SLOTS`).
 #define FUSED_SLOTS 8
 
+// Lanes per extra modulus in the finish's extension of a row's bucket (fused_bucket_warp), for nb
+// base moduli: the whole warp took the extra moduli one after another, each a chain of shuffles
+// and lane 0's tail (1,065 instructions a row at 106 bits, where 8 lanes had work). Groups of 8
+// lanes take 4 at once: the finish 25.1-25.5 -> 24.1-25.4 us at 106 bits, 27.1-28.5 -> 26.2-27.8
+// at 424; at 1696 bits (nb = 110) the whole warp was 2 us faster (H200 ncu, session 36).
+static __device__ __forceinline__ u32 fused_ext_group(u32 nb) { return nb <= 64 ? 8 : 32; }
+
 // A bucket's base exponent: the lowest low it takes.
 static __device__ __forceinline__ i64 fused_bucket_base(const FusedTab &f, const FusedWindow &w) {
     const i64 lb = w.top - 2 * (i64)f.p - (FUSED_BUCKET - 1);
@@ -908,7 +986,8 @@ static __device__ __forceinline__ u32 fused_vmod(const u64 *bsum, u64 m, u64 r, 
 // The residues of a row's bucket X = sum_i V_i M_i - K M (pairs 0..n of bsum: V_0.., then K)
 // times 2^shift in the moduli k < kw of its level, by the warp, into out (every lane may read
 // them after it returns): |X|_m_k = |V_k M_k|_m_k for a base modulus, Accumulator::extend's
-// residue with V_i and K for an extra one (the lanes take the V_i, butterfly shuffles join).
+// residue with V_i and K for an extra one (a group of fused_ext_group lanes per extra modulus:
+// the lanes take the V_i, butterfly shuffles in the group join them).
 static __device__ void fused_bucket_warp(const FusedTab &f, const u64 *bsum, u64 m, u64 r, u32 kw, u64 shift, u32 *out,
                                          u32 lane) {
     const u32 nb = f.n;
@@ -917,20 +996,24 @@ static __device__ void fused_bucket_warp(const FusedTab &f, const u64 *bsum, u64
         const u32 t = mul_mod(fused_vmod(bsum, m, r, k, mk, muk), f.mj[k], mk, muk);
         out[k] = mul_mod(t, fused_pow2(f.hi, f.m, f.mu, f.k, shift, k), mk, muk);
     }
-    for (u32 kl = nb; kl < kw; kl++) {
+    // the extra moduli, gs lanes each (32 / gs at once): a lane sums every gs-th i, shuffles
+    // within the group join the sums
+    const u32 gs = fused_ext_group(nb), gl = lane % gs, grp = lane / gs;
+    for (u32 e0 = nb; e0 < kw; e0 += 32 / gs) {
+        const u32 kl = e0 + grp < kw ? e0 + grp : e0;
         const u32 mk = f.m[kl], muk = f.mu[kl];
         const u32 *row = f.mi + (kl - nb) * nb;
         u64 lo = 0, hi = 0;
-        for (u32 i = lane; i < nb; i += 32) {
+        for (u32 i = gl; i < nb; i += gs) {
             u64 p = (u64)fused_vmod(bsum, m, r, i, mk, muk) * row[i];
             lo += p & 0xffffffffull;
             hi += p >> 32;
         }
-        for (int o = 16; o > 0; o >>= 1) {
+        for (u32 o = gs / 2; o > 0; o >>= 1) {
             lo += __shfl_xor_sync(FUSED_FULL, lo, o);
             hi += __shfl_xor_sync(FUSED_FULL, hi, o);
         }
-        if (lane == 0) {
+        if (gl == 0 && e0 + grp < kw) {
             const u32 kv = fused_vmod(bsum, m, r, nb, mk, muk);
             const u32 val = sub_mod(fused_join(lo, hi, mk, muk), mul_mod(kv, f.mm[kl - nb], mk, muk), mk);
             out[kl] = mul_mod(val, fused_pow2(f.hi, f.m, f.mu, f.k, shift, kl), mk, muk);
@@ -1655,6 +1738,15 @@ static __device__ void fused_alone_terms_warp(const FusedTab &f, const RnsArg &a
     __syncwarp();
 }
 
+// fused_alone_terms_warp out of line, for the finish in binary (below).
+static __device__ __noinline__ void fused_alone_terms_cold(const FusedTab &f, const RnsArg &a,
+                                                           const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
+                                                           const u32 *__restrict__ dv, u64 n, u64 r, u64 listed,
+                                                           const FusedAloneTerm &t, const FusedWindow &w,
+                                                           FusedWarpScratch *sh, u32 lane) {
+    fused_alone_terms_warp(f, a, dinfo, dexp, dv, n, r, listed, t, w, sh, lane);
+}
+
 // The row's result into y and its bound into `bounds` (two words, the f64 bits and the exponent
 // of the ExtF bound; NaN bits: no bound).
 static __device__ __forceinline__ void fused_row_store(const FusedTab &f, const FusedRowEnd &e, const RnsNum &res,
@@ -1708,13 +1800,20 @@ fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg b
                                         lane);
             for (u32 k = lane; k < e.w.k; k += 32)
                 sh->x[k] = add_mod(fused_y_residue(f, e, k, sh->low), sh->c[k], f.m[k]);
-            if (listed != 0)
-                fused_alone_terms_warp(f, a, dinfo, dexp, dv, n, r, listed, alone, e.w, sh, lane);
+            // (in binary through a call: inlined, that rare path cost the finish 25.1-25.5 us
+            // against 21.4-22.2 at 106 bits, 27.1-28.5 against 23.9-25.3 at 424, H200 ncu; the
+            // finish by CRT passes, at 1696 bits, lost 10 us with the call: session 36)
+            if (listed != 0) {
+                if (BINARY)
+                    fused_alone_terms_cold(f, a, dinfo, dexp, dv, n, r, listed, alone, e.w, sh, lane);
+                else
+                    fused_alone_terms_warp(f, a, dinfo, dexp, dv, n, r, listed, alone, e.w, sh, lane);
+            }
             RnsBasis wide = rns_basis((const u32 *)rns_u64_at(f.t, 32 + 2 * e.w.level));
             if (BINARY) {
                 // |S| < 2^ub and its sign: ub + 2 bits
-                res = fused_round_warp(wide, b, sh->x, true, false, e.w.l, (u32)((e.w.ub + 2 + 31) / 32), &zeros, sh,
-                                       lane);
+                res = fused_round_warp<8>(wide, b, sh->x, true, false, e.w.l, (u32)((e.w.ub + 2 + 31) / 32), &zeros,
+                                          sh, lane);
                 if (zeros) res = rns_special(0, false);
             } else {
                 fused_x_to_lanes(sh, s, e.w.k);
