@@ -14,6 +14,11 @@
 # Rust code (a launcher) gets its own gpu_blas_bench and gpu_blas_rns instead, built in a
 # temporary worktree with a copy of target/release (about 8 MB a variant in the bundle).
 #
+# With LINEINFO=1 the variants' modules are compiled with line information (cuda/nvrtc.rs:
+# MPBLAS_NVRTC_LINEINFO=1, its own cache keys; each variant gets a `lineinfo` marker, and
+# variants.sh sets the variable for it), for `ncu`'s source page and scripts/ncu-lines.py. A
+# variant of the unchanged kernels: NAME=DIR with a copy of the kernel file.
+#
 # variants.sh runs, ROUNDS times (default 2), the bundle's own kernels (`base`) and then each
 # variant: `gpu_blas_bench` with BENCH_ENV (default: the fused RNS GEMV rows at 106-1696 bits),
 # and first, with TESTS=1, `gpu_blas_rns` (TEST_FILTER: a test name filter) once per variant.
@@ -33,6 +38,10 @@ for arg in "$@"; do
     mkdir -p "$out"
     cache=$root/target/kernel-cache-sm90
     nvrtc_env=(LD_LIBRARY_PATH="$nvrtc_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" MPBLAS_PRECOMPILE_DIR="$cache")
+    if [ "${LINEINFO:-0}" = 1 ]; then
+        nvrtc_env+=(MPBLAS_NVRTC_LINEINFO=1)
+        touch "$out/lineinfo"
+    fi
     rust=
     [ -d "$src" ] || rust=$(git diff --name-only HEAD "$src" -- 'crates/*.rs')
     if [ -d "$src" ]; then
@@ -109,13 +118,15 @@ for v in base $names; do
     [ "$v" = base ] || cp "$here/variants/$v"/*.cubin "$caches/$v"/ 2>/dev/null || true
 done
 src() { [ "$1" = base ] && echo "" || echo "$here/variants/$1"; }
+# MPBLAS_NVRTC_LINEINFO=1 for a variant compiled with line information (its images' cache keys)
+lines() { [ -e "$here/variants/$1/lineinfo" ] && echo 1 || echo 0; }
 # a variant's own binaries (it changed a launcher), else the bundle's
 bin() { if [ -x "$here/variants/$1/bin/$2" ]; then echo "$here/variants/$1/bin/$2"; else echo "$here/bin/$2"; fi; }
 nvidia-smi -L 2>/dev/null | head -n 1
 if [ "${TESTS:-0}" = 1 ]; then
     for v in $names; do
         echo "== tests $v"
-        MPBLAS_KERNEL_SOURCE_DIR=$(src "$v") MPBLAS_CACHE_DIR=$caches/$v \
+        MPBLAS_KERNEL_SOURCE_DIR=$(src "$v") MPBLAS_CACHE_DIR=$caches/$v MPBLAS_NVRTC_LINEINFO=$(lines "$v") \
             "$(bin "$v" gpu_blas_rns)" --include-ignored --test-threads=1 ${TEST_FILTER:-} 2>&1 |
             grep -E "^test .*FAILED|panicked|test result"
     done
@@ -123,7 +134,7 @@ fi
 for r in $(seq "${ROUNDS:-2}"); do
     for v in base $names; do
         echo "== $v, round $r"
-        env $bench_env MPBLAS_KERNEL_SOURCE_DIR=$(src "$v") MPBLAS_CACHE_DIR=$caches/$v \
+        env $bench_env MPBLAS_KERNEL_SOURCE_DIR=$(src "$v") MPBLAS_CACHE_DIR=$caches/$v MPBLAS_NVRTC_LINEINFO=$(lines "$v") \
             "$(bin "$v" gpu_blas_bench)" 2>&1 | grep -E "^\| [0-9]|rror|panicked"
     done
 done

@@ -23,6 +23,13 @@
 //! The cache key covers the expanded text, so the edited module compiles (or is found) under
 //! its own key and the embedded one stays cached.
 //!
+//! # Profiling by source line
+//!
+//! With `MPBLAS_NVRTC_LINEINFO=1` every module is compiled with line information
+//! (`--generate-line-info`: the same machine code, with a map from each instruction to its
+//! source lines and inlining sites, and its own cache key). `ncu`'s source page then names each
+//! instruction's samples, and `scripts/ncu-lines.py` adds them up by source line.
+//!
 //! Without the `cuda` feature everything here still compiles; compiling returns
 //! [`Error::CudaNotBuilt`].
 
@@ -63,9 +70,16 @@ pub struct Header {
 /// This is the only place options are chosen. The arithmetic must be IEEE-exact for the
 /// error-free transformations: no contraction of `a*b + c` into an FMA (`--fmad=false`; the
 /// kernels call `__fma_rn` where the CPU calls `f64::mul_add`), no flush of subnormals to zero,
-/// correctly rounded division and square root.
+/// correctly rounded division and square root. `MPBLAS_NVRTC_LINEINFO=1` adds line
+/// information (the module's head).
 pub fn options(arch: &str) -> Vec<String> {
-    vec![
+    let line_info = std::env::var("MPBLAS_NVRTC_LINEINFO").is_ok_and(|v| v == "1");
+    options_with(arch, line_info)
+}
+
+/// [`options`] with or without line information.
+fn options_with(arch: &str, line_info: bool) -> Vec<String> {
+    let mut o = vec![
         format!("--gpu-architecture={arch}"),
         "--fmad=false".to_string(),
         "--ftz=false".to_string(),
@@ -74,7 +88,11 @@ pub fn options(arch: &str) -> Vec<String> {
         // `__int128` for the RNS kernels (harmless elsewhere).
         "--device-int128".to_string(),
         "--std=c++17".to_string(),
-    ]
+    ];
+    if line_info {
+        o.push("--generate-line-info".to_string());
+    }
+    o
 }
 
 /// `source` with every `#include "<header>"` of an embedded header replaced by the header's
@@ -361,6 +379,18 @@ mod tests {
         assert!(o.contains(&"--prec-sqrt=true".to_string()));
         assert!(o.contains(&"--gpu-architecture=sm_90".to_string()));
         assert!(!o.iter().any(|x| x.contains("fast-math")));
+    }
+
+    #[test]
+    fn line_information_only_adds_its_option() {
+        let (plain, lines) = (options_with("sm_90", false), options_with("sm_90", true));
+        assert_eq!(&lines[..plain.len()], &plain[..]);
+        assert_eq!(&lines[plain.len()..], &["--generate-line-info".to_string()]);
+        assert!(!plain.iter().any(|x| x.contains("line-info")));
+        assert_ne!(
+            cache_key("src", "sm_90", &plain, (13, 0)),
+            cache_key("src", "sm_90", &lines, (13, 0))
+        );
     }
 
     /// A module of this runtime's own (the runtime knows no library module): a header that
