@@ -1698,9 +1698,10 @@ static __device__ __forceinline__ FusedAloneTerm fused_alone_listed(const RnsArg
 // found by a scan of its exponents (the sums' test: finite, d_j nonzero, L <= low < base; a zero
 // a_ij adds zero). Integer congruences: the order does not matter. A scan for each such row
 // cost the finish 21 -> 41 us (H200 ncu, 1000 x 1000 at 106 bits, where about 30 rows hold such a
-// term); the list 21 -> 25 (at 106 bits about what the sums gain; at 424 bits and up the sums gain
-// more: session 35). That is the listed terms' own chain, on the rows that hold one, after the
-// row's other work: their loads at the row's start did not shorten it.
+// term); the list 21 -> 25 (session 35). Those 4 us were not the listed terms' own work (ncu by
+// source line: under 1% of the finish's samples) but this code's place, inlined between the
+// bucket and the rounding: the finish waited on instruction fetches (session 36), and the binary
+// finish calls it out of line (fused_alone_terms_cold).
 static __device__ void fused_alone_terms_warp(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo,
                                               const i64 *__restrict__ dexp, const u32 *__restrict__ dv, u64 n, u64 r,
                                               u64 listed, const FusedAloneTerm &t, const FusedWindow &w,

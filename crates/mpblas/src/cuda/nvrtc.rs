@@ -26,8 +26,8 @@
 //! # Profiling by source line
 //!
 //! With `MPBLAS_NVRTC_LINEINFO=1` every module is compiled with line information
-//! (`--generate-line-info`: the same machine code, with a map from each instruction to its
-//! source lines and inlining sites, and its own cache key). `ncu`'s source page then names each
+//! (`--generate-line-info`: a map from each instruction to its source lines and inlining sites
+//! beside the same code generation, under its own cache key). `ncu`'s source page then names each
 //! instruction's samples, and `scripts/ncu-lines.py` adds them up by source line.
 //!
 //! Without the `cuda` feature everything here still compiles; compiling returns
