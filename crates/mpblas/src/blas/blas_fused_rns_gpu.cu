@@ -774,8 +774,9 @@ struct FusedScanPart {
 // ones): a term with an infinite or NaN factor clears s.finite, and the caller then scans its
 // terms again with fused_scan_exact. Addresses step from the first term's (blas_rns_at once a
 // step). The general test and per-term addresses took 118 instructions a term (ncu, 106 bits);
-// this form half as many, the scan 14.4-15.1 -> 13.7-14.6 us (H200, session 36). The scan waits
-// on its loads (DRAM at 36% of peak, 40% of the warp slots: 64 registers).
+// this form about 56 (its SASS), the scan 14.4-15.1 -> 13.7-14.6 us (H200, session 36). The scan
+// waits on its loads (DRAM at 36% of peak, 40% of the warp slots: 64 registers; capped at 40 or
+// 48 registers it spills).
 static __device__ __forceinline__ void fused_scan_finite(const RnsArg &a, const u8 *__restrict__ dinfo,
                                                          const i64 *__restrict__ dexp, u64 e0, i64 es, u64 c0, u64 cs,
                                                          u32 count, FusedScanPart &s) {
