@@ -398,21 +398,29 @@ static __device__ RnsNum fused_finish_warp(const RnsBasis &b, const RnsBasis &to
 // X < M/4 (a p-bit significand, or the product of two).
 static __device__ __forceinline__ u32 fused_rank(u64 frac) { return (u32)((frac + (1ull << 29)) >> 30); }
 
-// The CRT coefficients c_i = |s_i w_i|_m_i (s_i = value(i), moduli m, their mu and weights w)
-// into c, by the warp (lane l takes the moduli l, l + 32, ...; read c after it returns), and
-// S's rank fused_rank(sum_i c_i / m_i) in every lane: exact while S < M/4.
-template <class Value>
-static __device__ __forceinline__ u32 fused_coefficients_rank_warp(const u32 *m, const u32 *mu, const u32 *w, u32 n,
-                                                                   const Value &value, u32 *c, u32 lane) {
+// S's CRT coefficients c_i = coefficient(i) into c, by the warp (lane l takes the moduli l,
+// l + 32, ...; read c after it returns), and S's rank fused_rank(sum_i c_i / m_i) in every lane
+// (mu_i = floor(2^62 / m_i): c_i mu_i / 2^32 is c_i / m_i in units of 2^-30): exact while S < M/4.
+template <class Coefficient>
+static __device__ __forceinline__ u32 fused_rank_warp(const u32 *mu, u32 n, const Coefficient &coefficient, u32 *c,
+                                                      u32 lane) {
     u64 frac = 0;
     for (u32 i = lane; i < n; i += 32) {
-        const u32 ci = mul_mod(value(i), w[i], m[i], mu[i]);
+        const u32 ci = coefficient(i);
         c[i] = ci;
-        frac += ((u64)ci * mu[i]) >> 32;
+        frac += __umulhi(ci, mu[i]);
     }
     for (int o = 16; o > 0; o >>= 1) frac += __shfl_xor_sync(FUSED_FULL, frac, o);
     __syncwarp();
     return fused_rank(frac);
+}
+
+// fused_rank_warp with the coefficients c_i = |s_i w_i|_m_i (s_i = value(i), moduli m, their mu
+// and weights w).
+template <class Value>
+static __device__ __forceinline__ u32 fused_coefficients_rank_warp(const u32 *m, const u32 *mu, const u32 *w, u32 n,
+                                                                   const Value &value, u32 *c, u32 lane) {
+    return fused_rank_warp(mu, n, [&](u32 i) { return mul_mod(value(i), w[i], m[i], mu[i]); }, c, lane);
 }
 
 // fused_coefficients_rank_warp of S with the residues s in the basis B, into sh->c.
@@ -420,13 +428,21 @@ static __device__ u32 fused_crt_rank_warp(const RnsBasis &B, const u32 *s, Fused
     return fused_coefficients_rank_warp(B.m, B.mu, B.w, B.n, [&](u32 i) { return s[i]; }, sh->c, lane);
 }
 
+// Accumulator::extend's residue for the extra modulus l (nb <= l < k) from the halves' sums lo,
+// hi of sum_i v_i |M_i|_m (fused_dot_words) and the rank: sum_i v_i |M_i|_m - rank |M|_m.
+static __device__ __forceinline__ u32 fused_extra_join(const FusedTab &f, u64 lo, u64 hi, u32 rank, u32 l) {
+    const u32 m = f.m[l], mu = f.mu[l];
+    return sub_mod(fused_join(lo, hi, m, mu), mul_mod(rank, f.mm[l - f.n], m, mu), m);
+}
+
 // Accumulator::extend's residue for the extra modulus l (nb <= l < k) of the widest level, from
-// the element's CRT coefficients v_i = |x_i w_i|_m_i and its rank: sum_i v_i |M_i|_m - rank |M|_m.
+// the element's CRT coefficients v_i = |x_i w_i|_m_i and its rank, the words loaded B at a time
+// (1 keeps a rare path's loop short).
+template <int B = 16>
 static __device__ u32 fused_extra_residue(const FusedTab &f, const u32 *v, u32 rank, u32 l) {
-    const u32 nb = f.n, m = f.m[l], mu = f.mu[l];
     u64 lo, hi;
-    fused_dot_words(v, f.mi + (l - nb) * nb, 1, nb, &lo, &hi);
-    return sub_mod(fused_join(lo, hi, m, mu), mul_mod(rank, f.mm[l - nb], m, mu), m);
+    fused_dot_words<B>(v, f.mi + (l - f.n) * f.n, 1, f.n, &lo, &hi);
+    return fused_extra_join(f, lo, hi, rank, l);
 }
 
 // The residues of a product P = x y of two p-bit significands (P < 2^(2p) < M/4, so that
@@ -1015,8 +1031,7 @@ static __device__ void fused_bucket_warp(const FusedTab &f, const u64 *bsum, u64
             hi += __shfl_xor_sync(FUSED_FULL, hi, o);
         }
         if (gl == 0 && e0 + grp < kw) {
-            const u32 kv = fused_vmod(bsum, m, r, nb, mk, muk);
-            const u32 val = sub_mod(fused_join(lo, hi, mk, muk), mul_mod(kv, f.mm[kl - nb], mk, muk), mk);
+            const u32 val = fused_extra_join(f, lo, hi, fused_vmod(bsum, m, r, nb, mk, muk), kl);
             out[kl] = mul_mod(val, fused_pow2(f.hi, f.m, f.mu, f.k, shift, kl), mk, muk);
         }
     }
@@ -1641,32 +1656,20 @@ static __device__ void fused_alone_term_warp(const FusedTab &f, const RnsArg &a,
                                              u32 lane) {
     const u32 nb = f.n;
     const u64 shift = (u64)(low - w.l);
-    u64 frac = 0;
     __syncwarp();
-    for (u32 i = lane; i < nb; i += 32) {
+    auto coefficient = [&](u32 i) {
         const u32 mi = f.m[i];
         const u32 t = fused_redc((u64)a.d[e * nb + i] * dv[c * nb + i], mi, f.mp[i]);
-        const u32 v = rns_min32(t, t - mi);
-        sh->c[i] = v;
-        frac += __umulhi(v, f.mu[i]);
-    }
-    for (int o = 16; o > 0; o >>= 1) frac += __shfl_xor_sync(FUSED_FULL, frac, o);
-    const u32 kk = fused_rank(frac);
-    __syncwarp();
+        return rns_min32(t, t - mi);
+    };
+    const u32 kk = fused_rank_warp(f.mu, nb, coefficient, sh->c, lane);
     for (u32 k = lane; k < w.k; k += 32) {
         const u32 mk = f.m[k], muk = f.mu[k];
         u32 val;
         if (k < nb) {
             val = mul_mod(sh->c[k], f.mj[k], mk, muk);
         } else {
-            const u32 *row = f.mi + (k - nb) * nb;
-            u64 lo = 0, hi = 0;
-            for (u32 i = 0; i < nb; i++) {
-                const u64 p = (u64)sh->c[i] * row[i];
-                lo += p & 0xffffffffull;
-                hi += p >> 32;
-            }
-            val = sub_mod(fused_join(lo, hi, mk, muk), mul_mod(kk, f.mm[k - nb], mk, muk), mk);
+            val = fused_extra_residue<1>(f, sh->c, kk, k);
         }
         val = mul_mod(val, fused_pow2(f.hi, f.m, f.mu, f.k, shift, k), mk, muk);
         sh->x[k] = neg ? sub_mod(sh->x[k], val, mk) : add_mod(sh->x[k], val, mk);
