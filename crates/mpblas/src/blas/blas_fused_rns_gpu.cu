@@ -1204,8 +1204,8 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     }
 }
 
-// A warp's ring of R steps in shared memory (the sums' template argument: FUSED_RING at g >= 8,
-// none below): step t's residues of a_ij and of |d_j w_i R| in stage t mod R, slot i of lane l
+// A warp's ring of R steps in shared memory (the sums' template argument: FUSED_RING at g >= 8
+// and at g = 4 on rows (g4n), else none): step t's residues of a_ij and of |d_j w_i R| in stage t mod R, slot i of lane l
 // at word (2 i) 32 + l (a) and (2 i + 1) 32 + l (d) of the stage (consecutive lanes,
 // consecutive banks). When the warp's groups take the same column (shared_d: rows_in_lanes),
 // d_j's words are copied once for the warp, a word a lane, and the lanes of every group read
@@ -1218,7 +1218,12 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 // 0.222-0.230 / 0.408-0.410 with 4): 5 stages in blocks of 128 threads 0.228-0.229 /
 // 0.411-0.416; 6 or 8 in blocks of 64 0.27-0.31 / 0.43-0.47 (those blocks' shared bytes also
 // let the 2^s tables in, which cut the blocks an SM holds); at g = 4, 4 stages 0.155-0.157 and
-// 6 0.21-0.22 against 0.137-0.138 without a ring.
+// 6 0.21-0.22 against 0.137-0.138 without a ring (each lane copying its own d_j words). With
+// them shared, g = 4 on rows gains (g4n, session 37: see fused_terms_batched). Copies of 16
+// bytes where nb is a multiple of 4 (a group's slot is G words in a row, so a lane copies NA/4
+// pieces instead of NA words) were slower: 424 bits sums 56.1-57.3 -> 61.6-63.1 us, and the same
+// code in every ring kernel 1696 bits 178.9-181.6 -> 190.9-192.8 (H200 ncu, alternated; patch
+// bench/results/h200/2026-11-29-s37-variant-ring-wide-copies.patch).
 #define FUSED_RING 4
 #define FUSED_RING_WORDS(NA, R) ((R) * 2 * (NA) * 32)
 
@@ -1302,7 +1307,10 @@ static __device__ __forceinline__ void fused_term_prefetch(const RnsArg &a, cons
 // blocks of 128 threads, then 4 an SM), so that no register waits on a load: 848 bits ->
 // 0.222-0.228 / 0.224-0.225, 1696 bits -> 0.413-0.419 / 0.416-0.421 (ncu: long-scoreboard
 // stalls 1.1 and 0.6 per issue, from 5.3 at g = 4 without the ring). At g = 4 (424 bits) the
-// ring was slower, N 0.150-0.154 against 0.138-0.142.
+// ring was slower, N 0.150-0.154 against 0.138-0.142, while each lane copied its own d_j words;
+// with the warp's groups on rows sharing them (g4n), faster: N 0.112-0.113 -> 0.104-0.106 ms,
+// the sums 62.3-63.7 -> 56.1-57.5 us (H200 ncu, session 37; the plain loop waited on its A
+// loads, 50% of its stall samples, with 16 warps an SM and one step's loads in flight).
 template <int NA, int G, int R, bool SHARED_D>
 static __device__ __forceinline__ void
 fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
@@ -1317,7 +1325,7 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
     const u32 *ap = a.d + e0 * nb + gl, *dp = dv + cstart * nb + gl;
     const i64 apstep = estep * (i64)nb;
     const u64 dpstep = cstep * nb;
-    // With a ring (R > 0: g >= 8) the residues go through shared memory (fused_ring_fill): step
+    // With a ring (R > 0) the residues go through shared memory (fused_ring_fill): step
     // t's are copied R - 1 steps ahead, so that their loads wait on no register.
     const bool via_ring = R > 0;
     const u32 *apf = ap, *dpf = dp;
@@ -1514,7 +1522,7 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
     const u32 *tm = fused_sh, *tmu = fused_sh + kp, *tmp = fused_sh + 2 * kp;
     __syncthreads();
     fused_wait_previous();
-    // the warp's ring (R > 0: g >= 8), past the constants
+    // the warp's ring (R > 0), past the constants
     const u32 ring =
         (u32)__cvta_generic_to_shared(fused_sh) + 4 * (3 * kp + (threadIdx.x >> 5) * FUSED_RING_WORDS(FUSED_SLOTS, R));
     u32 lane = threadIdx.x & 31, gl = lane % g, grp = lane / g, gpw = 32 / g;
@@ -1549,10 +1557,10 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
 // fused_defer with the launcher's group size g as a compile-time constant, one entry point per g,
 // so that ptxas allocates each alone: one kernel switching on g took 128 registers and spilled
 // 376 bytes; alone, g = 1 and 32 spill nothing and g = 2-16 16-24 bytes (H200, 1000 x 1000 N:
-// 212 bits 0.105 -> 0.097 ms, 1696 bits 0.497 -> 0.466). From g = 8, 3 blocks of 128 an SM:
-// 166 registers and no spills, against 128 and 132 bytes spilled with 4 (the launcher's
-// sums_warps_per_sm: H200, N ms, 848 bits 0.200-0.203 -> 0.190-0.191, 1696 bits 0.370-0.374 ->
-// 0.352-0.354).
+// 212 bits 0.105 -> 0.097 ms, 1696 bits 0.497 -> 0.466). With the ring (from g = 8, and g4n),
+// 3 blocks of 128 an SM: 166 registers and no spills, against 128 and 132 bytes spilled with 4
+// (the launcher's sums_warps_per_sm: H200, N ms, 848 bits 0.200-0.203 -> 0.190-0.191, 1696 bits
+// 0.370-0.374 -> 0.352-0.354).
 #define FUSED_DEFER_AT(G, R, SHARED_D)                                                                          \
     fused_defer<G, R, SHARED_D>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, low_min, low_max, flags, q, \
                                 bsum, alone_n, alone_cols)
@@ -1564,6 +1572,10 @@ extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2(FUSED_D
 }
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(4, 0, false);
+}
+// rows_in_lanes: the warp's groups share d_j's words in the ring (the launcher's defer_shape)
+extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g4n(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT(4, FUSED_RING, true);
 }
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g8(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(8, FUSED_RING, false);

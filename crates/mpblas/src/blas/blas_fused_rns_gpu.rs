@@ -49,6 +49,7 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_fused_defer_g32",
     "blas_fused_defer_g8n",
     "blas_fused_defer_g16n",
+    "blas_fused_defer_g4n",
     "blas_fused_finish",
     "blas_fused_finish_bin",
 ];
@@ -206,8 +207,9 @@ const BUCKET_TERMS: usize = 2048;
 /// 0.551 / 0.557 against 0.511 / 0.521 (and both in one kernel slowed every precision).
 const SLOTS: usize = 8;
 
-/// Steps in a warp's ring at g >= 8 (the kernel's `FUSED_RING`) and the sums' block size there
-/// (the kernels' launch bounds: 128 threads, 3 blocks an SM): 4 warps' rings are 32 KiB.
+/// Steps in a warp's ring (the kernel's `FUSED_RING`; g >= 8, and g = 4 with the groups on rows:
+/// [`defer_shape`]) and the sums' block size with it (the kernels' launch bounds: 128 threads,
+/// 3 blocks an SM): 4 warps' rings are 32 KiB.
 const RING: usize = 4;
 const RING_BLOCK: usize = 128;
 
@@ -215,14 +217,14 @@ const RING_BLOCK: usize = 128;
 /// kernel's `FUSED_ALONE_LIST`; a row with more is scanned by the finish).
 const ALONE_LIST: usize = 8;
 
-/// Resident warps an SM in the sums kernels for groups of `g` lanes (their launch bounds): 2
-/// blocks of 8 warps below g = 8, 3 blocks of 4 from g = 8 (`__launch_bounds__(128, 3)`: 166
+/// Resident warps an SM in the sums kernels (their launch bounds): 2 blocks of 8 warps without
+/// the ring, 3 blocks of 4 with it (`__launch_bounds__(128, 3)`: 166
 /// registers and no spills, where 4 blocks capped them at 128 and ptxas spilled 132 bytes in the
 /// loop). H200, 1000 × 1000, N / T ms, two runs alternated with 4 blocks: 848 bits 0.200-0.203
 /// / 0.218-0.221 -> 0.190-0.191 / 0.217-0.220, 1696 bits 0.370-0.374 / 0.393-0.395 ->
 /// 0.352-0.354 / 0.382-0.383.
-fn sums_warps_per_sm(g: usize) -> usize {
-    if g >= 8 { 12 } else { 16 }
+fn sums_warps_per_sm(ring: bool) -> usize {
+    if ring { 12 } else { 16 }
 }
 
 /// The sums' decomposition: `g` lanes a term with at most `SLOTS` base moduli a lane
@@ -232,6 +234,8 @@ struct DeferShape {
     g: u32,
     per: usize,
     rows: bool,
+    /// The residues through each warp's ring.
+    ring: bool,
 }
 
 /// The sums' shape for `nb` base moduli and an `m × n` `op(A)`, `rows_in_lanes` when `op(A)`'s
@@ -244,6 +248,11 @@ struct DeferShape {
 /// bits 0.096-0.097 → 0.100-0.102). With few rows a unit's last groups would idle (`m mod 32/g`
 /// of its `32/g`), so `Aᵀx` keeps columns below `16·32/g` rows, where they would waste more than
 /// 1/16 of the lanes (not measured). `MPBLAS_FUSED_ROWS=0` or `1` forces either, for tuning.
+/// The residues come through each warp's ring from g = 8, and at g = 4 with the groups on rows,
+/// where they share `d_j`'s words (`blas_fused_defer_g4n`): H200, 1000 × 1000, 424 bits N,
+/// three rounds alternated, 0.112-0.113 → 0.104-0.106 ms (sums 62.3-63.7 → 56.1-57.5 µs, ncu);
+/// T through rows and the ring read the same as without (0.118-0.120 against 0.118-0.119), so
+/// T keeps columns. `MPBLAS_FUSED_RING4=0` turns it off at g = 4, for tuning.
 fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -> DeferShape {
     let g_min = nb.div_ceil(SLOTS).next_power_of_two();
     let g = std::env::var("MPBLAS_FUSED_G")
@@ -256,11 +265,14 @@ fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -
         Ok("1") => true,
         _ => rows_in_lanes || (g >= 8 && m >= 16 * (32 / g)),
     };
-    let per = chunk_columns(g, m, n, rows, sums_warps_per_sm(g) * sms).min(BUCKET_TERMS);
+    let ring =
+        g >= 8 || (g == 4 && rows && std::env::var("MPBLAS_FUSED_RING4").as_deref() != Ok("0"));
+    let per = chunk_columns(g, m, n, rows, sums_warps_per_sm(ring) * sms).min(BUCKET_TERMS);
     DeferShape {
         g: g as u32,
         per,
         rows,
+        ring,
     }
 }
 
@@ -520,12 +532,13 @@ fn fused_run(
         g: lanes,
         per,
         rows: sums_rows,
+        ring,
     } = defer_shape(basis.len(), ly, lx, rows_in_lanes, sms);
     // the sums' shared memory (fused_defer): the moduli's three constants, padded to the
-    // slots' kp = max(k, SLOTS g) entries, and, at g >= 8, each warp's ring of RING steps'
+    // slots' kp = max(k, SLOTS g) entries, and, with the ring, each warp's ring of RING steps'
     // residues (fused_terms_batched), in blocks of RING_BLOCK threads
     let constants_bytes = 4 * 3 * k.max(SLOTS * lanes as usize);
-    let (block, ring_bytes) = if lanes >= 8 {
+    let (block, ring_bytes) = if ring {
         (RING_BLOCK, RING_BLOCK / 32 * RING * 2 * SLOTS * 32 * 4)
     } else {
         (256, 0)
@@ -626,6 +639,7 @@ fn fused_run(
             match (lanes, sums_rows) {
                 (1, _) => "blas_fused_defer_g1",
                 (2, _) => "blas_fused_defer_g2",
+                (4, true) if ring => "blas_fused_defer_g4n",
                 (4, _) => "blas_fused_defer_g4",
                 (8, false) => "blas_fused_defer_g8",
                 (8, true) => "blas_fused_defer_g8n",
