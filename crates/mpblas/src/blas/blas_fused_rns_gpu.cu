@@ -1557,10 +1557,10 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
 // fused_defer with the launcher's group size g as a compile-time constant, one entry point per g,
 // so that ptxas allocates each alone: one kernel switching on g took 128 registers and spilled
 // 376 bytes; alone, g = 1 and 32 spill nothing and g = 2-16 16-24 bytes (H200, 1000 x 1000 N:
-// 212 bits 0.105 -> 0.097 ms, 1696 bits 0.497 -> 0.466). With the ring (from g = 8, and g4n),
-// 3 blocks of 128 an SM: 166 registers and no spills, against 128 and 132 bytes spilled with 4
-// (the launcher's sums_warps_per_sm: H200, N ms, 848 bits 0.200-0.203 -> 0.190-0.191, 1696 bits
-// 0.370-0.374 -> 0.352-0.354).
+// 212 bits 0.105 -> 0.097 ms, 1696 bits 0.497 -> 0.466). With the ring from g = 8, 3 blocks of
+// 128 an SM: 166 registers and no spills, against 128 and 132 bytes spilled with 4 (the
+// launcher's sums_warps_per_sm: H200, N ms, 848 bits 0.200-0.203 -> 0.190-0.191, 1696 bits
+// 0.370-0.374 -> 0.352-0.354); g4n takes 4 (below).
 #define FUSED_DEFER_AT(G, R, SHARED_D)                                                                          \
     fused_defer<G, R, SHARED_D>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, low_min, low_max, flags, q, \
                                 bsum, alone_n, alone_cols)
@@ -1573,8 +1573,10 @@ extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2(FUSED_D
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(4, 0, false);
 }
-// rows_in_lanes: the warp's groups share d_j's words in the ring (the launcher's defer_shape)
-extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g4n(FUSED_DEFER_ARGS) {
+// rows_in_lanes: the warp's groups share d_j's words in the ring (the launcher's defer_shape).
+// 4 blocks an SM fit g = 4 in 128 registers without spills: 424 bits N, sums 56.4-57.8 ->
+// 54.2-54.6 us against 3 blocks (154 registers; H200 ncu, session 37 call 7).
+extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g4n(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(4, FUSED_RING, true);
 }
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g8(FUSED_DEFER_ARGS) {
