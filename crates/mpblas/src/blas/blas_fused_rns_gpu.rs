@@ -10,9 +10,9 @@
 //! deferred to one per row, as the CPU's `rns/term_lanes.rs` defers it per shift bucket), then
 //! per row the bucket's extension to the row's wide basis and one rounding (`rns/accumulate.rs`
 //! has the algorithm and the bound). From 4 lanes a term, a group works out its terms' scalar
-//! part (class, sign, exponent against the window) once a term, and from 8 lanes the residues
-//! reach the lanes through a ring in shared memory filled by asynchronous copies a few terms
-//! ahead. The roundings of `d` and of the rows run a warp per value;
+//! part (class, sign, exponent against the window) once a term, and from 8 lanes (from 4 when
+//! the warp's groups take rows of one column) the residues reach the lanes through a ring in
+//! shared memory filled by asynchronous copies a few terms ahead. The roundings of `d` and of the rows run a warp per value;
 //! for wide bases of up to 128 moduli they work from the value's binary limbs (one pass of
 //! products) instead of a dozen CRT passes. No product and no partial sum is rounded, so the
 //! work per matrix entry is one modular product and a few additions per base modulus, against
