@@ -1205,9 +1205,9 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 }
 
 // A warp's ring of R steps in shared memory (the sums' template argument: FUSED_RING at g >= 8
-// and at g = 4 on rows (g4n), else none): step t's residues of a_ij and of |d_j w_i R| in stage t mod R, slot i of lane l
-// at word (2 i) 32 + l (a) and (2 i + 1) 32 + l (d) of the stage (consecutive lanes,
-// consecutive banks). When the warp's groups take the same column (shared_d: rows_in_lanes),
+// and at g = 4 on rows (g4n), else none): step t's residues of a_ij and of |d_j w_i R| in stage
+// t mod R, slot i of lane l at word (2 i) 32 + l (a) and (2 i + 1) 32 + l (d) of the stage
+// (consecutive lanes, consecutive banks). When the warp's groups take the same column (shared_d: rows_in_lanes),
 // d_j's words are copied once for the warp, a word a lane, and the lanes of every group read
 // them where its first group's lanes would hold them ((2 i + 1) 32 + gl): NA G / 32 copies a
 // step for d_j instead of NA (H200, N ms: 848 bits 0.228-0.230 -> 0.207-0.209, 1696 bits

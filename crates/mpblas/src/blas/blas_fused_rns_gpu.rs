@@ -12,7 +12,8 @@
 //! has the algorithm and the bound). From 4 lanes a term, a group works out its terms' scalar
 //! part (class, sign, exponent against the window) once a term, and from 8 lanes (from 4 when
 //! the warp's groups take rows of one column) the residues reach the lanes through a ring in
-//! shared memory filled by asynchronous copies a few terms ahead. The roundings of `d` and of the rows run a warp per value;
+//! shared memory filled by asynchronous copies a few terms ahead. The roundings of `d` and of
+//! the rows run a warp per value;
 //! for wide bases of up to 128 moduli they work from the value's binary limbs (one pass of
 //! products) instead of a dozen CRT passes. No product and no partial sum is rounded, so the
 //! work per matrix entry is one modular product and a few additions per base modulus, against
@@ -219,9 +220,8 @@ const ALONE_LIST: usize = 8;
 
 /// Resident warps an SM in the sums kernels for groups of `g` lanes (their launch bounds): 2
 /// blocks of 8 warps without the ring, 4 blocks of 4 with it at g = 4, 3 blocks of 4 with it
-/// from g = 8 (`__launch_bounds__(128, 3)`: 166
-/// registers and no spills, where 4 blocks capped them at 128 and ptxas spilled 132 bytes in the
-/// loop). H200, 1000 × 1000, N / T ms, two runs alternated with 4 blocks: 848 bits 0.200-0.203
+/// from g = 8 (`__launch_bounds__(128, 3)`: 166 registers and no spills, where 4 blocks capped
+/// them at 128 and ptxas spilled 132 bytes in the loop). H200, 1000 × 1000, N / T ms, two runs alternated with 4 blocks: 848 bits 0.200-0.203
 /// / 0.218-0.221 -> 0.190-0.191 / 0.217-0.220, 1696 bits 0.370-0.374 / 0.393-0.395 ->
 /// 0.352-0.354 / 0.382-0.383. At g = 4, 128 registers take the loop without spills.
 fn sums_warps_per_sm(g: usize, ring: bool) -> usize {
