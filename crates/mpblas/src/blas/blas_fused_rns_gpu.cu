@@ -208,20 +208,19 @@ static __device__ Pass fused_pass_warp(const RnsBasis &b, const u32 *x, u64 k, u
 }
 
 // sum_q v[q] t_r[q ts] for q < count, for R rows t_r at once (they share v's loads), each as two
-// sums of 32-bit halves (lo: the products' low words, hi: their high words), with the words
-// loaded B (16, or 8 in the finish's rounding) at a time before they are used (ptxas kept about
-// 4 table loads in flight), from a base pointer a batch (constant offsets when ts = 1). The one
-// form of the prep's and finish's
-// dot products: the rounded residues (fused_long_residue_pair), the limbs (fused_limbs_warp) and
-// the extension (fused_extra_residue). Batching the residues' loads gained 2-4% (below);
-// batching the limbs' and the extension's too changed nothing measurable (H200, 1000 x 1000,
-// three rounds alternated: 848 bits N / T 0.189-0.191 / 0.189-0.190 against 0.189-0.192 /
-// 0.190-0.195, 1696 bits the same), though session 26's clock put the limbs at 39,000 of the
-// prep's 77,000 cycles at 848 bits. Batches of 8 in the finish's rounding (fused_round_warp<8>):
-// its code shorter, no spills, the finish 21.1-22.1 -> 18.4-19.5 us at 106 bits, 23.8-24.6 ->
-// 22.4-23.0 at 424 (H200 ncu, session 36: the finish waited on instruction fetches, 45% of its
-// stall samples); in the prep (which then spilled) and for the finish by CRT passes, batches of
-// 16. The same integer sums: no sum can wrap (count < 2^32 products' halves).
+// sums of 32-bit halves (lo: the products' low words, hi: their high words), with the words loaded
+// B (16, or 8 in the finish's rounding) at a time before they are used (ptxas kept about 4 table
+// loads in flight), from a base pointer a batch (constant offsets when ts = 1). The one form of the
+// prep's and finish's dot products: the rounded residues (fused_long_residue_pair), the limbs
+// (fused_limbs_warp) and the extension (fused_extra_residue). Batching the residues' loads gained
+// 2-4% (below); batching the limbs' and the extension's too changed nothing measurable (H200, 1000
+// x 1000, three rounds alternated: 848 bits N / T 0.189-0.191 / 0.189-0.190 against 0.189-0.192 /
+// 0.190-0.195, 1696 bits the same), though session 26's clock put the limbs at 39,000 of the prep's
+// 77,000 cycles at 848 bits. Batches of 8 in the finish's rounding (fused_round_warp<8>): its code
+// shorter, no spills, the finish 21.1-22.1 -> 18.4-19.5 us at 106 bits, 23.8-24.6 -> 22.4-23.0 at
+// 424 (H200 ncu, session 36: the finish waited on instruction fetches, 45% of its stall samples);
+// in the prep (which then spilled) and for the finish by CRT passes, batches of 16. The same
+// integer sums: no sum can wrap (count < 2^32 products' halves).
 template <int R, int B = 16>
 static __device__ __forceinline__ void fused_dot_rows(const u32 *v, const u32 *const (&t)[R], u64 ts, u32 count,
                                                       u64 (&lo)[R], u64 (&hi)[R]) {
@@ -957,8 +956,8 @@ static __device__ __forceinline__ u32 fused_redc(u64 t, u32 m, u32 mp) {
 // 20 binades or more below the row's largest) is listed for the finish, which extends such
 // terms one by one (fused_note_alone, fused_alone_terms_warp). At g >= 4 a unit's K is not
 // summed term by term but worked out at its end from its V_i and an approximation of its X/M
-// (fused_unit_rank). The residues are the same integers
-// modulo each modulus as the per-term extension's, so the same bits.
+// (fused_unit_rank). The residues are the same integers modulo each modulus as the per-term
+// extension's, so the same bits.
 
 // Bucket width (binades) and the most terms a lane's bucket takes: |v 2^s| < 2^31 2^19 and
 // |k 2^s| < 2^9 2^19 a term, so a unit's V_i and K stay below 2^61 after 2^11 terms.
@@ -1207,9 +1206,9 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 // A warp's ring of R steps in shared memory (the sums' template argument: FUSED_RING at g >= 8
 // and at g = 4 on rows (g4n), else none): step t's residues of a_ij and of |d_j w_i R| in stage
 // t mod R, slot i of lane l at word (2 i) 32 + l (a) and (2 i + 1) 32 + l (d) of the stage
-// (consecutive lanes, consecutive banks). When the warp's groups take the same column (shared_d: rows_in_lanes),
-// d_j's words are copied once for the warp, a word a lane, and the lanes of every group read
-// them where its first group's lanes would hold them ((2 i + 1) 32 + gl): NA G / 32 copies a
+// (consecutive lanes, consecutive banks). When the warp's groups take the same column
+// (shared_d: rows_in_lanes), d_j's words are copied once for the warp, a word a lane, and the
+// lanes of every group read them where its first group's lanes would hold them ((2 i + 1) 32 + gl): NA G / 32 copies a
 // step for d_j instead of NA (H200, N ms: 848 bits 0.228-0.230 -> 0.207-0.209, 1696 bits
 // 0.413-0.414 -> 0.392-0.393). Then lanes read words other lanes copied: a __syncwarp after the
 // wait, and one after the reads (before the stage is filled again). Else each lane reads back
@@ -1803,7 +1802,8 @@ fused_finish(const u32 *__restrict__ tab, const u32 *__restrict__ ftab, RnsArg b
     for (u64 r = warp; r < m; r += warps) {
         u64 ey = blas_rns_at(y, r, 0);
         const u64 listed = alone_n[r];
-        const FusedAloneTerm alone = fused_alone_listed(a, dinfo, dexp, r, listed, alone_cols + r * FUSED_ALONE_LIST, lane);
+        const FusedAloneTerm alone =
+            fused_alone_listed(a, dinfo, dexp, r, listed, alone_cols + r * FUSED_ALONE_LIST, lane);
         FusedRowEnd e = fused_row_end(f, beta, eb, y, ey, beta_zero, flags[r], low_min[r], low_max[r], q[r]);
         // BINARY: the row's residues stay in the scratch's x, each lane's own moduli
         // (fused_round_warp reads and writes only those); else every lane holds them all in s

@@ -218,14 +218,15 @@ const RING_BLOCK: usize = 128;
 /// kernel's `FUSED_ALONE_LIST`; a row with more is scanned by the finish).
 const ALONE_LIST: usize = 8;
 
-/// Resident warps an SM in the sums kernels for groups of `g` lanes (their launch bounds): 2
-/// blocks of 8 warps without the ring, 4 blocks of 4 with it at g = 4, 3 blocks of 4 with it
-/// from g = 8 (`__launch_bounds__(128, 3)`: 166 registers and no spills, where 4 blocks capped
-/// them at 128 and ptxas spilled 132 bytes in the loop). H200, 1000 × 1000, N / T ms, two runs alternated with 4 blocks: 848 bits 0.200-0.203
+/// Resident warps an SM in the sums kernels for groups of `g` lanes (their launch bounds): 16
+/// below g = 8, as 2 blocks of 8 warps (no ring) or, at g = 4 through the ring, 4 blocks of 4
+/// (128 registers and no spills); 12 from g = 8, 3 blocks of 4 (`__launch_bounds__(128, 3)`: 166
+/// registers and no spills, where 4 blocks capped them at 128 and ptxas spilled 132 bytes in the
+/// loop). H200, 1000 × 1000, N / T ms, two runs alternated with 4 blocks: 848 bits 0.200-0.203
 /// / 0.218-0.221 -> 0.190-0.191 / 0.217-0.220, 1696 bits 0.370-0.374 / 0.393-0.395 ->
-/// 0.352-0.354 / 0.382-0.383. At g = 4, 128 registers take the loop without spills.
-fn sums_warps_per_sm(g: usize, ring: bool) -> usize {
-    if ring && g >= 8 { 12 } else { 16 }
+/// 0.352-0.354 / 0.382-0.383.
+fn sums_warps_per_sm(g: usize) -> usize {
+    if g >= 8 { 12 } else { 16 }
 }
 
 /// The sums' decomposition: `g` lanes a term with at most `SLOTS` base moduli a lane
@@ -268,7 +269,7 @@ fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -
     };
     let ring =
         g >= 8 || (g == 4 && rows && std::env::var("MPBLAS_FUSED_RING4").as_deref() != Ok("0"));
-    let per = chunk_columns(g, m, n, rows, sums_warps_per_sm(g, ring) * sms).min(BUCKET_TERMS);
+    let per = chunk_columns(g, m, n, rows, sums_warps_per_sm(g) * sms).min(BUCKET_TERMS);
     DeferShape {
         g: g as u32,
         per,
