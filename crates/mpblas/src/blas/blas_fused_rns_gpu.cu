@@ -933,10 +933,15 @@ static __device__ __forceinline__ u64 fused_group_sum(u64 v, u32 g) {
 // Montgomery reduction (R = 2^32, mp = -1/m mod R): t R^-1 mod m, in [0, 2m), for t < m R. The
 // sums' inner loop multiplies by constants kept times R (the launcher's tables and d's wide
 // residues), so that each modular product is three integer instructions; residues are
-// congruences, so the sums are the same integers as the CPU's (Barrett) ones.
+// congruences, so the sums are the same integers as the CPU's (Barrett) ones. m goes through a
+// move so that the product is u32 by u32: NVVM keeps a slot's modulus (the sums' registers) as a
+// 64-bit value, and u m as a 64-bit product then costs an add of its zero high word a slot and
+// the uniform registers that hold those zeros (the ring kernels' step 127-135 -> 114-122 SASS
+// instructions).
 static __device__ __forceinline__ u32 fused_redc(u64 t, u32 m, u32 mp) {
-    u32 u = (u32)t * mp;
-    return (u32)((t + (u64)u * m) >> 32);
+    u32 u = (u32)t * mp, m32;
+    asm("mov.b32 %0, %1;" : "=r"(m32) : "r"(m));
+    return (u32)((t + (u64)u * m32) >> 32);
 }
 
 // ---- the sums with the extension deferred ------------------------------------------------------
@@ -1226,24 +1231,28 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 #define FUSED_RING 4
 #define FUSED_RING_WORDS(NA, R) ((R) * 2 * (NA) * 32)
 
+// A word from global memory to the ring (cp.async; 0 bytes: the source is not read, the word
+// is set to zero).
+static __device__ __forceinline__ void fused_ring_copy(u32 dst, const u32 *src, u32 bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+
 // Step t's copies into the ring, one commit group: a slot past the basis, or a term off the
 // chunk (in false), copies no bytes (source size 0: its address is not read) and fills zeros.
-// din: the step's column is in the chunk (d_j's words when shared_d).
-template <int NA, int G, int R>
+// din: the step's column is in the chunk (d_j's words when shared_d). FULL: every lane's slots
+// but the last are in the basis (nb > (NA - 1) G, fused_defer_unit): their copies take the
+// step's predicate alone, where each slot's compare with nb cost an instruction a step (ptxas
+// holds no predicate a slot across the loop).
+template <int NA, int G, int R, bool FULL>
 static __device__ __forceinline__ void fused_ring_fill(u32 ring, u32 t, u32 lane, const u32 *ap, const u32 *dp,
                                                        bool in, bool din, bool shared_d, u32 nb, u32 gl) {
     const u32 stage = ring + (t % R) * (2 * NA * 32 * 4), st = stage + lane * 4;
+    const u32 bytes = in ? 4 : 0;
 #pragma unroll
     for (int i = 0; i < NA; i++) {
-        const bool slot = in && gl + i * G < nb;
-        const u32 bytes = slot ? 4 : 0;
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(st + (2 * i) * 128),
-                     "l"(ap + i * G), "r"(bytes)
-                     : "memory");
-        if (!shared_d)
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(st + (2 * i + 1) * 128),
-                         "l"(dp + i * G), "r"(bytes)
-                         : "memory");
+        const u32 b = (FULL && i + 1 < NA) || gl + i * G < nb ? bytes : 0;
+        fused_ring_copy(st + (2 * i) * 128, ap + i * G, b);
+        if (!shared_d) fused_ring_copy(st + (2 * i + 1) * 128, dp + i * G, b);
     }
     if (shared_d) {
         // word k = lane + 32 j of d_j to slot k / G = lane / G + j 32 / G, position k mod G = gl
@@ -1252,10 +1261,11 @@ static __device__ __forceinline__ void fused_ring_fill(u32 ring, u32 t, u32 lane
         const u32 dst = stage + ((2 * (lane / G) + 1) * 32 + gl) * 4;
 #pragma unroll
         for (u32 j = 0; j < (NA * G + 31) / 32; j++) {
+            // (a word past the lanes' NA slots has no place in the stage: a copy of 0 bytes
+            // would still write its zeros there)
+            if (NA * G % 32 != 0 && lane / G + j * (32 / G) >= NA) continue;
             const u32 bytes = din && lane + 32 * j < nb ? 4 : 0;
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst + j * (2 * (32 / G) * 32 * 4)),
-                         "l"(src + 32 * j), "r"(bytes)
-                         : "memory");
+            fused_ring_copy(dst + j * (2 * (32 / G) * 32 * 4), src + 32 * j, bytes);
         }
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
@@ -1310,7 +1320,7 @@ static __device__ __forceinline__ void fused_term_prefetch(const RnsArg &a, cons
 // with the warp's groups on rows sharing them (g4n), faster: N 0.112-0.113 -> 0.104-0.106 ms,
 // the sums 62.3-63.7 -> 56.1-57.5 us (H200 ncu, session 37; the plain loop waited on its A
 // loads, 50% of its stall samples, with 16 warps an SM and one step's loads in flight).
-template <int NA, int G, int R, bool SHARED_D>
+template <int NA, int G, int R, bool SHARED_D, bool FULL>
 static __device__ __forceinline__ void
 fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
                     const double *__restrict__ dq, const u32 *__restrict__ dv, FusedUnitSums<NA> &s,
@@ -1332,7 +1342,7 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
     if (via_ring) {
 #pragma unroll
         for (u32 t = 0; t + 1 < R; t++) {
-            fused_ring_fill<NA, G, R>(ring, t, lane, apf, dpf, active && cf < c1, cf < c1, shared_d, nb, gl);
+            fused_ring_fill<NA, G, R, FULL>(ring, t, lane, apf, dpf, active && cf < c1, cf < c1, shared_d, nb, gl);
             apf += apstep;
             dpf += dpstep;
             cf += cstep;
@@ -1358,7 +1368,7 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
         for (u32 st = 0; st < steps; st++, t++, ap += apstep, dp += dpstep) {
             u32 ar[NA], dr[NA];
             if (via_ring) {
-                fused_ring_fill<NA, G, R>(ring, t + R - 1, lane, apf, dpf, active && cf < c1, cf < c1, shared_d, nb,
+                fused_ring_fill<NA, G, R, FULL>(ring, t + R - 1, lane, apf, dpf, active && cf < c1, cf < c1, shared_d, nb,
                                           gl);
                 apf += apstep;
                 dpf += dpstep;
@@ -1447,9 +1457,14 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     s.dropped = false;
     s.alone_n = 0;
     s.alone_c[0] = s.alone_c[1] = 0;
-    if (G >= 4)
-        fused_terms_batched<NA, G, R, SHARED_D>(f, a, dinfo, dexp, dq, dv, s, w, base, active, gl, r, cstart, cstep,
-                                                iters, c1, ring);
+    // (the step loop twice, FULL and not, only in the 7-slot kernels: in the 8-slot ones the
+    // second copy cost registers, a spill at g = 4, and 8-16 instructions in the other loop)
+    if (G >= 4 && R > 0 && NA < FUSED_SLOTS && f.n > (NA - 1) * G)
+        fused_terms_batched<NA, G, R, SHARED_D, true>(f, a, dinfo, dexp, dq, dv, s, w, base, active, gl, r, cstart,
+                                                      cstep, iters, c1, ring);
+    else if (G >= 4)
+        fused_terms_batched<NA, G, R, SHARED_D, false>(f, a, dinfo, dexp, dq, dv, s, w, base, active, gl, r, cstart,
+                                                       cstep, iters, c1, ring);
     else
         fused_terms_each<NA, G>(f, a, dinfo, dexp, dv, s, w, base, active, gl, r, cstart, cstep, iters, c1);
     // the lane's kept terms below the bucket into its row's list (its row is its own at
@@ -1502,7 +1517,7 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 // base), a unit at a time per warp (grid-stride). The moduli and their Montgomery and Barrett
 // constants are in shared memory, each table padded with zeros to kp = max(k, FUSED_SLOTS g)
 // entries (the slots').
-template <int G, int R, bool SHARED_D>
+template <int G, int R, bool SHARED_D, int NA = FUSED_SLOTS>
 static __device__ __forceinline__ void
 fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
             const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per,
@@ -1541,7 +1556,7 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         w.l = 0;
         w.k = nb;
         if (active) w = fused_window(f, low_min[r], low_max[r]);
-        fused_defer_unit<FUSED_SLOTS, G, R, SHARED_D>(f, a, dinfo, dexp, dq, dv, m, rows_in_lanes, gl, grp, tm, tmu,
+        fused_defer_unit<NA, G, R, SHARED_D>(f, a, dinfo, dexp, dq, dv, m, rows_in_lanes, gl, grp, tm, tmu,
                                                       tmp, w, active, r, cstart, cstep, iters, c1, flags, q, bsum,
                                                       alone_n, alone_cols, ring);
     }
@@ -1578,6 +1593,22 @@ extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_D
 extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g4n(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(4, FUSED_RING, true);
 }
+// The ring kernels on rows with 7 slots a lane, for bases of at most 7g moduli (424, 848 and
+// 1696 bits: 28, 55 and 110): no slot the basis leaves empty in every lane (the launcher's
+// sums_kernel, with the times). The ring keeps 8 slots' room (fused_defer's FUSED_RING_WORDS).
+#define FUSED_DEFER_AT7(G)                                                                                        \
+    fused_defer<G, FUSED_RING, true, 7>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, low_min, low_max, \
+                                        flags, q, bsum, alone_n, alone_cols)
+extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g4n7(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT7(4);
+}
+extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g8n7(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT7(8);
+}
+extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g16n7(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT7(16);
+}
+#undef FUSED_DEFER_AT7
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g8(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(8, FUSED_RING, false);
 }
