@@ -312,6 +312,27 @@ fn sums_kernel(g: usize, rows: bool, ring: bool, slots7: bool) -> &'static str {
     }
 }
 
+/// Columns per chunk of the scan for an `m × n` `op(A)`: with the rows in lanes (a thread a row
+/// and chunk) about `MPBLAS_FUSED_SCAN_THREADS` threads (262,144 by default; for tuning), else
+/// about 8192 warps (a warp a row and chunk, its lanes every 32nd column). H200, 1000 × 1000
+/// N, three rounds alternated (session 38 call 4), 262,144 threads (4 columns each) against
+/// 65,536 (16): the scan 13.9-14.6 against 12.7-13.2 µs at 106 bits, 12.1-12.4 against
+/// 12.6-13.0 at 424, the GEMV the same (0.065-0.069 / 0.067-0.068 ms at 106 bits); 16,384 (59)
+/// took 33-35 µs.
+fn scan_columns(m: usize, n: usize, rows_in_lanes: bool) -> usize {
+    if rows_in_lanes {
+        let threads = std::env::var("MPBLAS_FUSED_SCAN_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&t| t > 0)
+            .unwrap_or(262_144);
+        n.div_ceil((threads.div_ceil(m.max(1))).clamp(1, n.max(1)))
+    } else {
+        n.div_ceil((8192usize.div_ceil(m.max(1))).clamp(1, n.div_ceil(32).max(1)))
+            .next_multiple_of(32)
+    }
+}
+
 /// Which of the scan (1), the sums (2) and the finish (4) overlap the kernel before them
 /// ([`Device::launch_dependent`]; `MPBLAS_FUSED_OVERLAP` overrides, for tuning): the sums
 /// alone, whose blocks then stage their tables while the scan ends. H200, 1000 × 1000, N ms,
@@ -640,12 +661,7 @@ fn fused_run(
                 Arg::U64(alone_n),
             ],
         )?;
-        let scan_per = if rows_in_lanes {
-            lx.div_ceil((262_144usize.div_ceil(ly)).clamp(1, lx))
-        } else {
-            lx.div_ceil((8192usize.div_ceil(ly)).clamp(1, lx.div_ceil(32)))
-                .next_multiple_of(32)
-        };
+        let scan_per = scan_columns(ly, lx, rows_in_lanes);
         let scan_threads = ly * lx.div_ceil(scan_per) * if rows_in_lanes { 1 } else { 32 };
         dev.launch_dependent(
             &MODULE,
