@@ -315,8 +315,8 @@ fn sums_kernel(g: usize, rows: bool, ring: bool, slots7: bool) -> &'static str {
 /// Columns per chunk of the scan for an `m × n` `op(A)`: with the rows in lanes (a thread a row
 /// and chunk) about `MPBLAS_FUSED_SCAN_THREADS` threads (262,144 by default; for tuning), else
 /// about 8192 warps (a warp a row and chunk, its lanes every 32nd column). H200, 1000 × 1000
-/// N, three rounds alternated (session 38 call 4), 262,144 threads (4 columns each) against
-/// 65,536 (16): the scan 13.9-14.6 against 12.7-13.2 µs at 106 bits, 12.1-12.4 against
+/// N, three rounds alternated (session 38 call 4), 262,144 threads (4 columns each: 250,000
+/// threads) against 65,536 (16): the scan 13.9-14.6 against 12.7-13.2 µs at 106 bits, 12.1-12.4 against
 /// 12.6-13.0 at 424, the GEMV the same (0.065-0.069 / 0.067-0.068 ms at 106 bits); 16,384 (59)
 /// took 33-35 µs.
 fn scan_columns(m: usize, n: usize, rows_in_lanes: bool) -> usize {
@@ -1046,6 +1046,21 @@ mod tests {
         for v in [0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
             assert_eq!(alpha_odd_significand(&f(v)), 0, "{v}");
         }
+    }
+
+    #[test]
+    fn the_scan_takes_four_columns_a_thread_or_a_warps_share_at_1000_by_1000() {
+        if std::env::var_os("MPBLAS_FUSED_SCAN_THREADS").is_some() {
+            eprintln!("skipped: MPBLAS_FUSED_SCAN_THREADS is set");
+            return;
+        }
+        // rows in lanes: 250 chunks of 4 columns (250,000 threads); else 8 chunks of 128
+        // columns (8,000 warps, a lane every 32nd column)
+        assert_eq!(scan_columns(1000, 1000, true), 4);
+        assert_eq!(scan_columns(1000, 1000, false), 128);
+        // one row, one column: one chunk
+        assert_eq!(scan_columns(1, 1, true), 1);
+        assert_eq!(scan_columns(1, 1, false), 32);
     }
 
     #[test]
