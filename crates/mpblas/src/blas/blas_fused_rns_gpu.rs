@@ -315,10 +315,10 @@ fn sums_kernel(g: usize, rows: bool, ring: bool, slots7: bool) -> &'static str {
 /// Columns per chunk of the scan for an `m × n` `op(A)`: with the rows in lanes (a thread a row
 /// and chunk) about `MPBLAS_FUSED_SCAN_THREADS` threads (262,144 by default; for tuning), else
 /// about 8192 warps (a warp a row and chunk, its lanes every 32nd column). H200, 1000 × 1000
-/// N, three rounds alternated (session 38 call 4), 262,144 threads (4 columns each: 250,000
-/// threads) against 65,536 (16): the scan 13.9-14.6 against 12.7-13.2 µs at 106 bits, 12.1-12.4 against
-/// 12.6-13.0 at 424, the GEMV the same (0.065-0.069 / 0.067-0.068 ms at 106 bits); 16,384 (59)
-/// took 33-35 µs.
+/// N, three rounds alternated (session 38 call 4): with the default, 4 columns a thread, the
+/// scan took 13.9-14.6 µs at 106 bits and 12.1-12.4 at 424; with 65,536 (16 columns)
+/// 12.7-13.2 and 12.6-13.0, the GEMV the same (0.065-0.069 / 0.067-0.068 ms at 106 bits); with
+/// 16,384 (59 columns) 33-35 µs.
 fn scan_columns(m: usize, n: usize, rows_in_lanes: bool) -> usize {
     if rows_in_lanes {
         let threads = std::env::var("MPBLAS_FUSED_SCAN_THREADS")
