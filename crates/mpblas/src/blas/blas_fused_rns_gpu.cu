@@ -1342,7 +1342,8 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
     if (via_ring) {
 #pragma unroll
         for (u32 t = 0; t + 1 < R; t++) {
-            fused_ring_fill<NA, G, R, FULL>(ring, t, lane, apf, dpf, active && cf < c1, cf < c1, shared_d, nb, gl);
+            fused_ring_fill<NA, G, R, FULL>(ring, t, lane, apf, dpf, active && cf < c1, cf < c1, shared_d, nb,
+                                            gl);
             apf += apstep;
             dpf += dpstep;
             cf += cstep;
@@ -1368,8 +1369,8 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
         for (u32 st = 0; st < steps; st++, t++, ap += apstep, dp += dpstep) {
             u32 ar[NA], dr[NA];
             if (via_ring) {
-                fused_ring_fill<NA, G, R, FULL>(ring, t + R - 1, lane, apf, dpf, active && cf < c1, cf < c1, shared_d, nb,
-                                          gl);
+                fused_ring_fill<NA, G, R, FULL>(ring, t + R - 1, lane, apf, dpf, active && cf < c1, cf < c1,
+                                                shared_d, nb, gl);
                 apf += apstep;
                 dpf += dpstep;
                 asm volatile("cp.async.wait_group %0;" ::"n"(R > 0 ? R - 1 : 0) : "memory");
@@ -1556,9 +1557,9 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
         w.l = 0;
         w.k = nb;
         if (active) w = fused_window(f, low_min[r], low_max[r]);
-        fused_defer_unit<NA, G, R, SHARED_D>(f, a, dinfo, dexp, dq, dv, m, rows_in_lanes, gl, grp, tm, tmu,
-                                                      tmp, w, active, r, cstart, cstep, iters, c1, flags, q, bsum,
-                                                      alone_n, alone_cols, ring);
+        fused_defer_unit<NA, G, R, SHARED_D>(f, a, dinfo, dexp, dq, dv, m, rows_in_lanes, gl, grp, tm, tmu, tmp, w,
+                                             active, r, cstart, cstep, iters, c1, flags, q, bsum, alone_n, alone_cols,
+                                             ring);
     }
 }
 

@@ -938,6 +938,7 @@ mod tests {
         let tuned = [
             "MPBLAS_FUSED_G",
             "MPBLAS_FUSED_ROWS",
+            "MPBLAS_FUSED_WARPS",
             "MPBLAS_FUSED_RING4",
             "MPBLAS_FUSED_SLOTS7",
         ];
