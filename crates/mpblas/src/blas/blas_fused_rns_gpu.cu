@@ -1208,26 +1208,25 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     }
 }
 
-// A warp's ring of R steps in shared memory (the sums' template argument: FUSED_RING at g >= 8
-// and at g = 4 on rows (g4n), else none): step t's residues of a_ij and of |d_j w_i R| in stage
-// t mod R, slot i of lane l at word (2 i) 32 + l (a) and (2 i + 1) 32 + l (d) of the stage
-// (consecutive lanes, consecutive banks). When the warp's groups take the same column
-// (shared_d: rows_in_lanes), d_j's words are copied once for the warp, a word a lane, and the
-// lanes of every group read them where its first group's lanes would hold them ((2 i + 1) 32 + gl): NA G / 32 copies a
-// step for d_j instead of NA (H200, N ms: 848 bits 0.228-0.230 -> 0.207-0.209, 1696 bits
-// 0.413-0.414 -> 0.392-0.393). Then lanes read words other lanes copied: a __syncwarp after the
-// wait, and one after the reads (before the stage is filled again). Else each lane reads back
-// only what it copied itself, and cp.async.wait_group orders it (no barrier). Deeper rings,
-// tried with fused_unit_rank before shared_d (H200, N ms at 848 / 1696 bits, against
-// 0.222-0.230 / 0.408-0.410 with 4): 5 stages in blocks of 128 threads 0.228-0.229 /
-// 0.411-0.416; 6 or 8 in blocks of 64 0.27-0.31 / 0.43-0.47 (those blocks' shared bytes also
-// let the 2^s tables in, which cut the blocks an SM holds); at g = 4, 4 stages 0.155-0.157 and
-// 6 0.21-0.22 against 0.137-0.138 without a ring (each lane copying its own d_j words). With
-// them shared, g = 4 on rows gains (g4n, session 37: see fused_terms_batched). Copies of 16
-// bytes where nb is a multiple of 4 (a group's slot is G words in a row, so a lane copies NA/4
-// pieces instead of NA words) were slower: 424 bits sums 56.1-57.3 -> 61.6-63.1 us, and the same
-// code in every ring kernel 1696 bits 178.9-181.6 -> 190.9-192.8 (H200 ncu, alternated; patch
-// bench/results/h200/2026-11-29-s37-variant-ring-wide-copies.patch).
+// A warp's ring of R steps in shared memory (the sums' template argument: FUSED_RING at g >= 8 and
+// at g = 4 on rows (g4n), else none): step t's residues of a_ij and of |d_j w_i R| in stage t mod
+// R, slot i of lane l at word (2 i) 32 + l (a) and (2 i + 1) 32 + l (d) of the stage (consecutive
+// lanes, consecutive banks). When the warp's groups take the same column (shared_d: rows_in_lanes),
+// d_j's words are copied once for the warp, a word a lane, and the lanes of every group read them
+// where its first group's lanes would hold them ((2 i + 1) 32 + gl): NA G / 32 copies a step for
+// d_j instead of NA (H200, N ms: 848 bits 0.228-0.230 -> 0.207-0.209, 1696 bits 0.413-0.414 ->
+// 0.392-0.393). Then lanes read words other lanes copied: a __syncwarp after the wait, and one
+// after the reads (before the stage is filled again). Else each lane reads back only what it copied
+// itself, and cp.async.wait_group orders it (no barrier). Deeper rings, tried with fused_unit_rank
+// before shared_d (H200, N ms at 848 / 1696 bits, against 0.222-0.230 / 0.408-0.410 with 4): 5
+// stages in blocks of 128 threads 0.228-0.229 / 0.411-0.416; 6 or 8 in blocks of 64 0.27-0.31 /
+// 0.43-0.47 (those blocks' shared bytes also let the 2^s tables in, which cut the blocks an SM
+// holds); at g = 4, 4 stages 0.155-0.157 and 6 0.21-0.22 against 0.137-0.138 without a ring (each
+// lane copying its own d_j words). With them shared, g = 4 on rows gains (g4n, session 37: see
+// fused_terms_batched). Copies of 16 bytes where nb is a multiple of 4 (a group's slot is G words
+// in a row, so a lane copies NA/4 pieces instead of NA words) were slower: 424 bits sums 56.1-57.3
+// -> 61.6-63.1 us, and the same code in every ring kernel 1696 bits 178.9-181.6 -> 190.9-192.8
+// (H200 ncu, alternated; patch bench/results/h200/2026-11-29-s37-variant-ring-wide-copies.patch).
 #define FUSED_RING 4
 #define FUSED_RING_WORDS(NA, R) ((R) * 2 * (NA) * 32)
 
@@ -1518,7 +1517,7 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
 // base), a unit at a time per warp (grid-stride). The moduli and their Montgomery and Barrett
 // constants are in shared memory, each table padded with zeros to kp = max(k, FUSED_SLOTS g)
 // entries (the slots').
-template <int G, int R, bool SHARED_D, int NA = FUSED_SLOTS>
+template <int G, int R, bool SHARED_D, int NA>
 static __device__ __forceinline__ void
 fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
             const double *__restrict__ dq, const u32 *__restrict__ dv, u64 m, u64 n, int rows_in_lanes, u64 per,
@@ -1576,56 +1575,52 @@ fused_defer(const u32 *__restrict__ ftab, RnsArg a, const u8 *__restrict__ dinfo
 // 128 an SM: 166 registers and no spills, against 128 and 132 bytes spilled with 4 (the
 // launcher's sums_warps_per_sm: H200, N ms, 848 bits 0.200-0.203 -> 0.190-0.191, 1696 bits
 // 0.370-0.374 -> 0.352-0.354); g4n takes 4 (below).
-#define FUSED_DEFER_AT(G, R, SHARED_D)                                                                          \
-    fused_defer<G, R, SHARED_D>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, low_min, low_max, flags, q, \
-                                bsum, alone_n, alone_cols)
+#define FUSED_DEFER_AT(G, R, SHARED_D, NA)                                                                      \
+    fused_defer<G, R, SHARED_D, NA>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, low_min, low_max, flags, \
+                                    q, bsum, alone_n, alone_cols)
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g1(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT(1, 0, false);
+    FUSED_DEFER_AT(1, 0, false, FUSED_SLOTS);
 }
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT(2, 0, false);
+    FUSED_DEFER_AT(2, 0, false, FUSED_SLOTS);
 }
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT(4, 0, false);
+    FUSED_DEFER_AT(4, 0, false, FUSED_SLOTS);
 }
 // rows_in_lanes: the warp's groups share d_j's words in the ring (the launcher's defer_shape).
 // 4 blocks an SM fit g = 4 in 128 registers without spills: 424 bits N, sums 56.4-57.8 ->
 // 54.2-54.6 us against 3 blocks (154 registers; H200 ncu, session 37 call 7).
 extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g4n(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT(4, FUSED_RING, true);
+    FUSED_DEFER_AT(4, FUSED_RING, true, FUSED_SLOTS);
 }
 // The ring kernels on rows with 7 slots a lane, for bases of at most 7g moduli (424, 848 and
 // 1696 bits: 28, 55 and 110): no slot the basis leaves empty in every lane (the launcher's
 // sums_kernel, with the times). The ring keeps 8 slots' room (fused_defer's FUSED_RING_WORDS).
-#define FUSED_DEFER_AT7(G)                                                                                        \
-    fused_defer<G, FUSED_RING, true, 7>(ftab, a, dinfo, dexp, dq, dv, m, n, rows_in_lanes, per, low_min, low_max, \
-                                        flags, q, bsum, alone_n, alone_cols)
 extern "C" __global__ void __launch_bounds__(128, 4) blas_fused_defer_g4n7(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT7(4);
+    FUSED_DEFER_AT(4, FUSED_RING, true, 7);
 }
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g8n7(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT7(8);
+    FUSED_DEFER_AT(8, FUSED_RING, true, 7);
 }
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g16n7(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT7(16);
+    FUSED_DEFER_AT(16, FUSED_RING, true, 7);
 }
-#undef FUSED_DEFER_AT7
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g8(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT(8, FUSED_RING, false);
+    FUSED_DEFER_AT(8, FUSED_RING, false, FUSED_SLOTS);
 }
 // rows_in_lanes: the warp's groups share d_j's words in the ring
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g8n(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT(8, FUSED_RING, true);
+    FUSED_DEFER_AT(8, FUSED_RING, true, FUSED_SLOTS);
 }
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g16(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT(16, FUSED_RING, false);
+    FUSED_DEFER_AT(16, FUSED_RING, false, FUSED_SLOTS);
 }
 // rows_in_lanes: the warp's groups share d_j's words in the ring
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g16n(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT(16, FUSED_RING, true);
+    FUSED_DEFER_AT(16, FUSED_RING, true, FUSED_SLOTS);
 }
 extern "C" __global__ void __launch_bounds__(128, 3) blas_fused_defer_g32(FUSED_DEFER_ARGS) {
-    FUSED_DEFER_AT(32, FUSED_RING, false);
+    FUSED_DEFER_AT(32, FUSED_RING, false, FUSED_SLOTS);
 }
 #undef FUSED_DEFER_AT
 
