@@ -409,11 +409,11 @@ fn rns_gemv_fused_equals_the_cpu_212_424_and_1696() {
 
 #[test]
 #[ignore = "needs a CUDA GPU: run scripts/gpu-check.sh"]
-fn rns_gemv_fused_equals_the_cpu_in_every_ring_kernel() {
-    // the ring kernels on rows in the forms 424, 848 and 1696 bits do not take: 7 slots a lane
-    // whose copies compare each slot with nb (20, 42, 91 base moduli: nb <= 6g) and 8 slots (30,
+fn rns_gemv_fused_equals_the_cpu_in_every_sums_kernel() {
+    // the sums kernels in the forms 106-1696 bits do not take: 7 slots a lane whose loads or
+    // copies compare each slot with nb (4, 10, 20, 42, 91 base moduli) and 8 slots (8, 15, 30,
     // 59, 117); the launcher's test each_sums_kernel_has_a_precision_that_takes_it names them
-    for bits in [300, 460, 640, 900, 1400, 1800] {
+    for bits in [53, 120, 150, 230, 300, 460, 640, 900, 1400, 1800] {
         fused_at(&device(), bits, false);
     }
 }

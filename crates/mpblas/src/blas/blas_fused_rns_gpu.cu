@@ -1165,12 +1165,13 @@ static __device__ __forceinline__ void fused_list_alone(u64 *alone_n, u64 *alone
 
 // A term's residues in the lane's slots: a_ij's at ap and |d_j w_i R| at dp, slot i at i G;
 // zeros for a slot past the basis, or for every slot when `in` is false (nothing is loaded).
-template <int NA, int G>
+// FULL: every lane's slots are in the basis (nb = NA G), no compare a slot.
+template <int NA, int G, bool FULL = false>
 static __device__ __forceinline__ void fused_load_slots(const u32 *ap, const u32 *dp, bool in, u32 nb, u32 gl,
                                                         u32 (&ar)[NA], u32 (&dr)[NA]) {
 #pragma unroll
     for (int i = 0; i < NA; i++) {
-        const bool slot = in && gl + i * G < nb;
+        const bool slot = in && (FULL || gl + i * G < nb);
         ar[i] = slot ? ap[i * G] : 0;
         dr[i] = slot ? dp[i * G] : 0;
     }
@@ -1180,7 +1181,7 @@ static __device__ __forceinline__ void fused_load_slots(const u32 *ap, const u32
 // the coefficients' OR for a_ij = 0 (no zeroing of the loaded residues), H200 N / T ms: 106
 // bits 0.070 / 0.070-0.071 -> 0.068-0.069 / 0.070-0.071, 212 bits 0.096-0.097 / 0.098-0.099
 // -> 0.094-0.096 / 0.095-0.096.
-template <int NA, int G>
+template <int NA, int G, bool FULL>
 static __device__ __forceinline__ void
 fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
                  const u32 *__restrict__ dv, FusedUnitSums<NA> &s, const FusedWindow &w, i64 base, bool active,
@@ -1198,7 +1199,7 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
         const u8 di = dinfo[ci], acls = a.cls[ei], asg = a.sign[ei];
         const i64 low = a.exp[ei] + dexp[ci];
         u32 ar[NA], dr[NA];
-        fused_load_slots<NA, G>(a.d + ei * nb + gl, dv + ci * nb + gl, true, nb, gl, ar, dr);
+        fused_load_slots<NA, G, FULL>(a.d + ei * nb + gl, dv + ci * nb + gl, true, nb, gl, ar, dr);
         // (ua = 1: the step tells a_ij = 0 from the coefficients; no share of the unit's rank)
         int sp;
         double no_share;
@@ -1394,9 +1395,15 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
 // V_i = sum_t sp_t v_(t,i) and sum_i v_(t,i)/m_i = k_t + P_t/M (v in [0, m), P_t/M in [0, 1/4)),
 // F = sum_i V_i/m_i = K + X/M, X = sum_t sp_t P_t the bucket's sum; K is F - X/M rounded to
 // nearest once each is known to within 1/4:
-// - F: V_i = q_i m_i + r_i exactly (r_i = |V_i|_m_i by Barrett, q_i the double quotient of the
-//   multiple V_i - r_i rounded: |q_i| < 2^31 and its error below 2^-20), F = sum q_i + sum r_i/m_i
-//   (the fractions in double, error below n^2 2^-53);
+// - F: V_i = q_i m_i + r_i exactly, q_i = floor(V_i/m_i) and r_i in [0, m_i), F = sum q_i +
+//   sum r_i/m_i. 1/m_i to within 2^-50: the float reciprocal (rcp.approx: about an ulp, 2^-23,
+//   and m_i's rounding to float another) and two Newton steps in double, each squaring the
+//   error (so that even a float reciprocal off by 2^-12 would give 2^-48). |V_i| < 2^61 and
+//   m_i > 2^30, so V_i/m_i < 2^31 and V_i times it is within 2^-17 of the quotient: its floor is
+//   q_i or one off, and r_i's sign or size tells which. The fractions r_i/m_i in double: error
+//   below n 2^-49 + n^2 2^-53. Two double divisions a slot and a Barrett remainder had been 9%
+//   of the samples at 424 bits (H200 ncu, session 38); without them the sums took 50.8-52.2 ->
+//   49.6-50.6 us at 424 bits, 170.2-171.1 -> 169.1-170.5 at 1696 (session 39);
 // - X/M: xs, the terms' sp ua dd (fused_term_word; relative error below 2n 2^-59 + 5 2^-53: the
 //   two evaluations' bounds, c0 and three roundings) summed in double in any order: with
 //   |sp P/M| < 2^19/4 and at most FUSED_BUCKET_TERMS = 2^11 terms a unit, |X/M| < 2^28 and the
@@ -1415,10 +1422,16 @@ static __device__ __forceinline__ i64 fused_unit_rank(const FusedUnitSums<NA> &s
         const u32 mk = s.cm[i];
         if (mk != 0) {
             const i64 v = s.vs[i];
-            const u32 rr = fused_smod(v, mk, s.cmu[i]);
             const double md = (double)mk;
-            fi += __double2ll_rn(__ddiv_rn((double)(v - (i64)rr), md));
-            ff = __dadd_rn(ff, __ddiv_rn((double)rr, md));
+            float r32;
+            asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r32) : "f"((float)mk));
+            double inv = __fma_rn((double)r32, __fma_rn(-md, (double)r32, 1.0), (double)r32);
+            inv = __fma_rn(inv, __fma_rn(-md, inv, 1.0), inv);
+            i64 q = __double2ll_rd(__dmul_rn((double)v, inv)), r = v - q * (i64)mk;
+            q = r < 0 ? q - 1 : r >= (i64)mk ? q + 1 : q;
+            r = v - q * (i64)mk;
+            fi += q;
+            ff = __dadd_rn(ff, __dmul_rn((double)r, inv));
         }
     }
     for (u32 off = 1; off < g; off <<= 1) {
@@ -1465,8 +1478,10 @@ fused_defer_unit(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
     else if (G >= 4)
         fused_terms_batched<NA, G, R, SHARED_D, false>(f, a, dinfo, dexp, dq, dv, s, w, base, active, gl, r, cstart,
                                                        cstep, iters, c1, ring);
+    else if (NA < FUSED_SLOTS && f.n == NA * G)
+        fused_terms_each<NA, G, true>(f, a, dinfo, dexp, dv, s, w, base, active, gl, r, cstart, cstep, iters, c1);
     else
-        fused_terms_each<NA, G>(f, a, dinfo, dexp, dv, s, w, base, active, gl, r, cstart, cstep, iters, c1);
+        fused_terms_each<NA, G, false>(f, a, dinfo, dexp, dv, s, w, base, active, gl, r, cstart, cstep, iters, c1);
     // the lane's kept terms below the bucket into its row's list (its row is its own at
     // rows_in_lanes, the warp's otherwise)
     if (active && s.alone_n != 0) fused_list_alone(alone_n, alone_cols, r, s.alone_n, s.alone_c);
@@ -1583,6 +1598,13 @@ extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g1(FUSED_D
 }
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(2, 0, false, FUSED_SLOTS);
+}
+// g = 1 and 2 with 7 slots a lane, for bases of at most 7g moduli (106 and 212 bits: 7 and 14)
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g1s7(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT(1, 0, false, 7);
+}
+extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g2s7(FUSED_DEFER_ARGS) {
+    FUSED_DEFER_AT(2, 0, false, 7);
 }
 extern "C" __global__ void __launch_bounds__(256, 2) blas_fused_defer_g4(FUSED_DEFER_ARGS) {
     FUSED_DEFER_AT(4, 0, false, FUSED_SLOTS);

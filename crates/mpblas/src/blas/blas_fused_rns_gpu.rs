@@ -52,6 +52,8 @@ pub(crate) const KERNELS: &[&str] = &[
     "blas_fused_defer_g16n",
     "blas_fused_defer_g4n",
     "blas_fused_defer_g4n7",
+    "blas_fused_defer_g1s7",
+    "blas_fused_defer_g2s7",
     "blas_fused_defer_g8n7",
     "blas_fused_defer_g16n7",
     "blas_fused_finish",
@@ -294,10 +296,18 @@ fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -
 /// 1000 × 1000, N ms, three rounds alternated (session 38 call 1), 8 slots → 7: 424 bits
 /// 0.105-0.106 → 0.100-0.102, 848 bits 0.155-0.158 → 0.147-0.152, 1696 bits 0.286-0.291 →
 /// 0.275-0.279 (the sums, ncu: 54.2-55.2 → 50.8-54.0, 96.9-98.0 → 88.3-89.0, 178.4-179.4 →
-/// 169.6-170.0 µs). `MPBLAS_FUSED_SLOTS7=0` keeps 8, for tuning.
+/// 169.6-170.0 µs). At g = 1 and 2 (106 and 212 bits: 7 and 14 moduli) both layouts take
+/// 7-slot kernels (`g1s7`, `g2s7`), whose loads need no compare when nb = 7g: the loop 265 →
+/// 221 and 290 → 242 SASS instructions a term; three rounds alternated (session 39 call 1),
+/// 8 slots → 7, N / T ms: 212 bits 0.082-0.085 / 0.085-0.086 → 0.078-0.080 / 0.081-0.084 (the
+/// sums 39.0-39.6 → 35.3-35.5 µs), 106 bits 0.064-0.066 / 0.065-0.067 → 0.063-0.066 /
+/// 0.064-0.067 (22.2-22.8 → 21.8-22.3 µs).
+/// `MPBLAS_FUSED_SLOTS7=0` keeps 8, for tuning.
 fn sums_kernel(g: usize, rows: bool, ring: bool, slots7: bool) -> &'static str {
     match (g, rows) {
+        (1, _) if slots7 => "blas_fused_defer_g1s7",
         (1, _) => "blas_fused_defer_g1",
+        (2, _) if slots7 => "blas_fused_defer_g2s7",
         (2, _) => "blas_fused_defer_g2",
         (4, true) if ring && slots7 => "blas_fused_defer_g4n7",
         (4, true) if ring => "blas_fused_defer_g4n",
@@ -977,8 +987,12 @@ mod tests {
         // (base moduli, the precision in bits that has them, A x's and Aᵀx's kernels at
         // 1000 x 1000): the precisions gpu_blas_rns.rs runs, one a kernel
         let cases = [
-            (7, 106, "g1", "g1"),
-            (14, 212, "g2", "g2"),
+            (4, 53, "g1s7", "g1s7"),
+            (7, 106, "g1s7", "g1s7"),
+            (8, 120, "g1", "g1"),
+            (10, 150, "g2s7", "g2s7"),
+            (14, 212, "g2s7", "g2s7"),
+            (15, 230, "g2", "g2"),
             (20, 300, "g4n7", "g4"),
             (28, 424, "g4n7", "g4"),
             (30, 460, "g4n", "g4"),

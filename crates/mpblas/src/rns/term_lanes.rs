@@ -253,9 +253,10 @@ mod tests {
 
     /// The GPU sums' rank of a unit (`blas_fused_rns_gpu.cu`, `fused_unit_rank`): a unit's
     /// `K = Σ sp_t·k_t` is `F − X/M` rounded to nearest, with `F = Σ Vᵢ/mᵢ` from the unit's
-    /// `Vᵢ = Σ sp_t·v_(t,i)` (quotients and remainders) and `X/M` approximated by the terms'
-    /// `sp·ua·dd` in double (`ua`, `dd`: the factors' `X·2^k_norm/M` from their evaluations'
-    /// upper bounds, `dd` times `c0 = M·2^(−2·k_norm)`), here summed one after the other. Checked
+    /// `Vᵢ = Σ sp_t·v_(t,i)` (quotients and remainders, by the GPU's approximate reciprocal) and
+    /// `X/M` approximated by the terms' `sp·ua·dd` in double (`ua`, `dd`: the factors'
+    /// `X·2^k_norm/M` from their evaluations' upper bounds, `dd` times `c0 = M·2^(−2·k_norm)`),
+    /// here summed one after the other. Checked
     /// against the exact ranks (`product_rank`) on the worst units the GPU makes: 2^11 terms
     /// (`FUSED_BUCKET_TERMS`) at the bucket's top scale 2^19 with all-ones significands and one
     /// sign, and on random ones (scales 1 to 2^19, both signs, random significands).
@@ -308,9 +309,31 @@ mod tests {
                 for (i, &v) in vs.iter().enumerate() {
                     assert!(v.unsigned_abs() < 1 << 61, "{bits} bits: V_i out of range");
                     let m = base.m[i] as i64;
-                    let r = v.rem_euclid(m);
-                    fi += ((v - r) as f64 / m as f64).round_ties_even() as i64;
-                    ff += r as f64 / m as f64;
+                    // the GPU's quotient and fraction (fused_unit_rank): 1/m from the float
+                    // reciprocal (rcp.approx: here one float ulp off each way, and 2^11 ulps,
+                    // 2^-12, to show the margin) and two Newton steps
+                    let md = m as f64;
+                    let (mut q0, mut f0) = (0i64, 0f64);
+                    for ulp in [-2048i32, -1, 1, 2048] {
+                        let x0 =
+                            f32::from_bits(((1.0 / m as f32).to_bits() as i32 + ulp) as u32) as f64;
+                        let x1 = x0.mul_add((-md).mul_add(x0, 1.0), x0);
+                        let inv = x1.mul_add((-md).mul_add(x1, 1.0), x1);
+                        let mut q = (v as f64 * inv).floor() as i64;
+                        let r = v - q * m;
+                        q = if r < 0 {
+                            q - 1
+                        } else if r >= m {
+                            q + 1
+                        } else {
+                            q
+                        };
+                        let r = v - q * m;
+                        assert_eq!((q, r), (v.div_euclid(m), v.rem_euclid(m)), "{bits} bits");
+                        (q0, f0) = (q, r as f64 * inv);
+                    }
+                    fi += q0;
+                    ff += f0;
                 }
                 let approx = ff - xs;
                 let got = fi + approx.round_ties_even() as i64;
