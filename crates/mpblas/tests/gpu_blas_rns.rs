@@ -351,6 +351,8 @@ fn fused_at(dev: &Device, bits: u32, big: bool) {
         case(Trans::No, 5, 257, 5, 3, -1),
         case(Trans::Yes, 4097, 3, 4100, 1, -2),
         case(Trans::No, 0, 5, 1, 1, 1),
+        // Aᵀx with enough rows for the warp's groups to take rows (from g = 4 with 7 slots)
+        case(Trans::Yes, 160, 130, 161, 1, 2),
     ];
     if big {
         cases.push(case(Trans::No, 1000, 1000, 1000, 1, 1));

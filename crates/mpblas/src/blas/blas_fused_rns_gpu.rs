@@ -260,8 +260,12 @@ struct DeferShape {
 /// The residues come through each warp's ring from g = 8, and at g = 4 with the groups on rows,
 /// where they share `d_j`'s words (`blas_fused_defer_g4n`): H200, 1000 × 1000, 424 bits N,
 /// three rounds alternated, 0.112-0.113 → 0.104-0.106 ms (sums 62.3-63.7 → 56.1-57.5 µs, ncu);
-/// T through rows and the ring read the same as without (0.118-0.120 against 0.118-0.119), so
-/// T keeps columns. `MPBLAS_FUSED_RING4=0` turns it off at g = 4, for tuning.
+/// T through rows and the ring (8 slots, `g4n`) read the same as without (0.118-0.120 against
+/// 0.118-0.119), so T keeps columns there; with 7 slots (nb ≤ 28: `g4n7`) rows won, T ms, three
+/// rounds alternated (session 39 call 2): 300 bits 0.112-0.116 → 0.107-0.108, 424 bits
+/// 0.123-0.126 → 0.119-0.121 (sums 72.3-73.2 → 69.0-70.4 µs; a 7-slot kernel on columns,
+/// `g4s7`, gave 0.110-0.112 and 0.120-0.121). `MPBLAS_FUSED_RING4=0` turns the ring off at g = 4,
+/// for tuning.
 fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -> DeferShape {
     let g_min = nb.div_ceil(SLOTS).next_power_of_two();
     let g = std::env::var("MPBLAS_FUSED_G")
@@ -269,15 +273,15 @@ fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -
         .and_then(|v| v.parse::<usize>().ok())
         .filter(|&g| g.is_power_of_two() && (g_min..=32).contains(&g))
         .unwrap_or(g_min);
+    let slots7 = nb <= 7 * g && std::env::var("MPBLAS_FUSED_SLOTS7").as_deref() != Ok("0");
     let rows = match std::env::var("MPBLAS_FUSED_ROWS").as_deref() {
         Ok("0") => false,
         Ok("1") => true,
-        _ => rows_in_lanes || (g >= 8 && m >= 16 * (32 / g)),
+        _ => rows_in_lanes || ((g >= 8 || (g == 4 && slots7)) && m >= 16 * (32 / g)),
     };
     let ring =
         g >= 8 || (g == 4 && rows && std::env::var("MPBLAS_FUSED_RING4").as_deref() != Ok("0"));
     let per = chunk_columns(g, m, n, rows, sums_warps_per_sm(g) * sms).min(BUCKET_TERMS);
-    let slots7 = nb <= 7 * g && std::env::var("MPBLAS_FUSED_SLOTS7").as_deref() != Ok("0");
     DeferShape {
         g: g as u32,
         per,
@@ -993,8 +997,8 @@ mod tests {
             (10, 150, "g2s7", "g2s7"),
             (14, 212, "g2s7", "g2s7"),
             (15, 230, "g2", "g2"),
-            (20, 300, "g4n7", "g4"),
-            (28, 424, "g4n7", "g4"),
+            (20, 300, "g4n7", "g4n7"),
+            (28, 424, "g4n7", "g4n7"),
             (30, 460, "g4n", "g4"),
             (42, 640, "g8n7", "g8n7"),
             (55, 848, "g8n7", "g8n7"),
@@ -1026,10 +1030,14 @@ mod tests {
             );
             assert!(KERNELS.contains(&sn.kernel) && KERNELS.contains(&st.kernel));
         }
-        // Aᵀx with few rows keeps the columns at g = 8 (no 7-slot kernel there)
+        // Aᵀx with few rows keeps the columns at g = 8 (no 7-slot kernel there) and g = 4
         assert_eq!(
             default_shape(55, 63, 1000, false).unwrap().kernel,
             "blas_fused_defer_g8"
+        );
+        assert_eq!(
+            default_shape(28, 127, 1000, false).unwrap().kernel,
+            "blas_fused_defer_g4"
         );
     }
 
