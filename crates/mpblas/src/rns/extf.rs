@@ -254,6 +254,67 @@ mod tests {
         }
     }
 
+    /// `rns.cuh`'s `extf_from_u128`: the top 53 bits of `n` shifted to the top of a `u128`,
+    /// one up when a bit below them is set, the fraction's bits formed directly (a carry to
+    /// 2^53 gives 1/2 and one more in the exponent).
+    fn device_bit_form(n: u128, sh: i64, up: bool) -> ExtF {
+        if n == 0 {
+            return ExtF::ZERO;
+        }
+        let lz = n.leading_zeros();
+        let m = n << lz;
+        let mut t = (m >> 75) as u64;
+        if up && (((m >> 64) as u64 & 0x7ff) | m as u64) != 0 {
+            t += 1;
+        }
+        let carry = t >> 53 != 0;
+        ExtF {
+            f: if carry {
+                0.5
+            } else {
+                f64::from_bits((t & ((1 << 52) - 1)) | (1022 << 52))
+            },
+            e: sh + (128 - lz as i64) + i64::from(carry),
+        }
+    }
+
+    #[test]
+    fn the_device_bit_form_is_from_u128() {
+        // every bit length, with the bits below the top 53 all ones (a carry to 2^53 when
+        // rounding up), all zeros, one low bit, and random
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for bits in 1..=128u32 {
+            let top = 1u128 << (bits - 1);
+            let ones = if bits == 128 {
+                u128::MAX
+            } else {
+                (1u128 << bits) - 1
+            };
+            let random = top | (((next() as u128) << 64 | next() as u128) & ones);
+            for n in [top, ones, top | 1, top + 1, random, random & !1, ones - 1] {
+                for sh in [-3000, -64, 0, 17, 4000] {
+                    assert_eq!(
+                        device_bit_form(n, sh, false),
+                        ExtF::from_u128_rd(n, sh),
+                        "{n} {sh}"
+                    );
+                    assert_eq!(
+                        device_bit_form(n, sh, true),
+                        ExtF::from_u128_ru(n, sh),
+                        "{n} {sh}"
+                    );
+                }
+            }
+        }
+        assert_eq!(device_bit_form(0, 5, true), ExtF::ZERO);
+    }
+
     #[test]
     fn from_u128_rounds_outward() {
         let n = (1u128 << 100) + 12345;
