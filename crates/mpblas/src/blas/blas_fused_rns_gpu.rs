@@ -250,11 +250,11 @@ struct DeferShape {
 /// The sums' shape for `nb` base moduli and an `m × n` `op(A)`, `rows_in_lanes` when `op(A)`'s
 /// columns are contiguous. The kernels take any layout either way (each group reads its own
 /// term's residues, and a unit's rows and columns come from `A`'s strides): rows when `op(A)` is
-/// stored by columns, and from g = 8 also for `Aᵀx`, where the warp's groups then share `d_j`'s
-/// words in the ring (`…n` kernels) and a warp's units are `32/g` rows. H200, 1000 × 1000, T ms,
-/// two runs alternated: 848 bits 0.216-0.222 → 0.190-0.195, 1696 bits 0.381-0.387 →
-/// 0.350-0.353 (N unchanged); below g = 8 rows made T slower (106 bits 0.075 → 0.083-0.088, 212
-/// bits 0.096-0.097 → 0.100-0.102). With few rows a unit's last groups would idle (`m mod 32/g`
+/// stored by columns, and from g = 8 (at g = 4 with 7 slots, below) also for `Aᵀx`, where the
+/// warp's groups then share `d_j`'s words in the ring (`…n` kernels) and a warp's units are
+/// `32/g` rows. H200, 1000 × 1000, T ms, two runs alternated: 848 bits 0.216-0.222 →
+/// 0.190-0.195, 1696 bits 0.381-0.387 → 0.350-0.353 (N unchanged); at g = 1 and 2 rows made T
+/// slower (106 bits 0.075 → 0.083-0.088, 212 bits 0.096-0.097 → 0.100-0.102). With few rows a unit's last groups would idle (`m mod 32/g`
 /// of its `32/g`), so `Aᵀx` keeps columns below `16·32/g` rows, where they would waste more than
 /// 1/16 of the lanes (not measured). `MPBLAS_FUSED_ROWS=0` or `1` forces either, for tuning.
 /// The residues come through each warp's ring from g = 8, and at g = 4 with the groups on rows,
