@@ -254,9 +254,9 @@ struct DeferShape {
 /// warp's groups then share `d_j`'s words in the ring (`…n` kernels) and a warp's units are
 /// `32/g` rows. H200, 1000 × 1000, T ms, two runs alternated: 848 bits 0.216-0.222 →
 /// 0.190-0.195, 1696 bits 0.381-0.387 → 0.350-0.353 (N unchanged); at g = 1 and 2 rows made T
-/// slower (106 bits 0.075 → 0.083-0.088, 212 bits 0.096-0.097 → 0.100-0.102). With few rows a unit's last groups would idle (`m mod 32/g`
-/// of its `32/g`), so `Aᵀx` keeps columns below `16·32/g` rows, where they would waste more than
-/// 1/16 of the lanes (not measured). `MPBLAS_FUSED_ROWS=0` or `1` forces either, for tuning.
+/// slower (106 bits 0.075 → 0.083-0.088, 212 bits 0.096-0.097 → 0.100-0.102). With few rows a
+/// unit's last groups would idle (`m mod 32/g` of its `32/g`), so `Aᵀx` keeps columns below
+/// `16·32/g` rows, where they would waste more than 1/16 of the lanes (not measured). `MPBLAS_FUSED_ROWS=0` or `1` forces either, for tuning.
 /// The residues come through each warp's ring from g = 8, and at g = 4 with the groups on rows,
 /// where they share `d_j`'s words (`blas_fused_defer_g4n`): H200, 1000 × 1000, 424 bits N,
 /// three rounds alternated, 0.112-0.113 → 0.104-0.106 ms (sums 62.3-63.7 → 56.1-57.5 µs, ncu);
@@ -294,8 +294,8 @@ fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -
 /// The sums kernel for groups of `g` lanes, the warp's groups on rows (`rows`: the `…n` kernels,
 /// whose groups share `d_j`'s words in the ring) or on columns, through the ring or not, and
 /// with 7 base slots a lane instead of 8 (`slots7`: the basis leaves each lane's eighth slot
-/// empty, nb ≤ 7g, as at 424, 848 and 1696 bits; rows only). The 7-slot kernels' step is
-/// 20-22% shorter: no eighth slot, and when nb > 6g, as at those three precisions, the copies of
+/// empty, nb ≤ 7g: at g ≥ 4 on rows only, as at 300-424, 848 and 1696 bits; at g = 1 and 2 both
+/// layouts, below). The ring kernels' 7-slot step is 20-22% shorter: no eighth slot, and when nb > 6g, as at those three precisions, the copies of
 /// the first six slots into the ring share the step's predicate (`fused_ring_fill`'s FULL). H200,
 /// 1000 × 1000, N ms, three rounds alternated (session 38 call 1), 8 slots → 7: 424 bits
 /// 0.105-0.106 → 0.100-0.102, 848 bits 0.155-0.158 → 0.147-0.152, 1696 bits 0.286-0.291 →
@@ -305,8 +305,7 @@ fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -
 /// 221 and 290 → 242 SASS instructions a term; three rounds alternated (session 39 call 1),
 /// 8 slots → 7, N / T ms: 212 bits 0.082-0.085 / 0.085-0.086 → 0.078-0.080 / 0.081-0.084 (the
 /// sums 39.0-39.6 → 35.3-35.5 µs), 106 bits 0.064-0.066 / 0.065-0.067 → 0.063-0.066 /
-/// 0.064-0.067 (22.2-22.8 → 21.8-22.3 µs).
-/// `MPBLAS_FUSED_SLOTS7=0` keeps 8, for tuning.
+/// 0.064-0.067 (22.2-22.8 → 21.8-22.3 µs). `MPBLAS_FUSED_SLOTS7=0` keeps 8, for tuning.
 fn sums_kernel(g: usize, rows: bool, ring: bool, slots7: bool) -> &'static str {
     match (g, rows) {
         (1, _) if slots7 => "blas_fused_defer_g1s7",

@@ -256,10 +256,10 @@ mod tests {
     /// `Vᵢ = Σ sp_t·v_(t,i)` (quotients and remainders, by the GPU's approximate reciprocal) and
     /// `X/M` approximated by the terms' `sp·ua·dd` in double (`ua`, `dd`: the factors'
     /// `X·2^k_norm/M` from their evaluations' upper bounds, `dd` times `c0 = M·2^(−2·k_norm)`),
-    /// here summed one after the other. Checked
-    /// against the exact ranks (`product_rank`) on the worst units the GPU makes: 2^11 terms
-    /// (`FUSED_BUCKET_TERMS`) at the bucket's top scale 2^19 with all-ones significands and one
-    /// sign, and on random ones (scales 1 to 2^19, both signs, random significands).
+    /// here summed one after the other. Checked against the exact ranks (`product_rank`) on the
+    /// worst units the GPU makes: 2^11 terms (`FUSED_BUCKET_TERMS`) at the bucket's top scale
+    /// 2^19 with all-ones significands and one sign, and on random ones (scales 1 to 2^19, both
+    /// signs, random significands).
     #[test]
     fn a_units_rank_follows_from_its_sums_and_the_evaluations() {
         let mut rng = mpblas_testdata::SplitMix64::new(77);
