@@ -1165,13 +1165,14 @@ static __device__ __forceinline__ void fused_list_alone(u64 *alone_n, u64 *alone
 
 // A term's residues in the lane's slots: a_ij's at ap and |d_j w_i R| at dp, slot i at i G;
 // zeros for a slot past the basis, or for every slot when `in` is false (nothing is loaded).
-// FULL: every lane's slots are in the basis (nb = NA G), no compare a slot.
-template <int NA, int G, bool FULL = false>
+// ALL_IN: every lane's slots are in the basis (nb = NA G), no compare a slot (fused_ring_fill's
+// FULL leaves the last slot's compare).
+template <int NA, int G, bool ALL_IN = false>
 static __device__ __forceinline__ void fused_load_slots(const u32 *ap, const u32 *dp, bool in, u32 nb, u32 gl,
                                                         u32 (&ar)[NA], u32 (&dr)[NA]) {
 #pragma unroll
     for (int i = 0; i < NA; i++) {
-        const bool slot = in && (FULL || gl + i * G < nb);
+        const bool slot = in && (ALL_IN || gl + i * G < nb);
         ar[i] = slot ? ap[i * G] : 0;
         dr[i] = slot ? dp[i * G] : 0;
     }
@@ -1181,7 +1182,7 @@ static __device__ __forceinline__ void fused_load_slots(const u32 *ap, const u32
 // the coefficients' OR for a_ij = 0 (no zeroing of the loaded residues), H200 N / T ms: 106
 // bits 0.070 / 0.070-0.071 -> 0.068-0.069 / 0.070-0.071, 212 bits 0.096-0.097 / 0.098-0.099
 // -> 0.094-0.096 / 0.095-0.096.
-template <int NA, int G, bool FULL>
+template <int NA, int G, bool ALL_IN>
 static __device__ __forceinline__ void
 fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinfo, const i64 *__restrict__ dexp,
                  const u32 *__restrict__ dv, FusedUnitSums<NA> &s, const FusedWindow &w, i64 base, bool active,
@@ -1199,7 +1200,7 @@ fused_terms_each(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ dinf
         const u8 di = dinfo[ci], acls = a.cls[ei], asg = a.sign[ei];
         const i64 low = a.exp[ei] + dexp[ci];
         u32 ar[NA], dr[NA];
-        fused_load_slots<NA, G, FULL>(a.d + ei * nb + gl, dv + ci * nb + gl, true, nb, gl, ar, dr);
+        fused_load_slots<NA, G, ALL_IN>(a.d + ei * nb + gl, dv + ci * nb + gl, true, nb, gl, ar, dr);
         // (ua = 1: the step tells a_ij = 0 from the coefficients; no share of the unit's rank)
         int sp;
         double no_share;

@@ -256,7 +256,8 @@ struct DeferShape {
 /// 0.190-0.195, 1696 bits 0.381-0.387 → 0.350-0.353 (N unchanged); at g = 1 and 2 rows made T
 /// slower (106 bits 0.075 → 0.083-0.088, 212 bits 0.096-0.097 → 0.100-0.102). With few rows a
 /// unit's last groups would idle (`m mod 32/g` of its `32/g`), so `Aᵀx` keeps columns below
-/// `16·32/g` rows, where they would waste more than 1/16 of the lanes (not measured). `MPBLAS_FUSED_ROWS=0` or `1` forces either, for tuning.
+/// `16·32/g` rows, where they would waste more than 1/16 of the lanes (not measured).
+/// `MPBLAS_FUSED_ROWS=0` or `1` forces either, for tuning.
 /// The residues come through each warp's ring from g = 8, and at g = 4 with the groups on rows,
 /// where they share `d_j`'s words (`blas_fused_defer_g4n`): H200, 1000 × 1000, 424 bits N,
 /// three rounds alternated, 0.112-0.113 → 0.104-0.106 ms (sums 62.3-63.7 → 56.1-57.5 µs, ncu);
@@ -295,9 +296,9 @@ fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -
 /// whose groups share `d_j`'s words in the ring) or on columns, through the ring or not, and
 /// with 7 base slots a lane instead of 8 (`slots7`: the basis leaves each lane's eighth slot
 /// empty, nb ≤ 7g: at g ≥ 4 on rows only, as at 300-424, 848 and 1696 bits; at g = 1 and 2 both
-/// layouts, below). The ring kernels' 7-slot step is 20-22% shorter: no eighth slot, and when nb > 6g, as at those three precisions, the copies of
-/// the first six slots into the ring share the step's predicate (`fused_ring_fill`'s FULL). H200,
-/// 1000 × 1000, N ms, three rounds alternated (session 38 call 1), 8 slots → 7: 424 bits
+/// layouts, below). The ring kernels' 7-slot step is 20-22% shorter: no eighth slot, and when
+/// nb > 6g, as at 424, 848 and 1696 bits, the copies of the first six slots into the ring share
+/// the step's predicate (`fused_ring_fill`'s FULL). H200, 1000 × 1000, N ms, three rounds alternated (session 38 call 1), 8 slots → 7: 424 bits
 /// 0.105-0.106 → 0.100-0.102, 848 bits 0.155-0.158 → 0.147-0.152, 1696 bits 0.286-0.291 →
 /// 0.275-0.279 (the sums, ncu: 54.2-55.2 → 50.8-54.0, 96.9-98.0 → 88.3-89.0, 178.4-179.4 →
 /// 169.6-170.0 µs). At g = 1 and 2 (106 and 212 bits: 7 and 14 moduli) both layouts take
