@@ -1401,8 +1401,8 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
 //   and m_i's rounding to float another) and two Newton steps in double, each squaring the
 //   error (so that even a float reciprocal off by 2^-12 would give 2^-48). |V_i| < 2^61 and
 //   m_i > 2^30, so V_i/m_i < 2^31 and V_i times it is within 2^-17 of the quotient: its floor is
-//   q_i or one off, and r_i's sign or size tells which. The fractions r_i/m_i in double: error
-//   below n 2^-49 + n^2 2^-53. Two double divisions a slot and a Barrett remainder had been 9%
+//   q_i or one off, and r_i's sign or size tells which (the fix-up moves q_i by one and r_i by
+//   m_i). The fractions r_i/m_i in double: error below n 2^-49 + n^2 2^-53. Two double divisions a slot and a Barrett remainder had been 9%
 //   of the samples at 424 bits (H200 ncu, session 38); without them the sums took 50.8-52.2 ->
 //   49.6-50.6 us at 424 bits, 170.2-171.1 -> 169.1-170.5 at 1696 (session 39);
 // - X/M: xs, the terms' sp ua dd (fused_term_word; relative error below 2n 2^-59 + 5 2^-53: the
@@ -1429,8 +1429,9 @@ static __device__ __forceinline__ i64 fused_unit_rank(const FusedUnitSums<NA> &s
             double inv = __fma_rn((double)r32, __fma_rn(-md, (double)r32, 1.0), (double)r32);
             inv = __fma_rn(inv, __fma_rn(-md, inv, 1.0), inv);
             i64 q = __double2ll_rd(__dmul_rn((double)v, inv)), r = v - q * (i64)mk;
-            q = r < 0 ? q - 1 : r >= (i64)mk ? q + 1 : q;
-            r = v - q * (i64)mk;
+            const bool lo = r < 0, hi = r >= (i64)mk;
+            q = lo ? q - 1 : hi ? q + 1 : q;
+            r = lo ? r + (i64)mk : hi ? r - (i64)mk : r;
             fi += q;
             ff = __dadd_rn(ff, __dmul_rn((double)r, inv));
         }

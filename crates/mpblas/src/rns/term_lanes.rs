@@ -319,16 +319,16 @@ mod tests {
                             f32::from_bits(((1.0 / m as f32).to_bits() as i32 + ulp) as u32) as f64;
                         let x1 = x0.mul_add((-md).mul_add(x0, 1.0), x0);
                         let inv = x1.mul_add((-md).mul_add(x1, 1.0), x1);
-                        let mut q = (v as f64 * inv).floor() as i64;
+                        let q = (v as f64 * inv).floor() as i64;
                         let r = v - q * m;
-                        q = if r < 0 {
-                            q - 1
+                        // one off at most: the fix-up moves q by one and r by m
+                        let (q, r) = if r < 0 {
+                            (q - 1, r + m)
                         } else if r >= m {
-                            q + 1
+                            (q + 1, r - m)
                         } else {
-                            q
+                            (q, r)
                         };
-                        let r = v - q * m;
                         assert_eq!((q, r), (v.div_euclid(m), v.rem_euclid(m)), "{bits} bits");
                         (q0, f0) = (q, r as f64 * inv);
                     }
