@@ -17,8 +17,9 @@
 //! for wide bases of up to 128 moduli they work from the value's binary limbs (one pass of
 //! products) instead of a dozen CRT passes. No product and no partial sum is rounded, so the
 //! work per matrix entry is one modular product and a few additions per base modulus, against
-//! the paper's two roundings. On sm_90 and later the sums' blocks start while the scan ends
-//! (programmatic dependent launch, [`overlap_mask`]): they stage their tables, then wait for it.
+//! the paper's two roundings. On sm_90 and later the scan's blocks start while the prep ends and
+//! the sums' while the scan ends (programmatic dependent launch, [`overlap_mask`]): the sums stage
+//! their tables, then each waits for the kernel before it.
 //!
 //! Limit: the widest basis of a call must fit the kernels' local arrays (256 moduli): up to
 //! about 2600 bits of precision; beyond, [`Error::OutOfRange`] (the paper's form,
@@ -348,18 +349,21 @@ fn scan_columns(m: usize, n: usize, rows_in_lanes: bool) -> usize {
 }
 
 /// Which of the scan (1), the sums (2) and the finish (4) overlap the kernel before them
-/// ([`Device::launch_dependent`]; `MPBLAS_FUSED_OVERLAP` overrides, for tuning): the sums
-/// alone, whose blocks then stage their tables while the scan ends. H200, 1000 × 1000, N ms,
-/// alternated in one process (session 30, call 5), none → sums alone: 106 bits 0.074-0.076 →
-/// 0.070-0.073, 212 0.093-0.098 → 0.090-0.091, 424 0.132-0.139 → 0.127-0.132, 848
-/// 0.173-0.174 → 0.169-0.174, 1696 0.306-0.309 → 0.304-0.312. The finish overlapped cost
-/// 6-15% at every precision (not profiled; perhaps its blocks pack onto the first SMs the sums
-/// leave instead of spreading over all), the scan gained nothing.
+/// ([`Device::launch_dependent`]; `MPBLAS_FUSED_OVERLAP` overrides, for tuning): the scan and
+/// the sums, whose blocks then start while the prep and the scan end (the sums stage their
+/// tables meanwhile). H200, 1000 × 1000, N ms, alternated in one process (session 30, call 5),
+/// none → sums alone: 106 bits 0.074-0.076 → 0.070-0.073, 212 0.093-0.098 → 0.090-0.091, 424
+/// 0.132-0.139 → 0.127-0.132, 848 0.173-0.174 → 0.169-0.174, 1696 0.306-0.309 → 0.304-0.312.
+/// The scan too, six rounds alternated (session 40, call 4), N / T medians: 106 bits 0.0645 /
+/// 0.0655 → 0.0625 / 0.0630, 212 0.081 / 0.084 → 0.079 / 0.082, 424 0.103 / 0.1165 → 0.101 /
+/// 0.1165, 848 0.147 / 0.152 → 0.146 / 0.150, 1696 0.2755 / 0.2705 → 0.276 / 0.273. The
+/// finish overlapped cost 6-15% at every precision (not profiled; perhaps its blocks pack onto
+/// the first SMs the sums leave instead of spreading over all).
 fn overlap_mask() -> u32 {
     std::env::var("MPBLAS_FUSED_OVERLAP")
         .ok()
         .and_then(|v| v.parse::<u32>().ok())
-        .map_or(2, |v| v & 7)
+        .map_or(3, |v| v & 7)
 }
 
 /// Whether the prep and finish kernels round in binary (`fused_round_warp`: one pass of
