@@ -1402,9 +1402,10 @@ fused_terms_batched(const FusedTab &f, const RnsArg &a, const u8 *__restrict__ d
 //   error (so that even a float reciprocal off by 2^-12 would give 2^-48). |V_i| < 2^61 and
 //   m_i > 2^30, so V_i/m_i < 2^31 and V_i times it is within 2^-17 of the quotient: its floor is
 //   q_i or one off, and r_i's sign or size tells which (the fix-up moves q_i by one and r_i by
-//   m_i). The fractions r_i/m_i in double: error below n 2^-49 + n^2 2^-53. Two double divisions a slot and a Barrett remainder had been 9%
-//   of the samples at 424 bits (H200 ncu, session 38); without them the sums took 50.8-52.2 ->
-//   49.6-50.6 us at 424 bits, 170.2-171.1 -> 169.1-170.5 at 1696 (session 39);
+//   m_i). The fractions r_i/m_i in double: error below n 2^-49 + n^2 2^-53. Two double
+//   divisions a slot and a Barrett remainder had been 9% of the samples at 424 bits (H200 ncu,
+//   session 38); without them the sums took 50.8-52.2 -> 49.6-50.6 us at 424 bits, 170.2-171.1
+//   -> 169.1-170.5 at 1696 (session 39);
 // - X/M: xs, the terms' sp ua dd (fused_term_word; relative error below 2n 2^-59 + 5 2^-53: the
 //   two evaluations' bounds, c0 and three roundings) summed in double in any order: with
 //   |sp P/M| < 2^19/4 and at most FUSED_BUCKET_TERMS = 2^11 terms a unit, |X/M| < 2^28 and the

@@ -353,12 +353,12 @@ fn scan_columns(m: usize, n: usize, rows_in_lanes: bool) -> usize {
 /// the sums, whose blocks then start while the prep and the scan end (the sums stage their
 /// tables meanwhile). H200, 1000 × 1000, N ms, alternated in one process (session 30, call 5),
 /// none → sums alone: 106 bits 0.074-0.076 → 0.070-0.073, 212 0.093-0.098 → 0.090-0.091, 424
-/// 0.132-0.139 → 0.127-0.132, 848 0.173-0.174 → 0.169-0.174, 1696 0.306-0.309 → 0.304-0.312.
-/// The scan too, six rounds alternated (session 40, call 4), N / T medians: 106 bits 0.0645 /
-/// 0.0655 → 0.0625 / 0.0630, 212 0.081 / 0.084 → 0.079 / 0.082, 424 0.103 / 0.1165 → 0.101 /
-/// 0.1165, 848 0.147 / 0.152 → 0.146 / 0.150, 1696 0.2755 / 0.2705 → 0.276 / 0.273. The
-/// finish overlapped cost 6-15% at every precision (not profiled; perhaps its blocks pack onto
-/// the first SMs the sums leave instead of spreading over all).
+/// 0.132-0.139 → 0.127-0.132, 848 0.173-0.174 → 0.169-0.174, 1696 0.306-0.309 → 0.304-0.312. The
+/// scan too (alone, it had gained nothing), six rounds alternated (session 40, call 4), N / T
+/// medians: 106 bits 0.0645 / 0.0655 → 0.0625 / 0.0630, 212 0.081 / 0.084 → 0.079 / 0.082, 424
+/// 0.103 / 0.1165 → 0.101 / 0.1165, 848 0.147 / 0.152 → 0.146 / 0.150, 1696 0.2755 / 0.2705 →
+/// 0.276 / 0.273. The finish overlapped cost 6-15% at every precision (not profiled; perhaps its
+/// blocks pack onto the first SMs the sums leave instead of spreading over all).
 fn overlap_mask() -> u32 {
     std::env::var("MPBLAS_FUSED_OVERLAP")
         .ok()
