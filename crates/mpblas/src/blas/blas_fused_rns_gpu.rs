@@ -293,21 +293,22 @@ fn defer_shape(nb: usize, m: usize, n: usize, rows_in_lanes: bool, sms: usize) -
     }
 }
 
-/// The sums kernel for groups of `g` lanes, the warp's groups on rows (`rows`: the `…n` kernels,
-/// whose groups share `d_j`'s words in the ring) or on columns, through the ring or not, and
-/// with 7 base slots a lane instead of 8 (`slots7`: the basis leaves each lane's eighth slot
-/// empty, nb ≤ 7g: at g ≥ 4 on rows only, as at 300-424, 848 and 1696 bits; at g = 1 and 2 both
-/// layouts, below). The ring kernels' 7-slot step is 20-22% shorter: no eighth slot, and when
-/// nb > 6g, as at 424, 848 and 1696 bits, the copies of the first six slots into the ring share
-/// the step's predicate (`fused_ring_fill`'s FULL). H200, 1000 × 1000, N ms, three rounds alternated (session 38 call 1), 8 slots → 7: 424 bits
-/// 0.105-0.106 → 0.100-0.102, 848 bits 0.155-0.158 → 0.147-0.152, 1696 bits 0.286-0.291 →
-/// 0.275-0.279 (the sums, ncu: 54.2-55.2 → 50.8-54.0, 96.9-98.0 → 88.3-89.0, 178.4-179.4 →
-/// 169.6-170.0 µs). At g = 1 and 2 (106 and 212 bits: 7 and 14 moduli) both layouts take
-/// 7-slot kernels (`g1s7`, `g2s7`), whose loads need no compare when nb = 7g: the loop 265 →
-/// 221 and 290 → 242 SASS instructions a term; three rounds alternated (session 39 call 1),
-/// 8 slots → 7, N / T ms: 212 bits 0.082-0.085 / 0.085-0.086 → 0.078-0.080 / 0.081-0.084 (the
-/// sums 39.0-39.6 → 35.3-35.5 µs), 106 bits 0.064-0.066 / 0.065-0.067 → 0.063-0.066 /
-/// 0.064-0.067 (22.2-22.8 → 21.8-22.3 µs). `MPBLAS_FUSED_SLOTS7=0` keeps 8, for tuning.
+/// The sums kernel for groups of `g` lanes, the warp's groups on rows (`rows`: the `…n`
+/// kernels, whose groups share `d_j`'s words in the ring) or on columns, through the ring or
+/// not, and with 7 base slots a lane instead of 8 (`slots7`: the basis leaves each lane's
+/// eighth slot empty, nb ≤ 7g: at g ≥ 4 on rows only, as at 300-424, 848 and 1696 bits;
+/// at g = 1 and 2 both layouts, below). The ring kernels' 7-slot step is 20-22% shorter: no eighth
+/// slot, and when nb > 6g, as at 424, 848 and 1696 bits, the copies of the first six slots
+/// into the ring share the step's predicate (`fused_ring_fill`'s FULL). H200, 1000 × 1000, N
+/// ms, three rounds alternated (session 38 call 1), 8 slots → 7: 424 bits 0.105-0.106 →
+/// 0.100-0.102, 848 bits 0.155-0.158 → 0.147-0.152, 1696 bits 0.286-0.291 → 0.275-0.279 (the
+/// sums, ncu: 54.2-55.2 → 50.8-54.0, 96.9-98.0 → 88.3-89.0, 178.4-179.4 → 169.6-170.0 µs). At
+/// g = 1 and 2 (106 and 212 bits: 7 and 14 moduli) both layouts take 7-slot kernels (`g1s7`,
+/// `g2s7`), whose loads need no compare when nb = 7g: the loop 265 → 221 and 290 → 242 SASS
+/// instructions a term; three rounds alternated (session 39 call 1), 8 slots → 7, N / T ms:
+/// 212 bits 0.082-0.085 / 0.085-0.086 → 0.078-0.080 / 0.081-0.084 (the sums 39.0-39.6 →
+/// 35.3-35.5 µs), 106 bits 0.064-0.066 / 0.065-0.067 → 0.063-0.066 / 0.064-0.067 (22.2-22.8 →
+/// 21.8-22.3 µs). `MPBLAS_FUSED_SLOTS7=0` keeps 8, for tuning.
 fn sums_kernel(g: usize, rows: bool, ring: bool, slots7: bool) -> &'static str {
     match (g, rows) {
         (1, _) if slots7 => "blas_fused_defer_g1s7",
