@@ -725,6 +725,45 @@ fn level2_format<T: Random>(dev: &Device, m: usize, n: usize, cublas: &[f64; 3])
             if ok { "yes" } else { "NO" }
         );
     }
+    // GEMV N where A holds exact zeros: a multi-word product with a zero factor leaves the
+    // generic path for the special-value one (dd::mul_accurate), so a warp whose rows meet zeros
+    // at different columns diverges. Every 16th entry zero (two rows of each 32), and A lower
+    // triangular (the warps on the diagonal).
+    if m * n >= 1 << 24 {
+        let dx = dev.upload(&hx[..n])?;
+        let zero = T::zero_in(&());
+        let every_16th = |i: usize| i % 16 == 5;
+        let above_diagonal = |i: usize| i % m < i / m;
+        for (what, is_zero) in [
+            ("every 16th entry 0", &every_16th as &dyn Fn(usize) -> bool),
+            ("lower triangle", &above_diagonal),
+        ] {
+            let hz: Vec<T> = ha
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| if is_zero(i) { zero } else { v })
+                .collect();
+            let dz = dev.upload(&hz)?;
+            let gz = DeviceMatRef::col_major(&dz, m, n, m)?;
+            let mut dy = dev.upload(&hy[..m])?;
+            let ms = median_ms(dev, || {
+                bg::gemv(
+                    dev,
+                    alpha,
+                    gz,
+                    DeviceVecRef::contiguous(&dx),
+                    beta,
+                    DeviceVecMut::contiguous(&mut dy),
+                )
+            })?;
+            let gbs = w * (m * n + n + 2 * m) as f64 / (ms * 1e-3) / 1e9;
+            println!(
+                "| {} | gemv N, {what} | {ms:.4} | {gbs:.0} | {:.0}% | |",
+                T::NAME,
+                100.0 * gbs / cublas[0]
+            );
+        }
+    }
     // GEMV N over the launch: rows per block × threads (the bits never change).
     if m * n >= 1 << 24 {
         let dx = dev.upload(&hx[..n])?;
