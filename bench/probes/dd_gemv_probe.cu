@@ -72,7 +72,9 @@ __global__ void fill(double *p, u64 len, u64 seed, double scale) {
 
 // The next batch's loads sit in a block of their own before the current batch's arithmetic, so
 // that ptxas cannot move them down to their uses (with the loads and the arithmetic in one block
-// it interleaved them, one batch's loads at a time).
+// it interleaved them, one batch's loads at a time). (Session 41: in dd_lanes<true> ptxas
+// rotated the loop, so each batch's loads issue at the end of the iteration before, right ahead
+// of their uses; see the README.)
 template <int U>
 __global__ void __launch_bounds__(256) f64_tiled(const double *a, const double *x, u64 m, u64 n, u64 cols,
                                                  double *out) {
