@@ -6,7 +6,7 @@
 // the library's one piece at a time. Stand-alone CUDA C++ (nvcc --fmad=false on the GPU machine,
 // the library's eft.cuh and dd/dd.cuh included); timing only, the sums go to a scratch array.
 //
-// lanes<STEP, ADDR, MINB>: the probe's dd_lanes<true> (64 rows x 4 lane groups a block of 256, a
+// lanes<STEP, ADDR, MINB, TREE>: the probe's dd_lanes<true> (64 rows x 4 lane groups a block of 256, a
 // thread's lanes g + 4k and g + 4k + 128 of each 4096-column chunk, 16 steps 256 columns apart,
 // four steps of both lanes a batch, the next batch loaded before the current one steps), with
 // - STEP 0: the probe's step (product of the leading words by FMA plus two cross terms; the
@@ -18,7 +18,10 @@
 // - ADDR 0: the probe's addresses (u64 index arithmetic, x contiguous);
 //   ADDR 1: the library's (each load's element offset a 64-bit product j * inc with inc a
 //   run-time stride, as DD::load in blas_reduce.cuh, for A's row and for x);
-// - MINB: __launch_bounds__(256, MINB).
+// - MINB: __launch_bounds__(256, MINB);
+// - TREE 0: the probe's sums (each pair's two lanes joined into one total);
+//   TREE 1: the library's (the pairs in the halving tree's bit-reversed order, each pair's node
+//   joined into a binary counter of waiting nodes in shared memory).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -81,10 +84,15 @@ __device__ __forceinline__ Dd load(const Planes &v, u64 base, u64 j, u64 stride)
 struct Batch {
     Dd a0[4], a1[4], x0[4], x1[4];
 };
-template <int ADDR>
+// The lane pair of batch t: the (t / 4)-th, or with TREE the bit-reversed one (the halving tree's
+// order over 32 pairs).
+template <int TREE> __device__ __forceinline__ unsigned pair_of(unsigned t) {
+    return TREE ? __brev(t >> 2) >> 27 : t >> 2;
+}
+template <int ADDR, int TREE>
 __device__ __forceinline__ void batch_load(Batch &v, const Planes &a, const Planes &x, u64 m, u64 i, u64 start,
                                            unsigned g, unsigned t) {
-    const u64 l0 = start + g + 4 * (t >> 2), l1 = l0 + 128;
+    const u64 l0 = start + g + 4 * pair_of<TREE>(t), l1 = l0 + 128;
 #pragma unroll
     for (int q = 0; q < 4; q++) {
         const u64 o = (u64)((t & 3) * 4 + q) * 256;
@@ -94,25 +102,43 @@ __device__ __forceinline__ void batch_load(Batch &v, const Planes &a, const Plan
         v.x1[q] = load<ADDR>(x, 0, l1 + o, 1);
     }
 }
-template <int STEP, int ADDR, int MINB>
+template <int STEP, int ADDR, int MINB, int TREE>
 __global__ void __launch_bounds__(256, MINB) lanes(Planes a, Planes x, u64 m, u64 n, double *out) {
+    // TREE: each pair's node joined into a binary counter of waiting nodes, a thread's column of
+    // shared memory a level (the library's halving tree with SharedSlots)
+    __shared__ double slot_rows[8 * 2 * 256];
     const unsigned r = threadIdx.x % 64, g = threadIdx.x / 64;
     const u64 tiles = m / 64, chunks = n / 4096;
     for (u64 b = blockIdx.x; b < tiles * chunks; b += gridDim.x) {
         const u64 i = (b % tiles) * 64 + r, start = (b / tiles) * 4096;
         Dd total = dd_make(0.0, 0.0), s0 = total, s1 = total;
         Batch next;
-        batch_load<ADDR>(next, a, x, m, i, start, g, 0);
+        batch_load<ADDR, TREE>(next, a, x, m, i, start, g, 0);
         for (unsigned t = 0; t < 128; t++) {
             Batch v = next;
-            if (t + 1 < 128) batch_load<ADDR>(next, a, x, m, i, start, g, t + 1);
+            if (t + 1 < 128) batch_load<ADDR, TREE>(next, a, x, m, i, start, g, t + 1);
 #pragma unroll
             for (int q = 0; q < 4; q++) {
                 s0 = step<STEP>(s0, v.a0[q], v.x0[q]);
                 s1 = step<STEP>(s1, v.a1[q], v.x1[q]);
             }
             if ((t & 3) == 3) {
-                total = dd::add_accurate(total, dd::add_accurate(s0, s1));
+                if (TREE) {
+                    Dd node = dd::add_accurate(s0, s1);
+                    const unsigned k = t >> 2;
+                    unsigned level = 0;
+                    while ((k >> level) & 1) {
+                        const double *w = slot_rows + level * 512;
+                        node = dd::add_accurate(dd_make(w[threadIdx.x], w[256 + threadIdx.x]), node);
+                        level++;
+                    }
+                    double *w = slot_rows + level * 512;
+                    w[threadIdx.x] = node.hi;
+                    w[256 + threadIdx.x] = node.lo;
+                    if (k == 31) total = node;
+                } else {
+                    total = dd::add_accurate(total, dd::add_accurate(s0, s1));
+                }
                 s0 = s1 = dd_make(0.0, 0.0);
             }
         }
@@ -149,19 +175,19 @@ template <class F> static float median_ms(F launch) {
     return t[t.size() / 2];
 }
 
-template <int STEP, int ADDR, int MINB = 2>
+template <int STEP, int ADDR, int MINB = 2, int TREE = 0>
 static int row(const cudaDeviceProp &prop, Planes a, Planes x, u64 m, u64 n, double *out, float cub) {
     int per_sm = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lanes<STEP, ADDR, MINB>, 256, 0);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lanes<STEP, ADDR, MINB, TREE>, 256, 0);
     cudaFuncAttributes attr;
-    CK(cudaFuncGetAttributes(&attr, lanes<STEP, ADDR, MINB>));
+    CK(cudaFuncGetAttributes(&attr, lanes<STEP, ADDR, MINB, TREE>));
     const unsigned blocks = (unsigned)std::min<u64>((m / 64) * (n / 4096), (u64)per_sm * prop.multiProcessorCount);
-    const float ms = median_ms([&] { lanes<STEP, ADDR, MINB><<<blocks, 256>>>(a, x, m, n, out); });
+    const float ms = median_ms([&] { lanes<STEP, ADDR, MINB, TREE><<<blocks, 256>>>(a, x, m, n, out); });
     CK(cudaGetLastError());
     const double bw = 16.0 * (double)(m * n) / (ms * 1e-3) / 1e9, cub_bw = 8.0 * (double)(m * n) / (cub * 1e-3) / 1e9;
-    printf("step %d addr %d  %3d registers (%d bytes local), %d blocks an SM  %8.4f ms %6.0f GB/s %5.1f%% of "
-           "cublasDgemv\n",
-           STEP, ADDR, attr.numRegs, (int)attr.localSizeBytes, per_sm, ms, bw, 100.0 * bw / cub_bw);
+    printf("step %d addr %d tree %d  %3d registers (%d bytes local), %d blocks an SM  %8.4f ms %6.0f GB/s %5.1f%% "
+           "of cublasDgemv\n",
+           STEP, ADDR, TREE, attr.numRegs, (int)attr.localSizeBytes, per_sm, ms, bw, 100.0 * bw / cub_bw);
     return 0;
 }
 
@@ -199,7 +225,9 @@ int main() {
     if (row<0, 0>(prop, a, x, m, n, out, cub) || row<1, 0>(prop, a, x, m, n, out, cub) ||
         row<2, 0, 1>(prop, a, x, m, n, out, cub) || row<2, 0, 2>(prop, a, x, m, n, out, cub) ||
         row<0, 1>(prop, a, x, m, n, out, cub) || row<1, 1>(prop, a, x, m, n, out, cub) ||
-        row<2, 1, 1>(prop, a, x, m, n, out, cub) || row<2, 1, 2>(prop, a, x, m, n, out, cub))
+        row<2, 1, 1>(prop, a, x, m, n, out, cub) || row<2, 1, 2>(prop, a, x, m, n, out, cub) ||
+        row<0, 0, 2, 1>(prop, a, x, m, n, out, cub) || row<2, 1, 1, 1>(prop, a, x, m, n, out, cub) ||
+        row<2, 1, 2, 1>(prop, a, x, m, n, out, cub))
         return 1;
     printf("cublasDgemv N (f64 A) %8.4f ms (again, at the end)\n", cublas());
     return 0;
