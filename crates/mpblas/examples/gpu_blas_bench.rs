@@ -725,12 +725,13 @@ fn level2_format<T: Random>(dev: &Device, m: usize, n: usize, cublas: &[f64; 3])
             if ok { "yes" } else { "NO" }
         );
     }
-    // GEMV N where A holds exact zeros: a multi-word product with a zero factor leaves the
-    // generic path for the special-value one (dd::mul_accurate), so a warp whose rows meet zeros
-    // at different columns diverges. Every 16th entry zero (two rows of each 32), and A lower
-    // triangular (the warps on the diagonal).
+    // The large shapes' extra GEMV N rows (x uploaded once for both).
     if m * n >= 1 << 24 {
         let dx = dev.upload(&hx[..n])?;
+        // A holding exact zeros: a multi-word product with a zero factor leaves the generic path
+        // for the special-value one (dd::mul_accurate), so a warp whose rows meet zeros at
+        // different columns diverges. Every 16th entry zero (two rows of each 32), and A lower
+        // triangular (the warps on the diagonal).
         let zero = T::zero_in(&());
         let every_16th = |i: usize| i % 16 == 5;
         let above_diagonal = |i: usize| i % m < i / m;
@@ -763,10 +764,7 @@ fn level2_format<T: Random>(dev: &Device, m: usize, n: usize, cublas: &[f64; 3])
                 100.0 * gbs / cublas[0]
             );
         }
-    }
-    // GEMV N over the launch: rows per block × threads (the bits never change).
-    if m * n >= 1 << 24 {
-        let dx = dev.upload(&hx[..n])?;
+        // Over the launch: rows per block × threads (the bits never change).
         let mut dy = dev.upload(&hy[..m])?;
         let mut line = format!("| {} | gemv N ms by rows/block x threads |", T::NAME);
         for rows in [256u32, 128, 64, 32, 16, 8] {
