@@ -733,6 +733,10 @@ fn gemv_shapes() -> Vec<GemvShape> {
     ]
 }
 
+/// A level-2 shape with the specials inside full chunks, where the rows and lanes passes step
+/// batches of loaded terms (the other shapes with specials are shorter than a chunk).
+const SPECIALS_IN_FULL_CHUNKS: (usize, usize) = (3, 2 * 4096 + 5);
+
 /// gemv and ger on the GPU against the CPU, bit for bit (values and gemv's bounds), for every
 /// layout, increments ±, the special scalars (α = 0, β = 0, β = 1) and several launches.
 fn level2_for<T: Gen>(seed: u64) {
@@ -748,9 +752,7 @@ fn level2_for<T: Gen>(seed: u64) {
         (5, 3 * 4096 + 7),
         // full tiles of 256 rows (the split pass's blocks) and two full chunks beside a partial one
         (256, 2 * 4096 + 33),
-        // specials inside full chunks, where the rows and lanes passes step batches of loaded
-        // terms (the other cases with specials are shorter than a chunk)
-        (3, 2 * 4096 + 5),
+        SPECIALS_IN_FULL_CHUNKS,
     ];
     let pool = T::random_vec(&mut rng, 40_000);
     let specials = T::specials();
@@ -768,7 +770,7 @@ fn level2_for<T: Gen>(seed: u64) {
         for (name, layout, len) in layouts(m, n) {
             let mut ha: Vec<T> = (0..len).map(|i| pool[(i * 7 + si) % pool.len()]).collect();
             // Specials in some entries (not in the big cases: one NaN would hide the rest).
-            if m * n < 20_000 || m == 3 {
+            if m * n < 20_000 || (m, n) == SPECIALS_IN_FULL_CHUNKS {
                 for (k, s) in specials.iter().enumerate() {
                     let at = (13 * k + 5) % len;
                     ha[at] = *s;
