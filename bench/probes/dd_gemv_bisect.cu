@@ -22,25 +22,8 @@
 // - TREE 0: the probe's sums (each pair's two lanes joined into one total);
 //   TREE 1: the library's (the pairs in the halving tree's bit-reversed order, each pair's node
 //   joined into a binary counter of waiting nodes in shared memory).
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <vector>
-
+#include "dd_gemv_common.cuh"
 #include "dd/dd.cuh"
-
-#define CK(x)                                                                                       \
-    do {                                                                                            \
-        cudaError_t e_ = (x);                                                                       \
-        if (e_ != cudaSuccess) {                                                                    \
-            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);         \
-            return 1;                                                                               \
-        }                                                                                           \
-    } while (0)
-
-typedef unsigned long long u64;
 typedef long long i64;
 
 // The probe's step (dd_gemv_probe.cu): no fourth term, no tests.
@@ -146,34 +129,7 @@ __global__ void __launch_bounds__(256, MINB) lanes(Planes a, Planes x, u64 m, u6
     }
 }
 
-__global__ void fill(double *p, u64 len, u64 seed, double scale) {
-    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len; i += (u64)gridDim.x * blockDim.x) {
-        u64 z = (i + seed) * 0x9e3779b97f4a7c15ull;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        p[i] = scale * ((double)(z >> 11) * 0x1.0p-53 - 0.5);
-    }
-}
 
-template <class F> static float median_ms(F launch) {
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    for (int w = 0; w < 3; w++) launch();
-    std::vector<float> t;
-    for (int k = 0; k < 15; k++) {
-        cudaEventRecord(e0);
-        launch();
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float ms;
-        cudaEventElapsedTime(&ms, e0, e1);
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
 
 template <int STEP, int ADDR, int MINB = 2, int TREE = 0>
 static int row(const cudaDeviceProp &prop, Planes a, Planes x, u64 m, u64 n, double *out, float cub) {
@@ -192,34 +148,17 @@ static int row(const cudaDeviceProp &prop, Planes a, Planes x, u64 m, u64 n, dou
 }
 
 int main() {
-    const u64 m = 16384, n = 8192, len = m * n;
-    double *ah, *al, *xh, *xl, *y, *out;
-    CK(cudaMalloc(&ah, len * 8));
-    CK(cudaMalloc(&al, len * 8));
-    CK(cudaMalloc(&xh, n * 8));
-    CK(cudaMalloc(&xl, n * 8));
-    CK(cudaMalloc(&y, m * 8));
-    CK(cudaMalloc(&out, 1ull << 26));
-    fill<<<4096, 256>>>(ah, len, 1, 2.0);
-    fill<<<4096, 256>>>(al, len, 2, 0x1.0p-53);
-    fill<<<64, 256>>>(xh, n, 3, 2.0);
-    fill<<<64, 256>>>(xl, n, 4, 0x1.0p-53);
-    fill<<<64, 256>>>(y, m, 5, 2.0);
-    CK(cudaDeviceSynchronize());
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
+    DdGemvData d;
+    if (dd_gemv_data(d)) return 1;
+    const u64 m = d.m, n = d.n;
+    const cudaDeviceProp &prop = d.prop;
+    double *out = d.out;
     printf("%s, %d SMs; A %llu x %llu column-major (two planes), median of 15 after 3 warm-up launches\n", prop.name,
            prop.multiProcessorCount, m, n);
-    cublasHandle_t h;
-    cublasCreate(&h);
-    const double alpha = 1.5, beta = 0.5;
-    auto cublas = [&] {
-        return median_ms([&] { cublasDgemv(h, CUBLAS_OP_N, (int)m, (int)n, &alpha, ah, (int)m, xh, 1, &beta, y, 1); });
-    };
-    const float cub = cublas();
+    const float cub = cublas_dgemv_ms(d);
     printf("cublasDgemv N (f64 A) %8.4f ms\n", cub);
     // (the library's addressing: A's row i as planes at i with the column stride m, x with stride 1)
-    const Planes a{{ah, al}, (i64)m}, x{{xh, xl}, 1};
+    const Planes a{{d.ah, d.al}, (i64)m}, x{{d.xh, d.xl}, 1};
     // (the checked step takes 158 registers in this pattern: one block an SM, or two with
     // __launch_bounds__(256, 2) and 160 bytes spilled; both are timed)
     if (row<0, 0>(prop, a, x, m, n, out, cub) || row<1, 0>(prop, a, x, m, n, out, cub) ||
@@ -229,6 +168,6 @@ int main() {
         row<0, 0, 2, 1>(prop, a, x, m, n, out, cub) || row<2, 1, 1, 1>(prop, a, x, m, n, out, cub) ||
         row<2, 1, 2, 1>(prop, a, x, m, n, out, cub))
         return 1;
-    printf("cublasDgemv N (f64 A) %8.4f ms (again, at the end)\n", cublas());
+    printf("cublasDgemv N (f64 A) %8.4f ms (again, at the end)\n", cublas_dgemv_ms(d));
     return 0;
 }

@@ -15,23 +15,7 @@
 //   g + 4k and g + 4k + 128 of each 4096-column chunk, 16 steps 256 columns apart, four steps of
 //   both lanes loaded first), the same double-double step, each lane's sum joined into one
 //   accumulator instead of the halving tree.
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <vector>
-
-#define CK(x)                                                                                       \
-    do {                                                                                            \
-        cudaError_t e_ = (x);                                                                       \
-        if (e_ != cudaSuccess) {                                                                    \
-            printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);         \
-            return 1;                                                                               \
-        }                                                                                           \
-    } while (0)
-
-typedef unsigned long long u64;
+#include "dd_gemv_common.cuh"
 
 struct Dd {
     double hi, lo;
@@ -60,15 +44,6 @@ __device__ __forceinline__ Dd dd_add(Dd a, Dd b) {
     return fast_two_sum(s.hi, s.lo);
 }
 
-__global__ void fill(double *p, u64 len, u64 seed, double scale) {
-    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < len; i += (u64)gridDim.x * blockDim.x) {
-        u64 z = (i + seed) * 0x9e3779b97f4a7c15ull;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        p[i] = scale * ((double)(z >> 11) * 0x1.0p-53 - 0.5);
-    }
-}
 
 // The next batch's loads sit in a block of their own before the current batch's arithmetic, so
 // that ptxas cannot move them down to their uses (with the loads and the arithmetic in one block
@@ -203,48 +178,16 @@ __global__ void __launch_bounds__(256) dd_lanes(const double *ah, const double *
     }
 }
 
-template <class F> static float median_ms(F launch) {
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    for (int w = 0; w < 3; w++) launch();
-    std::vector<float> t;
-    for (int k = 0; k < 15; k++) {
-        cudaEventRecord(e0);
-        launch();
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float ms;
-        cudaEventElapsedTime(&ms, e0, e1);
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
 
 int main() {
-    const u64 m = 16384, n = 8192, len = m * n;
-    double *ah, *al, *xh, *xl, *y, *out;
-    CK(cudaMalloc(&ah, len * 8));
-    CK(cudaMalloc(&al, len * 8));
-    CK(cudaMalloc(&xh, n * 8));
-    CK(cudaMalloc(&xl, n * 8));
-    CK(cudaMalloc(&y, m * 8));
-    CK(cudaMalloc(&out, 1ull << 26));
-    fill<<<4096, 256>>>(ah, len, 1, 2.0);
-    fill<<<4096, 256>>>(al, len, 2, 0x1.0p-53);
-    fill<<<64, 256>>>(xh, n, 3, 2.0);
-    fill<<<64, 256>>>(xl, n, 4, 0x1.0p-53);
-    fill<<<64, 256>>>(y, m, 5, 2.0);
-    CK(cudaDeviceSynchronize());
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
+    DdGemvData d;
+    if (dd_gemv_data(d)) return 1;
+    const u64 m = d.m, n = d.n, len = d.len;
+    double *ah = d.ah, *al = d.al, *xh = d.xh, *xl = d.xl, *out = d.out;
+    const cudaDeviceProp &prop = d.prop;
     printf("%s, %d SMs; A %llu x %llu column-major, median of 15 after 3 warm-up launches\n", prop.name,
            prop.multiProcessorCount, m, n);
-    cublasHandle_t h;
-    cublasCreate(&h);
-    const double alpha = 1.5, beta = 0.5;
-    float cub = median_ms([&] { cublasDgemv(h, CUBLAS_OP_N, (int)m, (int)n, &alpha, ah, (int)m, xh, 1, &beta, y, 1); });
+    float cub = cublas_dgemv_ms(d);
     const double f64_bytes = 8.0 * (double)len, dd_bytes = 2 * f64_bytes;
     const double cub_bw = f64_bytes / (cub * 1e-3) / 1e9;
     printf("%-44s %8.4f ms %6.0f GB/s\n", "cublasDgemv N (f64 A)", cub, cub_bw);
@@ -283,7 +226,7 @@ int main() {
             }),
             dd_bytes);
     }
-    cub = median_ms([&] { cublasDgemv(h, CUBLAS_OP_N, (int)m, (int)n, &alpha, ah, (int)m, xh, 1, &beta, y, 1); });
+    cub = cublas_dgemv_ms(d);
     printf("%-44s %8.4f ms %6.0f GB/s (again, at the end)\n", "cublasDgemv N (f64 A)", cub, f64_bytes / (cub * 1e-3) / 1e9);
     CK(cudaGetLastError());
     return 0;
